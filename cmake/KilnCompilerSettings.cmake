@@ -1,0 +1,52 @@
+# KilnCompilerSettings.cmake — language standard, warnings, PIC, assert policy and the sanitizer flags of the
+# fuzzing configuration. Visibility is set per library in KilnLibrary.cmake (only Kiln's own libraries hide
+# symbols; test plugins and samples keep the default visibility).
+
+# Internal code is C++20. Public headers are checked separately for C++14/C++17 (tests/api/headerCompat).
+set(CMAKE_CXX_STANDARD 20)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+
+# Objects go into a shared library and a static one; both need PIC.
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+
+if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    message(WARNING "Kiln is developed with g++ and clang++; ${CMAKE_CXX_COMPILER_ID} is untested.")
+endif()
+
+# Warnings for every target defined by this project (third-party code comes in as imported targets).
+add_compile_options(-Wall -Wextra)
+
+# kiln_warnings: extra strictness for Kiln's own library code (not tests, whose gtest macros trip -Werror).
+add_library(kiln_warnings INTERFACE)
+if(KILN_WARNINGS_AS_ERRORS)
+    target_compile_options(kiln_warnings INTERFACE -Werror)
+endif()
+
+# RelWithDebInfo keeps assertions by default: tests should trip on broken invariants. -UNDEBUG comes after
+# the -DNDEBUG of CMAKE_CXX_FLAGS_RELWITHDEBINFO on the command line, so it wins.
+if(KILN_ENABLE_ASSERTS)
+    add_compile_options($<$<CONFIG:RelWithDebInfo>:-UNDEBUG>)
+endif()
+
+# Fuzzing configuration: every object (kiln sources included) gets coverage instrumentation plus ASan and
+# UBSan; fuzz executables add -fsanitize=fuzzer at link time (tests/fuzz/CMakeLists.txt).
+if(KILN_FUZZ)
+    if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+        message(FATAL_ERROR "KILN_FUZZ=ON needs clang++ (e.g. CXX=clang++ cmake ...); found ${CMAKE_CXX_COMPILER_ID}.")
+    endif()
+    set(KILN_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+    add_compile_options(-fsanitize=fuzzer-no-link ${KILN_SANITIZE_FLAGS})
+    add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Shared libraries must not leave symbols unresolved (catches a forgotten source or a hidden symbol used
+# across libraries at link time instead of at dlopen time). Sanitizer runtimes are linked only into
+# executables, so the check is off in the fuzzing configuration.
+if(NOT KILN_FUZZ)
+    set(KILN_SHARED_LINK_OPTIONS -Wl,--no-undefined)
+else()
+    set(KILN_SHARED_LINK_OPTIONS "")
+endif()

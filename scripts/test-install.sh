@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# test-install.sh — checks the installed package the way users consume it: installs a built tree into a
+# temporary prefix, builds tests/install/consumer.cpp with find_package(Kiln CONFIG) and runs it, then builds
+# it again with plain g++ and `pkg-config --cflags --libs nvinfer` (-lnvinfer) and runs that too.
+# Usage: scripts/test-install.sh [--build-dir DIR] [--keep]     (default build dir: build)
+set -uo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$KILN_REPO_ROOT" || exit 1
+
+buildDir="build"
+keep=0
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --build-dir) buildDir="$2"; shift 2 ;;
+        --keep) keep=1; shift ;;
+        -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+        *) echo "test-install.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+
+if [[ ! -f "$buildDir/CMakeCache.txt" ]]; then
+    echo "test-install.sh: $buildDir is not a configured build tree" >&2
+    exit 1
+fi
+
+work="$(mktemp -d -t kiln-install-XXXXXX)"
+if [[ $keep -eq 0 ]]; then
+    trap 'rm -rf "$work"' EXIT
+else
+    echo "test-install.sh: keeping $work"
+fi
+prefix="$work/prefix"
+failures=0
+fail() {
+    echo "test-install.sh: FAILED: $*" >&2
+    failures=$((failures + 1))
+}
+
+echo "==> installing $buildDir into $prefix"
+cmake --install "$buildDir" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; exit 1; }
+
+libkiln="$(find "$prefix" -name 'libkiln.so' -print -quit)"
+if [[ -z "$libkiln" ]]; then
+    fail "libkiln.so not installed"
+    exit 1
+fi
+libdir="$(dirname "$libkiln")"
+for f in include/NvInferVersion.h include/NvInfer.h; do
+    [[ -f "$prefix/$f" ]] || fail "$f not installed"
+done
+for name in nvinfer nvinfer_plugin nvonnxparser; do
+    [[ -L "$libdir/lib$name.so" && -e "$libdir/lib$name.so" ]] || fail "lib$name.so symlink missing or dangling"
+done
+for f in cmake/Kiln/KilnConfig.cmake cmake/Kiln/KilnConfigVersion.cmake cmake/Kiln/KilnTargets.cmake \
+         pkgconfig/kiln.pc pkgconfig/nvinfer.pc; do
+    [[ -f "$libdir/$f" ]] || fail "$f not installed in $libdir"
+done
+soname="$(objdump -p "$libkiln" 2>/dev/null | awk '/SONAME/ {print $2}')"
+echo "    libkiln SONAME: ${soname:-?}; exported dynamic symbols: $(nm -D --defined-only "$libkiln" 2>/dev/null | wc -l)"
+
+echo "==> find_package(Kiln CONFIG): configure, build and run tests/install"
+if cmake -S tests/install -B "$work/consumer-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+        >"$work/consumer-configure.log" 2>&1 \
+    && cmake --build "$work/consumer-build" >"$work/consumer-build.log" 2>&1; then
+    "$work/consumer-build/kilnConsumer" || fail "consumer (CMake package) returned non-zero"
+else
+    cat "$work/consumer-configure.log" "$work/consumer-build.log" 2>/dev/null | tail -n 40
+    fail "consumer build with find_package(Kiln)"
+fi
+
+echo "==> pkg-config nvinfer + g++ -lnvinfer"
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+if pcFlags="$(pkg-config --cflags --libs nvinfer)"; then
+    echo "    pkg-config --cflags --libs nvinfer: $pcFlags"
+    # shellcheck disable=SC2086
+    if g++ -std=c++14 -Wall -Wextra -o "$work/consumer-pkgconfig" tests/install/consumer.cpp $pcFlags \
+            -Wl,-rpath,"$libdir"; then
+        "$work/consumer-pkgconfig" || fail "consumer (pkg-config) returned non-zero"
+    else
+        fail "g++ build of the consumer with pkg-config"
+    fi
+else
+    fail "pkg-config nvinfer"
+fi
+
+if [[ $failures -eq 0 ]]; then
+    echo "test-install.sh: PASSED"
+else
+    echo "test-install.sh: $failures failure(s)"
+fi
+[[ $failures -eq 0 ]]

@@ -1,0 +1,95 @@
+// The CPU backend's kernel table: one entry per layer kind.
+#include "backends/cpu/kernels/kernelFactories.h"
+
+namespace kiln
+{
+using nvinfer1::LayerType;
+
+namespace
+{
+std::vector<std::string> referenceOnly(KernelSetup const&)
+{
+    return {"reference"};
+}
+
+class FunctionKernel final : public CpuKernel
+{
+public:
+    FunctionKernel(KernelSetup const& setup, CpuKernelFunction fn)
+        : mSetup(setup)
+        , mFn(fn)
+    {
+    }
+    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        return mFn(mSetup, inputs, outputs);
+    }
+
+private:
+    KernelSetup mSetup;
+    CpuKernelFunction mFn;
+};
+} // namespace
+
+std::unique_ptr<CpuKernel> makeFunctionKernel(KernelSetup const& setup, CpuKernelFunction fn)
+{
+    return std::make_unique<FunctionKernel>(setup, fn);
+}
+
+std::vector<int64_t> contiguousStrides(nvinfer1::Dims const& dims)
+{
+    std::vector<int64_t> strides(static_cast<size_t>(dims.nbDims > 0 ? dims.nbDims : 0), 1);
+    for (int32_t i = dims.nbDims - 2; i >= 0; --i)
+    {
+        strides[static_cast<size_t>(i)] = strides[static_cast<size_t>(i + 1)] * dims.d[i + 1];
+    }
+    return strides;
+}
+
+CpuKernelFactory cpuKernelFactory(LayerType kind)
+{
+    switch (kind)
+    {
+    case LayerType::kACTIVATION: return createActivationKernel;
+    case LayerType::kCAST: return createCastKernel;
+    case LayerType::kCONCATENATION: return createConcatenationKernel;
+    case LayerType::kCONSTANT: return createConstantKernel;
+    case LayerType::kCONVOLUTION: return createConvolutionKernel;
+    case LayerType::kDECONVOLUTION: return createDeconvolutionKernel;
+    case LayerType::kELEMENTWISE: return createElementWiseKernel;
+    case LayerType::kFILL: return createFillKernel;
+    case LayerType::kGATHER: return createGatherKernel;
+    case LayerType::kIDENTITY: return createIdentityKernel;
+    case LayerType::kMATRIX_MULTIPLY: return createMatrixMultiplyKernel;
+    case LayerType::kNORMALIZATION: return createNormalizationKernel;
+    case LayerType::kPADDING: return createPaddingKernel;
+    case LayerType::kPARAMETRIC_RELU: return createParametricReLUKernel;
+    case LayerType::kPOOLING: return createPoolingKernel;
+    case LayerType::kREDUCE: return createReduceKernel;
+    case LayerType::kRESIZE: return createResizeKernel;
+    case LayerType::kSCALE: return createScaleKernel;
+    case LayerType::kSCATTER: return createScatterKernel;
+    case LayerType::kSELECT: return createSelectKernel;
+    case LayerType::kSHAPE: return createShapeKernel;
+    case LayerType::kSHUFFLE: return createShuffleKernel;
+    case LayerType::kSLICE: return createSliceKernel;
+    case LayerType::kSOFTMAX: return createSoftMaxKernel;
+    case LayerType::kTOPK: return createTopKKernel;
+    case LayerType::kUNARY: return createUnaryKernel;
+    default: return nullptr; // not implemented on the CPU yet
+    }
+}
+
+CpuTacticsFn cpuKernelTactics(LayerType kind)
+{
+    switch (kind)
+    {
+    case LayerType::kCONVOLUTION: return convolutionTactics;
+    case LayerType::kDECONVOLUTION: return deconvolutionTactics;
+    case LayerType::kMATRIX_MULTIPLY: return matrixMultiplyTactics;
+    case LayerType::kPOOLING: return poolingTactics;
+    default: return cpuKernelFactory(kind) != nullptr ? referenceOnly : nullptr;
+    }
+}
+
+} // namespace kiln

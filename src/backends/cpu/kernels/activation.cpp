@@ -1,0 +1,137 @@
+// CPU kernel of IActivationLayer, computed in float (kRELU on INT32/INT64 exactly in int64). The formulas, with
+// alpha and beta as TensorRT defines them, are listed in docs/layers/elementwise.md.
+#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/cpu/kernels/kernelFactories.h"
+
+namespace kiln
+{
+using nvinfer1::ActivationType;
+using nvinfer1::DataType;
+
+namespace
+{
+using Act = ActivationType;
+
+template <typename F>
+void each(float const* x, float* r, int64_t n, F&& f)
+{
+    for (int64_t i = 0; i < n; ++i)
+    {
+        r[i] = f(x[i]);
+    }
+}
+
+//! log(1 + exp(t)) without overflow for large t.
+float softplusCore(float t)
+{
+    return t > 0.F ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t));
+}
+
+void applyActivation(Act type, float alpha, float beta, float const* x, float* r, int64_t n)
+{
+    switch (type)
+    {
+    case Act::kRELU: each(x, r, n, [](float v) { return v > 0.F ? v : 0.F; }); break;
+    case Act::kSIGMOID:
+        each(x, r, n, [](float v) {
+            if (v >= 0.F)
+            {
+                return 1.F / (1.F + std::exp(-v));
+            }
+            float const e = std::exp(v);
+            return e / (1.F + e);
+        });
+        break;
+    case Act::kTANH: each(x, r, n, [](float v) { return std::tanh(v); }); break;
+    case Act::kLEAKY_RELU: each(x, r, n, [=](float v) { return v >= 0.F ? v : alpha * v; }); break;
+    case Act::kELU: each(x, r, n, [=](float v) { return v >= 0.F ? v : alpha * std::expm1(v); }); break;
+    case Act::kSELU:
+        each(x, r, n, [=](float v) { return v > 0.F ? beta * v : beta * (alpha * std::exp(v) - alpha); });
+        break;
+    case Act::kSOFTSIGN: each(x, r, n, [](float v) { return v / (1.F + std::fabs(v)); }); break;
+    case Act::kSOFTPLUS: each(x, r, n, [=](float v) { return alpha * softplusCore(beta * v); }); break;
+    case Act::kCLIP: each(x, r, n, [=](float v) { return std::max(alpha, std::min(beta, v)); }); break;
+    case Act::kHARD_SIGMOID:
+        each(x, r, n, [=](float v) { return std::max(0.F, std::min(1.F, alpha * v + beta)); });
+        break;
+    case Act::kSCALED_TANH: each(x, r, n, [=](float v) { return alpha * std::tanh(beta * v); }); break;
+    case Act::kTHRESHOLDED_RELU: each(x, r, n, [=](float v) { return v > alpha ? v : 0.F; }); break;
+    case Act::kGELU_ERF:
+        each(x, r, n, [](float v) { return 0.5F * v * (1.F + std::erf(v * 0.70710678118654752F)); });
+        break;
+    case Act::kGELU_TANH:
+        each(x, r, n, [](float v) {
+            float const inner = 0.79788456080286536F * (v + 0.044715F * v * v * v);
+            return 0.5F * v * (1.F + std::tanh(inner));
+        });
+        break;
+    default: each(x, r, n, [](float v) { return v; }); break; // unreachable: validated at kernel creation
+    }
+}
+
+Status executeActivation(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    TensorView const& in = inputs[0];
+    TensorView const& out = outputs[0];
+    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
+    Attributes const& attrs = setup.node->attrs;
+    auto const type = static_cast<Act>(attrs.getInt("type"));
+    auto const alpha = static_cast<float>(attrs.getFloat("alpha"));
+    auto const beta = static_cast<float>(attrs.getFloat("beta"));
+    int64_t const n = out.volume();
+    bool const floatDomain = ew::isFloatKernelType(in.type);
+    for (int64_t start = 0; start < n; start += ew::kCHUNK)
+    {
+        int64_t const m = std::min(ew::kCHUNK, n - start);
+        if (floatDomain)
+        {
+            float x[ew::kCHUNK];
+            float r[ew::kCHUNK];
+            ew::loadChunk(in.data, in.type, start, 1, m, x);
+            applyActivation(type, alpha, beta, x, r, m);
+            ew::storeChunk(out.data, out.type, start, m, r);
+        }
+        else
+        {
+            // Integer inputs: only kRELU is accepted by inference.
+            int64_t x[ew::kCHUNK];
+            ew::loadChunk(in.data, in.type, start, 1, m, x);
+            for (int64_t i = 0; i < m; ++i)
+            {
+                x[i] = x[i] > 0 ? x[i] : 0;
+            }
+            ew::storeChunk(out.data, out.type, start, m, x);
+        }
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> createActivationKernel(KernelSetup const& setup)
+{
+    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Activation"));
+    Attributes const& attrs = setup.node->attrs;
+    KILN_ASSIGN_OR_RETURN(int64_t const type, attrs.requireInt("type"));
+    if (type < 0 || type >= nvinfer1::EnumMax<ActivationType>())
+    {
+        return invalidArgument("Activation node '" + setup.node->name + "': invalid activation type "
+            + std::to_string(type));
+    }
+    KILN_ASSIGN_OR_RETURN(double const alpha, attrs.requireFloat("alpha"));
+    KILN_ASSIGN_OR_RETURN(double const beta, attrs.requireFloat("beta"));
+    (void) alpha;
+    (void) beta;
+    DataType const in = setup.inputTypes[0];
+    bool const intRelu = static_cast<Act>(type) == Act::kRELU && (in == DataType::kINT32 || in == DataType::kINT64);
+    if ((!ew::isFloatKernelType(in) && !intRelu) || !ew::isKernelType(setup.outputTypes[0]))
+    {
+        return invalidArgument("Activation node '" + setup.node->name + "': unsupported types "
+            + dataTypeName(in) + " -> " + dataTypeName(setup.outputTypes[0]));
+    }
+    return makeFunctionKernel(setup, executeActivation);
+}
+
+} // namespace kiln

@@ -1,0 +1,737 @@
+// CPU convolution kernel (also runs deconvolution, see deconvolution.cpp): a plain reference implementation in
+// double precision, and a oneDNN implementation whose primitives are created per input shape and cached in the
+// kernel object. Kernel and bias come from weights or from inputs 1/2.
+#include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/cpu/kernels/kernelFactories.h"
+#include "network/layers/convolutionLayer.h"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace kiln
+{
+using nvinfer1::DataType;
+
+namespace
+{
+
+struct ConvConfig
+{
+    bool deconvolution{false};
+    WindowParams params;
+    int64_t k{0};      // output maps
+    int64_t groups{1};
+};
+
+StatusOr<ConvConfig> readConvConfig(PlanNode const& node, bool deconvolution)
+{
+    ConvConfig cfg;
+    cfg.deconvolution = deconvolution;
+    auto params = parseWindowParams(node.attrs, deconvolution ? WindowKind::kDECONVOLUTION : WindowKind::kCONVOLUTION);
+    if (!params.isOk())
+    {
+        return params.status().withContext("layer '" + node.name + "'");
+    }
+    cfg.params = std::move(params.value());
+    KILN_ASSIGN_OR_RETURN(cfg.k, node.attrs.requireInt("nbOutputMaps"));
+    KILN_ASSIGN_OR_RETURN(cfg.groups, node.attrs.requireInt("nbGroups"));
+    if (cfg.k < 1 || cfg.groups < 1 || cfg.k % cfg.groups != 0)
+    {
+        return invalidArgument("layer '" + node.name + "': invalid nbOutputMaps " + std::to_string(cfg.k)
+            + " / nbGroups " + std::to_string(cfg.groups));
+    }
+    return cfg;
+}
+
+bool isFloatStorage(DataType t)
+{
+    return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
+}
+
+//! Kernel shape as stored: convolution [K, C/G, k...], deconvolution [C, K/G, k...].
+std::vector<int64_t> kernelShape(ConvConfig const& cfg, int64_t c)
+{
+    std::vector<int64_t> s = cfg.deconvolution ? std::vector<int64_t>{c, cfg.k / cfg.groups}
+                                               : std::vector<int64_t>{cfg.k, c / cfg.groups};
+    s.insert(s.end(), cfg.params.kernel.begin(), cfg.params.kernel.end());
+    return s;
+}
+
+int64_t product(std::vector<int64_t> const& v)
+{
+    int64_t p = 1;
+    for (int64_t x : v)
+    {
+        p *= x;
+    }
+    return p;
+}
+
+void referenceConvolution(Geometry3 const& g, int64_t n, int64_t c, int64_t k, int64_t groups, double const* x,
+    double const* w, double const* bias, double* y)
+{
+    // y[b][oc][o] = bias[oc] + sum over ci in the group and kernel taps r of x[b][ci][o * stride - pad + r * dilation]
+    // * w[oc][ci][r]; taps that land in the padding contribute nothing. Loops run tap by tap over whole output
+    // planes (plain loops, accumulation in double).
+    int64_t const cg = c / groups;
+    int64_t const kg = k / groups;
+    int64_t const inVol = g.inVolume();
+    int64_t const outVol = g.outVolume();
+    int64_t const kVol = g.kernelVolume();
+    for (int64_t b = 0; b < n; ++b)
+    {
+        for (int64_t oc = 0; oc < k; ++oc)
+        {
+            int64_t const grp = oc / kg;
+            double* yc = y + (b * k + oc) * outVol;
+            std::fill(yc, yc + outVol, bias != nullptr ? bias[oc] : 0.0);
+            for (int64_t ci = 0; ci < cg; ++ci)
+            {
+                double const* xc = x + (b * c + grp * cg + ci) * inVol;
+                double const* wc = w + (oc * cg + ci) * kVol;
+                for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
+                {
+                    for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+                    {
+                        for (int64_t kw = 0; kw < g.kernel[2]; ++kw)
+                        {
+                            double const wv = wc[(kd * g.kernel[1] + kh) * g.kernel[2] + kw];
+                            for (int64_t od = 0; od < g.out[0]; ++od)
+                            {
+                                int64_t const id = od * g.stride[0] - g.padBefore[0] + kd * g.dilation[0];
+                                if (id < 0 || id >= g.in[0])
+                                {
+                                    continue;
+                                }
+                                for (int64_t oh = 0; oh < g.out[1]; ++oh)
+                                {
+                                    int64_t const ih = oh * g.stride[1] - g.padBefore[1] + kh * g.dilation[1];
+                                    if (ih < 0 || ih >= g.in[1])
+                                    {
+                                        continue;
+                                    }
+                                    double const* xrow = xc + (id * g.in[1] + ih) * g.in[2];
+                                    double* yrow = yc + (od * g.out[1] + oh) * g.out[2];
+                                    for (int64_t ow = 0; ow < g.out[2]; ++ow)
+                                    {
+                                        int64_t const iw = ow * g.stride[2] - g.padBefore[2] + kw * g.dilation[2];
+                                        if (iw >= 0 && iw < g.in[2])
+                                        {
+                                            yrow[ow] += xrow[iw] * wv;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#if KILN_HAVE_ONEDNN
+using dnnl::memory;
+using Tag = dnnl::memory::format_tag;
+
+//! One oneDNN configuration for a concrete input/output shape.
+struct OneDnnConvEntry
+{
+    std::vector<int64_t> key;
+    bool usable{false}; // false: oneDNN rejected this shape; run the reference kernel
+    dnnl::primitive prim;
+    memory userSrc;
+    memory userDst;
+    memory src;
+    memory dst;
+    memory weights;     // in the primitive's layout (from weights slot: filled once)
+    memory userWeights; // plain kernel tensor (input 1), handle set per run
+    memory bias;        // f32 [K]
+    bool reorderSrc{false};
+    bool reorderDst{false};
+    bool reorderWeights{false};
+    dnnl::reorder srcReorder;
+    dnnl::reorder dstReorder;
+    dnnl::reorder weightsReorder;
+};
+
+//! Shapes and descriptors of one oneDNN convolution/deconvolution.
+struct OneDnnConvDescs
+{
+    memory::desc userSrc;
+    memory::desc userDst;
+    memory::desc userWeights;
+    memory::desc bias;
+    dnnl::primitive_desc pd;
+};
+
+Tag plainTag(int32_t rank)
+{
+    return rank == 4 ? Tag::abcd : Tag::abcde;
+}
+
+//! Build descriptors for input dims `inDims` [N, C, in...] and output spatial geometry `ext`.
+OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::vector<int64_t> const& inDims,
+    std::vector<WindowExtent> const& ext, bool withBias)
+{
+    WindowParams const& p = cfg.params;
+    int32_t const nb = p.nbSpatial;
+    int64_t const n = inDims[0];
+    int64_t const c = inDims[1];
+    std::vector<int64_t> srcDims = inDims;
+    std::vector<int64_t> padL(static_cast<size_t>(nb));
+    std::vector<int64_t> padR(static_cast<size_t>(nb));
+    std::vector<int64_t> dil(static_cast<size_t>(nb));
+    std::vector<int64_t> dstDims{n, cfg.k};
+    for (int32_t i = 0; i < nb; ++i)
+    {
+        size_t const s = static_cast<size_t>(i);
+        WindowExtent const& e = ext[s];
+        dil[s] = p.dilation[s] - 1;
+        padL[s] = e.padBefore;
+        dstDims.push_back(e.out);
+        if (cfg.deconvolution)
+        {
+            padR[s] = e.padAfter;
+        }
+        else
+        {
+            // Right padding the last window actually reaches; negative means trailing input is never read,
+            // which oneDNN expresses as a smaller (strided) view of the input.
+            int64_t const reach = (e.out - 1) * p.stride[s] + p.dilatedKernel(i) - e.in - e.padBefore;
+            padR[s] = std::max<int64_t>(reach, 0);
+            if (reach < 0)
+            {
+                srcDims[s + 2] = e.in + reach;
+            }
+        }
+    }
+    std::vector<int64_t> const fullStrides = rowMajorStrides(inDims.data(), static_cast<int32_t>(inDims.size()));
+    OneDnnConvDescs d;
+    d.userSrc = memory::desc(toDnnlDims(srcDims), dt, toDnnlDims(fullStrides));
+    d.userDst = memory::desc(toDnnlDims(dstDims), dt, plainTag(nb + 2));
+    int64_t const cg = c / cfg.groups;
+    int64_t const kg = cfg.k / cfg.groups;
+    std::vector<int64_t> weiDims;
+    Tag weiTag{};
+    if (cfg.groups == 1)
+    {
+        weiDims = {cfg.k, c};
+        weiTag = cfg.deconvolution ? (nb == 2 ? Tag::iohw : Tag::iodhw) : (nb == 2 ? Tag::oihw : Tag::oidhw);
+    }
+    else
+    {
+        weiDims = {cfg.groups, kg, cg};
+        weiTag = cfg.deconvolution ? (nb == 2 ? Tag::giohw : Tag::giodhw) : (nb == 2 ? Tag::goihw : Tag::goidhw);
+    }
+    weiDims.insert(weiDims.end(), p.kernel.begin(), p.kernel.end());
+    d.userWeights = memory::desc(toDnnlDims(weiDims), dt, weiTag);
+    d.bias = withBias ? memory::desc({cfg.k}, memory::data_type::f32, Tag::a) : memory::desc();
+    memory::desc const srcAny(toDnnlDims(srcDims), dt, Tag::any);
+    memory::desc const dstAny(toDnnlDims(dstDims), dt, Tag::any);
+    memory::desc const weiAny(toDnnlDims(weiDims), dt, Tag::any);
+    memory::dims const strides = toDnnlDims(p.stride);
+    dnnl::engine& eng = oneDnnEngine();
+    if (cfg.deconvolution)
+    {
+        dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+            dnnl::algorithm::deconvolution_direct, srcAny, weiAny, d.bias, dstAny, strides, toDnnlDims(dil),
+            toDnnlDims(padL), toDnnlDims(padR));
+        d.pd = dnnl::deconvolution_forward::primitive_desc(desc, eng);
+    }
+    else
+    {
+        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+            srcAny, weiAny, d.bias, dstAny, strides, toDnnlDims(dil), toDnnlDims(padL), toDnnlDims(padR));
+        d.pd = dnnl::convolution_forward::primitive_desc(desc, eng);
+    }
+    return d;
+}
+
+//! Plain buffer of `count` values of oneDNN type `dt` (f32 or bf16/f16) converted from doubles.
+std::vector<uint8_t> packValues(double const* v, int64_t count, memory::data_type dt)
+{
+    std::vector<uint8_t> bytes;
+    if (dt == memory::data_type::f32)
+    {
+        bytes.resize(static_cast<size_t>(count) * sizeof(float));
+        float* p = reinterpret_cast<float*>(bytes.data());
+        for (int64_t i = 0; i < count; ++i)
+        {
+            p[i] = static_cast<float>(v[i]);
+        }
+        return bytes;
+    }
+    bytes.resize(static_cast<size_t>(count) * sizeof(uint16_t));
+    uint16_t* p = reinterpret_cast<uint16_t*>(bytes.data());
+    for (int64_t i = 0; i < count; ++i)
+    {
+        p[i] = dt == memory::data_type::bf16 ? floatToBf16(static_cast<float>(v[i])) : floatToHalf(static_cast<float>(v[i]));
+    }
+    return bytes;
+}
+#endif
+
+class ConvolutionKernel final : public CpuKernel
+{
+public:
+    ConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, CpuTactic tactic)
+        : mSetup(setup)
+        , mCfg(std::move(cfg))
+        , mTactic(tactic)
+    {
+        if (mSetup.weights.size() > 0 && mSetup.weights[0].present())
+        {
+            WeightsView const& w = mSetup.weights[0];
+            mSlotWeights.resize(static_cast<size_t>(w.count));
+            convertToDouble(w.data, w.type, w.count, mSlotWeights.data());
+        }
+        if (mSetup.weights.size() > 1 && mSetup.weights[1].present())
+        {
+            WeightsView const& b = mSetup.weights[1];
+            mSlotBias.resize(static_cast<size_t>(b.count));
+            convertToDouble(b.data, b.type, b.count, mSlotBias.data());
+        }
+    }
+
+    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        Shapes s;
+        KILN_RETURN_IF_ERROR(checkShapes(inputs, outputs, s));
+        if (outputs[0].volume() == 0)
+        {
+            return Status::ok();
+        }
+#if KILN_HAVE_ONEDNN
+        if (mTactic == CpuTactic::kONEDNN && inputs[0].volume() > 0)
+        {
+            OneDnnConvEntry* entry = findOrCreateEntry(inputs, outputs, s);
+            if (entry != nullptr && entry->usable)
+            {
+                return runOneDnn(*entry, inputs, outputs);
+            }
+        }
+#endif
+        return runReference(inputs, outputs, s);
+    }
+
+private:
+    struct Shapes
+    {
+        int64_t n{0};
+        int64_t c{0};
+        std::vector<WindowExtent> ext;
+        bool kernelTensor{false};
+        bool biasTensor{false};
+        bool hasBias{false};
+    };
+
+    Status fail(std::string const& msg) const
+    {
+        return invalidArgument("layer '" + mSetup.node->name + "': " + msg);
+    }
+
+    Status checkShapes(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, Shapes& s) const
+    {
+        WindowParams const& p = mCfg.params;
+        int32_t const rank = p.nbSpatial + 2;
+        if (inputs.empty() || outputs.size() != 1)
+        {
+            return fail("expected 1 to 3 inputs and 1 output");
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        if (in.dims.nbDims != rank || out.dims.nbDims != rank)
+        {
+            return fail("input/output rank does not match the " + std::to_string(p.nbSpatial) + "-D kernel");
+        }
+        if (!isFloatStorage(in.type) || !isFloatStorage(out.type))
+        {
+            return fail("unsupported input/output type");
+        }
+        s.n = in.dims.d[0];
+        s.c = in.dims.d[1];
+        if (s.c < 1 || s.c % mCfg.groups != 0)
+        {
+            return fail("input channels " + std::to_string(s.c) + " are not a positive multiple of nbGroups");
+        }
+        if ((in.data == nullptr && in.volume() != 0) || (out.data == nullptr && out.volume() != 0))
+        {
+            return fail("missing input or output buffer");
+        }
+        std::vector<int64_t> const spatial(in.dims.d + 2, in.dims.d + rank);
+        auto ext = computeWindowExtents(
+            mCfg.deconvolution ? WindowKind::kDECONVOLUTION : WindowKind::kCONVOLUTION, p, spatial);
+        if (!ext.isOk())
+        {
+            return fail(ext.status().message());
+        }
+        s.ext = std::move(ext.value());
+        if (out.dims.d[0] != s.n || out.dims.d[1] != mCfg.k)
+        {
+            return fail("output dimensions do not match [N, K, ...]");
+        }
+        for (int32_t i = 0; i < p.nbSpatial; ++i)
+        {
+            if (out.dims.d[i + 2] != s.ext[static_cast<size_t>(i)].out)
+            {
+                return fail("output spatial dimension " + std::to_string(i) + " is " + std::to_string(out.dims.d[i + 2])
+                    + " but the padding mode gives " + std::to_string(s.ext[static_cast<size_t>(i)].out));
+            }
+        }
+        std::vector<int64_t> const kShape = kernelShape(mCfg, s.c);
+        s.kernelTensor = inputs.size() > 1 && inputs[1].data != nullptr;
+        if (s.kernelTensor)
+        {
+            TensorView const& kt = inputs[1];
+            if (dimsVector(kt.dims) != kShape || !isFloatStorage(kt.type))
+            {
+                return fail("kernel input 1 does not have the expected shape or type");
+            }
+        }
+        else if (static_cast<int64_t>(mSlotWeights.size()) != product(kShape))
+        {
+            return fail("kernel weights have " + std::to_string(mSlotWeights.size()) + " values but "
+                + std::to_string(product(kShape)) + " are needed");
+        }
+        s.biasTensor = inputs.size() > 2 && inputs[2].data != nullptr;
+        if (s.biasTensor)
+        {
+            TensorView const& bt = inputs[2];
+            if (bt.dims.nbDims != 1 || bt.dims.d[0] != mCfg.k || !isFloatStorage(bt.type))
+            {
+                return fail("bias input 2 must be [K] with a float type");
+            }
+        }
+        else if (!mSlotBias.empty() && static_cast<int64_t>(mSlotBias.size()) != mCfg.k)
+        {
+            return fail("bias weights have " + std::to_string(mSlotBias.size()) + " values but nbOutputMaps is "
+                + std::to_string(mCfg.k));
+        }
+        s.hasBias = s.biasTensor || !mSlotBias.empty();
+        return Status::ok();
+    }
+
+    Status runReference(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, Shapes const& s)
+    {
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        Geometry3 const g = toGeometry3(mCfg.params, s.ext);
+        mX.resize(static_cast<size_t>(in.volume()));
+        convertToDouble(in.data, in.type, in.volume(), mX.data());
+        double const* w = mSlotWeights.data();
+        if (s.kernelTensor)
+        {
+            mW.resize(static_cast<size_t>(inputs[1].volume()));
+            convertToDouble(inputs[1].data, inputs[1].type, inputs[1].volume(), mW.data());
+            w = mW.data();
+        }
+        double const* bias = mSlotBias.empty() ? nullptr : mSlotBias.data();
+        if (s.biasTensor)
+        {
+            mB.resize(static_cast<size_t>(mCfg.k));
+            convertToDouble(inputs[2].data, inputs[2].type, mCfg.k, mB.data());
+            bias = mB.data();
+        }
+        mY.resize(static_cast<size_t>(out.volume()));
+        if (mCfg.deconvolution)
+        {
+            referenceDeconvolution(g, s.n, s.c, mCfg.k, mCfg.groups, mX.data(), w, bias, mY.data());
+        }
+        else
+        {
+            referenceConvolution(g, s.n, s.c, mCfg.k, mCfg.groups, mX.data(), w, bias, mY.data());
+        }
+        convertFromDouble(mY.data(), out.type, out.volume(), out.data);
+        return Status::ok();
+    }
+
+#if KILN_HAVE_ONEDNN
+    OneDnnConvEntry* findOrCreateEntry(
+        std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, Shapes const& s)
+    {
+        std::vector<int64_t> key = dimsVector(inputs[0].dims);
+        std::vector<int64_t> const outDims = dimsVector(outputs[0].dims);
+        key.insert(key.end(), outDims.begin(), outDims.end());
+        key.push_back(s.kernelTensor ? 1 : 0);
+        key.push_back(s.hasBias ? 1 : 0);
+        for (auto& e : mCache)
+        {
+            if (e->key == key)
+            {
+                return e.get();
+            }
+        }
+        if (mCache.size() >= kMAX_CACHED_SHAPES)
+        {
+            mCache.erase(mCache.begin());
+        }
+        auto entry = std::make_unique<OneDnnConvEntry>();
+        entry->key = key;
+        try
+        {
+            buildEntry(*entry, inputs, outputs, s);
+            entry->usable = true;
+        }
+        catch (...)
+        {
+            entry->usable = false; // oneDNN does not support this shape: the reference kernel runs it
+        }
+        mCache.push_back(std::move(entry));
+        return mCache.back().get();
+    }
+
+    void buildEntry(OneDnnConvEntry& e, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        Shapes const& s)
+    {
+        TensorView const& in = inputs[0];
+        memory::data_type const dt = oneDnnType(in.type);
+        if (dt == memory::data_type::undef || outputs[0].type != in.type
+            || (s.kernelTensor && inputs[1].type != in.type))
+        {
+            throw std::runtime_error("types not supported by the oneDNN path");
+        }
+        OneDnnConvDescs d = makeConvDescs(mCfg, dt, dimsVector(in.dims), s.ext, s.hasBias);
+        dnnl::engine& eng = oneDnnEngine();
+        e.prim = dnnl::primitive(d.pd);
+        e.userSrc = memory(d.userSrc, eng, nullptr);
+        e.userDst = memory(d.userDst, eng, nullptr);
+        e.reorderSrc = d.pd.src_desc() != d.userSrc;
+        if (e.reorderSrc)
+        {
+            e.src = memory(d.pd.src_desc(), eng);
+            e.srcReorder = dnnl::reorder(e.userSrc, e.src);
+        }
+        e.reorderDst = d.pd.dst_desc() != d.userDst;
+        if (e.reorderDst)
+        {
+            e.dst = memory(d.pd.dst_desc(), eng);
+            e.dstReorder = dnnl::reorder(e.dst, e.userDst);
+        }
+        e.reorderWeights = d.pd.weights_desc() != d.userWeights;
+        if (s.kernelTensor)
+        {
+            e.userWeights = memory(d.userWeights, eng, nullptr);
+            if (e.reorderWeights)
+            {
+                e.weights = memory(d.pd.weights_desc(), eng);
+                e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
+            }
+        }
+        else
+        {
+            std::vector<uint8_t> packed = packValues(mSlotWeights.data(), static_cast<int64_t>(mSlotWeights.size()), dt);
+            memory user(d.userWeights, eng, packed.data());
+            e.weights = memory(d.pd.weights_desc(), eng);
+            dnnl::stream& strm = stream();
+            dnnl::reorder(user, e.weights).execute(strm, user, e.weights);
+            strm.wait();
+        }
+        if (s.hasBias)
+        {
+            e.bias = memory(d.bias, eng);
+            if (!s.biasTensor)
+            {
+                float* b = static_cast<float*>(e.bias.get_data_handle());
+                for (int64_t i = 0; i < mCfg.k; ++i)
+                {
+                    b[i] = static_cast<float>(mSlotBias[static_cast<size_t>(i)]);
+                }
+            }
+        }
+    }
+
+    Status runOneDnn(OneDnnConvEntry& e, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+    {
+        try
+        {
+            dnnl::stream& strm = stream();
+            e.userSrc.set_data_handle(inputs[0].data);
+            e.userDst.set_data_handle(outputs[0].data);
+            if (e.reorderSrc)
+            {
+                e.srcReorder.execute(strm, e.userSrc, e.src);
+            }
+            memory weights = e.weights;
+            if (e.userWeights)
+            {
+                e.userWeights.set_data_handle(inputs[1].data);
+                if (e.reorderWeights)
+                {
+                    e.weightsReorder.execute(strm, e.userWeights, e.weights);
+                }
+                else
+                {
+                    weights = e.userWeights;
+                }
+            }
+            std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.reorderSrc ? e.src : e.userSrc},
+                {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, e.reorderDst ? e.dst : e.userDst}};
+            if (e.bias)
+            {
+                if (inputs.size() > 2 && inputs[2].data != nullptr)
+                {
+                    mB.resize(static_cast<size_t>(mCfg.k));
+                    convertToDouble(inputs[2].data, inputs[2].type, mCfg.k, mB.data());
+                    float* b = static_cast<float*>(e.bias.get_data_handle());
+                    for (int64_t i = 0; i < mCfg.k; ++i)
+                    {
+                        b[i] = static_cast<float>(mB[static_cast<size_t>(i)]);
+                    }
+                }
+                args.emplace(DNNL_ARG_BIAS, e.bias);
+            }
+            e.prim.execute(strm, args);
+            if (e.reorderDst)
+            {
+                e.dstReorder.execute(strm, e.dst, e.userDst);
+            }
+            strm.wait();
+            countOneDnnRun(mCfg.deconvolution ? nvinfer1::LayerType::kDECONVOLUTION : nvinfer1::LayerType::kCONVOLUTION);
+            return Status::ok();
+        }
+        catch (dnnl::error const& err)
+        {
+            return failedExecution("layer '" + mSetup.node->name + "': oneDNN failed: " + err.what());
+        }
+        catch (std::exception const& err)
+        {
+            return failedExecution("layer '" + mSetup.node->name + "': " + err.what());
+        }
+    }
+
+    dnnl::stream& stream()
+    {
+        if (!mStream)
+        {
+            mStream.emplace(oneDnnEngine());
+        }
+        return *mStream;
+    }
+
+    static constexpr size_t kMAX_CACHED_SHAPES = 16;
+    std::vector<std::unique_ptr<OneDnnConvEntry>> mCache;
+    std::optional<dnnl::stream> mStream;
+#endif
+
+    KernelSetup mSetup;
+    ConvConfig mCfg;
+    CpuTactic mTactic;
+    std::vector<double> mSlotWeights;
+    std::vector<double> mSlotBias;
+    std::vector<double> mX;
+    std::vector<double> mW;
+    std::vector<double> mB;
+    std::vector<double> mY;
+};
+
+} // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> createConvolutionLikeKernel(KernelSetup const& setup, bool deconvolution)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("convolution kernel created without a plan node");
+    }
+    KILN_ASSIGN_OR_RETURN(ConvConfig cfg, readConvConfig(*setup.node, deconvolution));
+    KILN_ASSIGN_OR_RETURN(CpuTactic tactic, selectCpuTactic(*setup.node));
+    if (setup.inputTypes.empty() || setup.outputTypes.size() != 1)
+    {
+        return invalidArgument("layer '" + setup.node->name + "': expected 1 to 3 inputs and 1 output");
+    }
+    for (size_t i = 0; i < setup.weights.size() && i < 2; ++i)
+    {
+        WeightsView const& w = setup.weights[i];
+        if (w.present() && (w.data == nullptr || !isFloatStorage(w.type)))
+        {
+            return invalidArgument("layer '" + setup.node->name + "': weights slot " + std::to_string(i)
+                + " has no data or a non-float type");
+        }
+    }
+    return std::unique_ptr<CpuKernel>(std::make_unique<ConvolutionKernel>(setup, std::move(cfg), tactic));
+}
+
+std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool deconvolution)
+{
+    std::vector<std::string> const referenceOnly{kTACTIC_REFERENCE};
+#if KILN_HAVE_ONEDNN
+    if (setup.node == nullptr || setup.inputTypes.empty() || setup.outputTypes.empty())
+    {
+        return referenceOnly;
+    }
+    auto cfg = readConvConfig(*setup.node, deconvolution);
+    if (!cfg.isOk())
+    {
+        return referenceOnly;
+    }
+    DataType const type = setup.inputTypes[0];
+    if (!isFloatStorage(type) || setup.outputTypes[0] != type)
+    {
+        return referenceOnly;
+    }
+    bool const kernelTensor = setup.inputPresent.size() > 1 && setup.inputPresent[1];
+    if (kernelTensor && setup.inputTypes[1] != type)
+    {
+        return referenceOnly;
+    }
+    // Probe oneDNN with a small shape of this configuration (channels from the weights when known).
+    ConvConfig const& c = cfg.value();
+    int64_t const kernelVolume = product(c.params.kernel);
+    int64_t perGroup = 1;
+    if (!kernelTensor && !setup.weights.empty() && setup.weights[0].present())
+    {
+        int64_t const denom = (deconvolution ? c.k / c.groups : c.k) * kernelVolume;
+        perGroup = denom > 0 ? std::max<int64_t>(setup.weights[0].count / denom, 1) : 1;
+        if (deconvolution)
+        {
+            perGroup = std::max<int64_t>(perGroup / c.groups, 1);
+        }
+    }
+    std::vector<int64_t> inDims{1, perGroup * c.groups};
+    for (int32_t i = 0; i < c.params.nbSpatial; ++i)
+    {
+        // Large enough that the padding never trims the whole (deconvolution) output.
+        size_t const j = static_cast<size_t>(i);
+        inDims.push_back(c.params.dilatedKernel(i) + c.params.stride[j] + c.params.prePadding[j] + c.params.postPadding[j]);
+    }
+    auto ext = computeWindowExtents(deconvolution ? WindowKind::kDECONVOLUTION : WindowKind::kCONVOLUTION, c.params,
+        std::vector<int64_t>(inDims.begin() + 2, inDims.end()));
+    if (!ext.isOk())
+    {
+        return referenceOnly;
+    }
+    bool const hasBias = (setup.inputPresent.size() > 2 && setup.inputPresent[2])
+        || (setup.weights.size() > 1 && setup.weights[1].present());
+    try
+    {
+        OneDnnConvDescs d = makeConvDescs(c, oneDnnType(type), inDims, ext.value(), hasBias);
+        if (isOneDnnReferenceImpl(d.pd))
+        {
+            return referenceOnly;
+        }
+    }
+    catch (...)
+    {
+        return referenceOnly;
+    }
+    return {kTACTIC_ONEDNN, kTACTIC_REFERENCE};
+#else
+    (void) setup;
+    (void) deconvolution;
+    return referenceOnly;
+#endif
+}
+
+StatusOr<std::unique_ptr<CpuKernel>> createConvolutionKernel(KernelSetup const& setup)
+{
+    return createConvolutionLikeKernel(setup, false);
+}
+
+std::vector<std::string> convolutionTactics(KernelSetup const& setup)
+{
+    return convolutionLikeTactics(setup, false);
+}
+
+} // namespace kiln

@@ -1,0 +1,268 @@
+// CPU kernel of IElementWiseLayer: binary operations with broadcasting. Floating-point operands are computed in
+// float; integer and BOOL operands exactly in int64 (results wrap to the output type; integer division by zero
+// gives 0). kDIV on integers truncates toward zero, kFLOOR_DIV rounds toward negative infinity.
+#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/cpu/kernels/kernelFactories.h"
+
+namespace kiln
+{
+using nvinfer1::DataType;
+using nvinfer1::ElementWiseOperation;
+
+namespace
+{
+
+using Op = ElementWiseOperation;
+
+void applyFloat(Op op, float const* a, float const* b, float* r, int64_t n)
+{
+    switch (op)
+    {
+    case Op::kSUM:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] + b[i];
+        break;
+    case Op::kPROD:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] * b[i];
+        break;
+    case Op::kMAX:
+        for (int64_t i = 0; i < n; ++i) r[i] = std::fmax(a[i], b[i]);
+        break;
+    case Op::kMIN:
+        for (int64_t i = 0; i < n; ++i) r[i] = std::fmin(a[i], b[i]);
+        break;
+    case Op::kSUB:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] - b[i];
+        break;
+    case Op::kDIV:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] / b[i];
+        break;
+    case Op::kPOW:
+        for (int64_t i = 0; i < n; ++i) r[i] = std::pow(a[i], b[i]);
+        break;
+    case Op::kFLOOR_DIV:
+        for (int64_t i = 0; i < n; ++i) r[i] = std::floor(a[i] / b[i]);
+        break;
+    case Op::kAND:
+        for (int64_t i = 0; i < n; ++i) r[i] = (a[i] != 0.F && b[i] != 0.F) ? 1.F : 0.F;
+        break;
+    case Op::kOR:
+        for (int64_t i = 0; i < n; ++i) r[i] = (a[i] != 0.F || b[i] != 0.F) ? 1.F : 0.F;
+        break;
+    case Op::kXOR:
+        for (int64_t i = 0; i < n; ++i) r[i] = ((a[i] != 0.F) != (b[i] != 0.F)) ? 1.F : 0.F;
+        break;
+    case Op::kEQUAL:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] == b[i] ? 1.F : 0.F;
+        break;
+    case Op::kGREATER:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] > b[i] ? 1.F : 0.F;
+        break;
+    case Op::kLESS:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] < b[i] ? 1.F : 0.F;
+        break;
+    default: // unreachable: validated at kernel creation
+        for (int64_t i = 0; i < n; ++i) r[i] = 0.F;
+        break;
+    }
+}
+
+int64_t wrapAdd(int64_t a, int64_t b)
+{
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
+int64_t wrapSub(int64_t a, int64_t b)
+{
+    return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
+int64_t wrapMul(int64_t a, int64_t b)
+{
+    return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+int64_t truncDiv(int64_t a, int64_t b)
+{
+    if (b == 0)
+    {
+        return 0;
+    }
+    if (b == -1)
+    {
+        return wrapSub(0, a); // avoids the INT64_MIN / -1 trap
+    }
+    return a / b;
+}
+
+int64_t floorDiv(int64_t a, int64_t b)
+{
+    if (b == 0)
+    {
+        return 0;
+    }
+    if (b == -1)
+    {
+        return wrapSub(0, a);
+    }
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+    {
+        --q;
+    }
+    return q;
+}
+
+int64_t intPow(int64_t base, int64_t exponent)
+{
+    if (exponent < 0)
+    {
+        if (base == 1)
+        {
+            return 1;
+        }
+        if (base == -1)
+        {
+            return (exponent % 2 == 0) ? 1 : -1;
+        }
+        return 0;
+    }
+    uint64_t result = 1;
+    uint64_t b = static_cast<uint64_t>(base);
+    uint64_t e = static_cast<uint64_t>(exponent);
+    while (e != 0)
+    {
+        if (e & 1U)
+        {
+            result *= b;
+        }
+        b *= b;
+        e >>= 1U;
+    }
+    return static_cast<int64_t>(result);
+}
+
+void applyInt(Op op, int64_t const* a, int64_t const* b, int64_t* r, int64_t n)
+{
+    switch (op)
+    {
+    case Op::kSUM:
+        for (int64_t i = 0; i < n; ++i) r[i] = wrapAdd(a[i], b[i]);
+        break;
+    case Op::kPROD:
+        for (int64_t i = 0; i < n; ++i) r[i] = wrapMul(a[i], b[i]);
+        break;
+    case Op::kMAX:
+        for (int64_t i = 0; i < n; ++i) r[i] = std::max(a[i], b[i]);
+        break;
+    case Op::kMIN:
+        for (int64_t i = 0; i < n; ++i) r[i] = std::min(a[i], b[i]);
+        break;
+    case Op::kSUB:
+        for (int64_t i = 0; i < n; ++i) r[i] = wrapSub(a[i], b[i]);
+        break;
+    case Op::kDIV:
+        for (int64_t i = 0; i < n; ++i) r[i] = truncDiv(a[i], b[i]);
+        break;
+    case Op::kPOW:
+        for (int64_t i = 0; i < n; ++i) r[i] = intPow(a[i], b[i]);
+        break;
+    case Op::kFLOOR_DIV:
+        for (int64_t i = 0; i < n; ++i) r[i] = floorDiv(a[i], b[i]);
+        break;
+    case Op::kAND:
+        for (int64_t i = 0; i < n; ++i) r[i] = (a[i] != 0 && b[i] != 0) ? 1 : 0;
+        break;
+    case Op::kOR:
+        for (int64_t i = 0; i < n; ++i) r[i] = (a[i] != 0 || b[i] != 0) ? 1 : 0;
+        break;
+    case Op::kXOR:
+        for (int64_t i = 0; i < n; ++i) r[i] = ((a[i] != 0) != (b[i] != 0)) ? 1 : 0;
+        break;
+    case Op::kEQUAL:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] == b[i] ? 1 : 0;
+        break;
+    case Op::kGREATER:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] > b[i] ? 1 : 0;
+        break;
+    case Op::kLESS:
+        for (int64_t i = 0; i < n; ++i) r[i] = a[i] < b[i] ? 1 : 0;
+        break;
+    default: // unreachable: validated at kernel creation
+        for (int64_t i = 0; i < n; ++i) r[i] = 0;
+        break;
+    }
+}
+
+template <typename C>
+void runChunks(Op op, ew::BroadcastWalker const& walker, TensorView const& a, TensorView const& b,
+    TensorView const& out)
+{
+    walker.forEachChunk([&](int64_t outOffset, int64_t const* offsets, int64_t const* strides, int64_t n) {
+        C x[ew::kCHUNK];
+        C y[ew::kCHUNK];
+        C r[ew::kCHUNK];
+        ew::loadChunk(a.data, a.type, offsets[0], strides[0], n, x);
+        ew::loadChunk(b.data, b.type, offsets[1], strides[1], n, y);
+        if constexpr (std::is_same_v<C, float>)
+        {
+            applyFloat(op, x, y, r, n);
+        }
+        else
+        {
+            applyInt(op, x, y, r, n);
+        }
+        ew::storeChunk(out.data, out.type, outOffset, n, r);
+    });
+}
+
+Status executeElementWise(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 2, 1));
+    auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
+    TensorView const& a = inputs[0];
+    TensorView const& b = inputs[1];
+    TensorView const& out = outputs[0];
+    auto walker = ew::BroadcastWalker::make(out.dims, {a.dims, b.dims});
+    if (!walker.isOk())
+    {
+        return walker.status().withContext("ElementWise node '" + setup.node->name + "'");
+    }
+    if (ew::isFloatKernelType(a.type) || ew::isFloatKernelType(b.type))
+    {
+        runChunks<float>(op, *walker, a, b, out);
+    }
+    else
+    {
+        runChunks<int64_t>(op, *walker, a, b, out);
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> createElementWiseKernel(KernelSetup const& setup)
+{
+    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 2, 1, "ElementWise"));
+    KILN_ASSIGN_OR_RETURN(int64_t const op, setup.node->attrs.requireInt("operation"));
+    if (op < 0 || op >= nvinfer1::EnumMax<ElementWiseOperation>())
+    {
+        return invalidArgument("ElementWise node '" + setup.node->name + "': invalid operation " + std::to_string(op));
+    }
+    for (DataType t : setup.inputTypes)
+    {
+        if (!ew::isKernelType(t))
+        {
+            return invalidArgument("ElementWise node '" + setup.node->name + "': unsupported input type "
+                + dataTypeName(t));
+        }
+    }
+    if (!ew::isKernelType(setup.outputTypes[0]))
+    {
+        return invalidArgument("ElementWise node '" + setup.node->name + "': unsupported output type "
+            + dataTypeName(setup.outputTypes[0]));
+    }
+    return makeFunctionKernel(setup, executeElementWise);
+}
+
+} // namespace kiln

@@ -1,0 +1,488 @@
+// Building blocks of the CPU kernels of the elementwise family (elementwise, unary, activation, select, cast,
+// identity, constant, parametric ReLU, scale): a broadcasting walker that visits the output in contiguous rows,
+// and chunked typed load/store of any storage type into a compute buffer (float or int64).
+#pragma once
+
+#include "backends/cpu/cpuKernel.h"
+#include "core/dataType.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kiln::ew
+{
+
+//! Elements processed per compute chunk (buffers live on the stack).
+constexpr int64_t kCHUNK = 256;
+
+//! The types the elementwise kernels read and write.
+inline bool isKernelType(nvinfer1::DataType t)
+{
+    using nvinfer1::DataType;
+    switch (t)
+    {
+    case DataType::kFLOAT:
+    case DataType::kHALF:
+    case DataType::kBF16:
+    case DataType::kINT8:
+    case DataType::kUINT8:
+    case DataType::kINT32:
+    case DataType::kINT64:
+    case DataType::kBOOL: return true;
+    default: return false;
+    }
+}
+
+inline bool isFloatKernelType(nvinfer1::DataType t)
+{
+    return t == nvinfer1::DataType::kFLOAT || t == nvinfer1::DataType::kHALF || t == nvinfer1::DataType::kBF16;
+}
+
+//! "[2, 3, 4]".
+inline std::string dimsToString(nvinfer1::Dims const& d)
+{
+    std::string s = "[";
+    for (int32_t i = 0; i < d.nbDims; ++i)
+    {
+        s += (i ? ", " : "") + std::to_string(d.d[i]);
+    }
+    return s + "]";
+}
+
+//! Dims of `out` with every extent replaced by 1 except those listed (helper for weights operands).
+inline nvinfer1::Dims onesLike(nvinfer1::Dims const& out)
+{
+    nvinfer1::Dims d = out;
+    for (int32_t i = 0; i < d.nbDims; ++i)
+    {
+        d.d[i] = 1;
+    }
+    return d;
+}
+
+//! Visits a contiguous row-major output in rows, giving for each operand the element offset of the row start
+//! and the element stride along the row (0 when the operand is broadcast along it). Adjacent dimensions that
+//! every operand walks contiguously are merged, so same-shape operands give a single long row.
+class BroadcastWalker
+{
+public:
+    static constexpr int32_t kMAX_OPERANDS = 4;
+
+    //! Fails when an operand's rank differs from the output's or an extent is neither the output's nor 1.
+    static StatusOr<BroadcastWalker> make(nvinfer1::Dims const& out, std::vector<nvinfer1::Dims> const& operands)
+    {
+        if (operands.size() > static_cast<size_t>(kMAX_OPERANDS))
+        {
+            return internalError("BroadcastWalker: too many operands");
+        }
+        if (out.nbDims < 0 || out.nbDims > nvinfer1::Dims::MAX_DIMS)
+        {
+            return invalidArgument("output rank " + std::to_string(out.nbDims) + " is invalid");
+        }
+        BroadcastWalker w;
+        w.mNbOperands = static_cast<int32_t>(operands.size());
+        w.mVolume = 1;
+        for (int32_t i = 0; i < out.nbDims; ++i)
+        {
+            if (out.d[i] < 0)
+            {
+                return invalidArgument("output dimensions " + dimsToString(out) + " are invalid");
+            }
+            w.mVolume *= out.d[i];
+        }
+        // Per operand: contiguous strides of its own dims, zeroed where it is broadcast.
+        std::vector<std::array<int64_t, nvinfer1::Dims::MAX_DIMS>> strides(operands.size());
+        for (size_t k = 0; k < operands.size(); ++k)
+        {
+            nvinfer1::Dims const& in = operands[k];
+            if (in.nbDims != out.nbDims)
+            {
+                return invalidArgument("operand " + std::to_string(k) + " has dimensions " + dimsToString(in)
+                    + ", which do not broadcast to the output " + dimsToString(out));
+            }
+            int64_t s = 1;
+            for (int32_t i = out.nbDims - 1; i >= 0; --i)
+            {
+                if (in.d[i] != out.d[i] && in.d[i] != 1)
+                {
+                    return invalidArgument("operand " + std::to_string(k) + " has dimensions " + dimsToString(in)
+                        + ", which do not broadcast to the output " + dimsToString(out));
+                }
+                strides[k][static_cast<size_t>(i)] = (in.d[i] == 1) ? 0 : s;
+                s *= in.d[i];
+            }
+        }
+        // Drop extent-1 dimensions and merge contiguous neighbours (from the innermost outwards).
+        for (int32_t i = out.nbDims - 1; i >= 0; --i)
+        {
+            int64_t const extent = out.d[i];
+            if (extent == 1)
+            {
+                continue;
+            }
+            bool merge = !w.mExtents.empty();
+            for (size_t k = 0; k < operands.size() && merge; ++k)
+            {
+                size_t const inner = w.mExtents.size() - 1;
+                merge = strides[k][static_cast<size_t>(i)] == w.mStrides[k][inner] * w.mExtents[inner];
+            }
+            if (merge)
+            {
+                w.mExtents.back() *= extent;
+                continue;
+            }
+            w.mExtents.push_back(extent);
+            for (size_t k = 0; k < operands.size(); ++k)
+            {
+                w.mStrides[k].push_back(strides[k][static_cast<size_t>(i)]);
+            }
+        }
+        // The lists were built innermost first; keep them that way (index 0 = row dimension).
+        return w;
+    }
+
+    int64_t volume() const { return mVolume; }
+
+    //! f(int64_t outOffset, int64_t const* offsets, int64_t const* rowStrides, int64_t rowLength)
+    template <typename F>
+    void forEachRow(F&& f) const
+    {
+        if (mVolume == 0)
+        {
+            return;
+        }
+        std::array<int64_t, kMAX_OPERANDS> offsets{};
+        std::array<int64_t, kMAX_OPERANDS> rowStrides{};
+        if (mExtents.empty())
+        {
+            f(int64_t{0}, offsets.data(), rowStrides.data(), int64_t{1}); // every dimension has extent 1
+            return;
+        }
+        int64_t const rowLength = mExtents[0];
+        for (int32_t k = 0; k < mNbOperands; ++k)
+        {
+            rowStrides[static_cast<size_t>(k)] = mStrides[static_cast<size_t>(k)][0];
+        }
+        size_t const outer = mExtents.size();
+        std::array<int64_t, nvinfer1::Dims::MAX_DIMS> counter{};
+        int64_t const nbRows = mVolume / rowLength;
+        for (int64_t row = 0; row < nbRows; ++row)
+        {
+            f(row * rowLength, offsets.data(), rowStrides.data(), rowLength);
+            // Advance the outer counters (dimensions 1.. of the merged list) and the operand offsets.
+            for (size_t d = 1; d < outer; ++d)
+            {
+                if (++counter[d] < mExtents[d])
+                {
+                    for (int32_t k = 0; k < mNbOperands; ++k)
+                    {
+                        offsets[static_cast<size_t>(k)] += mStrides[static_cast<size_t>(k)][d];
+                    }
+                    break;
+                }
+                counter[d] = 0;
+                for (int32_t k = 0; k < mNbOperands; ++k)
+                {
+                    offsets[static_cast<size_t>(k)] -= mStrides[static_cast<size_t>(k)][d] * (mExtents[d] - 1);
+                }
+            }
+        }
+    }
+
+    //! Like forEachRow, but cuts rows into pieces of at most kCHUNK elements.
+    template <typename F>
+    void forEachChunk(F&& f) const
+    {
+        forEachRow([&](int64_t outOffset, int64_t const* offsets, int64_t const* rowStrides, int64_t length) {
+            std::array<int64_t, kMAX_OPERANDS> o{};
+            for (int64_t start = 0; start < length; start += kCHUNK)
+            {
+                int64_t const n = std::min(kCHUNK, length - start);
+                for (int32_t k = 0; k < mNbOperands; ++k)
+                {
+                    o[static_cast<size_t>(k)] = offsets[k] + start * rowStrides[k];
+                }
+                f(outOffset + start, o.data(), rowStrides, n);
+            }
+        });
+    }
+
+private:
+    int32_t mNbOperands{0};
+    int64_t mVolume{0};
+    std::vector<int64_t> mExtents;                                   // merged extents, innermost first
+    std::array<std::vector<int64_t>, kMAX_OPERANDS> mStrides;        // per operand, per merged dimension
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Conversions
+// ---------------------------------------------------------------------------------------------------------
+
+//! float -> integer: truncate toward zero, saturate to the type's range, NaN gives 0.
+template <typename T>
+T floatToInt(float v)
+{
+    if (std::isnan(v))
+    {
+        return T(0);
+    }
+    if constexpr (std::is_same_v<T, int64_t>)
+    {
+        if (v >= 9.2233720368547758e18F)
+        {
+            return std::numeric_limits<int64_t>::max();
+        }
+        if (v <= -9.2233720368547758e18F)
+        {
+            return std::numeric_limits<int64_t>::min();
+        }
+        return static_cast<int64_t>(v);
+    }
+    else
+    {
+        double const d = static_cast<double>(v);
+        if (d >= static_cast<double>(std::numeric_limits<T>::max()))
+        {
+            return std::numeric_limits<T>::max();
+        }
+        if (d <= static_cast<double>(std::numeric_limits<T>::lowest()))
+        {
+            return std::numeric_limits<T>::lowest();
+        }
+        return static_cast<T>(d);
+    }
+}
+
+//! Reads n elements of a buffer of `type` starting at element `offset` with element `stride` into dst, as C
+//! (float or int64_t). Floats read as int64 truncate toward zero; BOOL reads as 0/1.
+template <typename C>
+void loadChunk(void const* data, nvinfer1::DataType type, int64_t offset, int64_t stride, int64_t n, C* dst)
+{
+    using nvinfer1::DataType;
+    auto const loop = [&](auto const* p, auto&& convert) {
+        p += offset;
+        if (stride == 1)
+        {
+            for (int64_t i = 0; i < n; ++i)
+            {
+                dst[i] = convert(p[i]);
+            }
+        }
+        else
+        {
+            for (int64_t i = 0; i < n; ++i)
+            {
+                dst[i] = convert(p[i * stride]);
+            }
+        }
+    };
+    auto const fromFloat = [](float v) -> C {
+        if constexpr (std::is_same_v<C, float>)
+        {
+            return v;
+        }
+        else
+        {
+            return floatToInt<C>(v);
+        }
+    };
+    switch (type)
+    {
+    case DataType::kFLOAT: loop(static_cast<float const*>(data), fromFloat); break;
+    case DataType::kHALF:
+        loop(static_cast<uint16_t const*>(data), [&](uint16_t b) { return fromFloat(halfToFloat(b)); });
+        break;
+    case DataType::kBF16:
+        loop(static_cast<uint16_t const*>(data), [&](uint16_t b) { return fromFloat(bf16ToFloat(b)); });
+        break;
+    case DataType::kINT8: loop(static_cast<int8_t const*>(data), [](int8_t v) { return static_cast<C>(v); }); break;
+    case DataType::kUINT8:
+        loop(static_cast<uint8_t const*>(data), [](uint8_t v) { return static_cast<C>(v); });
+        break;
+    case DataType::kINT32:
+        loop(static_cast<int32_t const*>(data), [](int32_t v) { return static_cast<C>(v); });
+        break;
+    case DataType::kINT64:
+        loop(static_cast<int64_t const*>(data), [](int64_t v) { return static_cast<C>(v); });
+        break;
+    case DataType::kBOOL:
+        loop(static_cast<uint8_t const*>(data), [](uint8_t v) { return static_cast<C>(v != 0 ? 1 : 0); });
+        break;
+    default:
+        for (int64_t i = 0; i < n; ++i)
+        {
+            dst[i] = C(0);
+        }
+        break;
+    }
+}
+
+//! Writes n values of src (float or int64_t) into a contiguous buffer of `type` at element `offset`.
+//! float -> integer truncates toward zero and saturates; int64 -> narrower integer wraps; -> BOOL is v != 0.
+template <typename C>
+void storeChunk(void* data, nvinfer1::DataType type, int64_t offset, int64_t n, C const* src)
+{
+    using nvinfer1::DataType;
+    auto const loop = [&](auto* p, auto&& convert) {
+        p += offset;
+        for (int64_t i = 0; i < n; ++i)
+        {
+            p[i] = convert(src[i]);
+        }
+    };
+    auto const toInt = [](auto tag) {
+        using T = decltype(tag);
+        return [](C v) -> T {
+            if constexpr (std::is_same_v<C, float>)
+            {
+                return floatToInt<T>(v);
+            }
+            else
+            {
+                return static_cast<T>(v); // two's complement wrap (C++20)
+            }
+        };
+    };
+    switch (type)
+    {
+    case DataType::kFLOAT: loop(static_cast<float*>(data), [](C v) { return static_cast<float>(v); }); break;
+    case DataType::kHALF:
+        loop(static_cast<uint16_t*>(data), [](C v) { return floatToHalf(static_cast<float>(v)); });
+        break;
+    case DataType::kBF16:
+        loop(static_cast<uint16_t*>(data), [](C v) { return floatToBf16(static_cast<float>(v)); });
+        break;
+    case DataType::kINT8: loop(static_cast<int8_t*>(data), toInt(int8_t{})); break;
+    case DataType::kUINT8: loop(static_cast<uint8_t*>(data), toInt(uint8_t{})); break;
+    case DataType::kINT32: loop(static_cast<int32_t*>(data), toInt(int32_t{})); break;
+    case DataType::kINT64: loop(static_cast<int64_t*>(data), toInt(int64_t{})); break;
+    case DataType::kBOOL:
+        loop(static_cast<uint8_t*>(data), [](C v) { return static_cast<uint8_t>(v != C(0) ? 1 : 0); });
+        break;
+    default: break;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Checks shared by kernel factories and execute()
+// ---------------------------------------------------------------------------------------------------------
+
+//! Kernel-creation check of I/O counts.
+inline Status checkIoCounts(KernelSetup const& setup, size_t nbInputs, size_t nbOutputs, char const* kind)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError(std::string(kind) + " kernel: no plan node");
+    }
+    if (setup.inputTypes.size() != nbInputs || setup.outputTypes.size() != nbOutputs)
+    {
+        return invalidArgument(std::string(kind) + " node '" + setup.node->name + "': expected "
+            + std::to_string(nbInputs) + " input(s) and " + std::to_string(nbOutputs) + " output(s), got "
+            + std::to_string(setup.inputTypes.size()) + " and " + std::to_string(setup.outputTypes.size()));
+    }
+    for (size_t i = 0; i < setup.inputPresent.size() && i < nbInputs; ++i)
+    {
+        if (!setup.inputPresent[i])
+        {
+            return invalidArgument(std::string(kind) + " node '" + setup.node->name + "': input "
+                + std::to_string(i) + " is missing");
+        }
+    }
+    return Status::ok();
+}
+
+//! Execute-time check of view counts and that non-empty views have data.
+inline Status checkViews(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, size_t nbInputs, size_t nbOutputs)
+{
+    std::string const name = setup.node != nullptr ? setup.node->name : std::string("?");
+    if (inputs.size() != nbInputs || outputs.size() != nbOutputs)
+    {
+        return internalError("node '" + name + "': got " + std::to_string(inputs.size()) + " inputs and "
+            + std::to_string(outputs.size()) + " outputs, expected " + std::to_string(nbInputs) + " and "
+            + std::to_string(nbOutputs));
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+    {
+        if (inputs[i].data == nullptr && inputs[i].volume() != 0)
+        {
+            return internalError("node '" + name + "': input " + std::to_string(i) + " has no data");
+        }
+        if (!isKernelType(inputs[i].type))
+        {
+            return invalidArgument("node '" + name + "': input " + std::to_string(i) + " has unsupported type "
+                + dataTypeName(inputs[i].type));
+        }
+    }
+    for (size_t i = 0; i < outputs.size(); ++i)
+    {
+        if (outputs[i].data == nullptr && outputs[i].volume() != 0)
+        {
+            return internalError("node '" + name + "': output " + std::to_string(i) + " has no data");
+        }
+        if (!isKernelType(outputs[i].type))
+        {
+            return invalidArgument("node '" + name + "': output " + std::to_string(i) + " has unsupported type "
+                + dataTypeName(outputs[i].type));
+        }
+    }
+    return Status::ok();
+}
+
+//! Execute-time check that two views have identical dimensions.
+inline Status checkSameDims(KernelSetup const& setup, nvinfer1::Dims const& a, nvinfer1::Dims const& b,
+    char const* what)
+{
+    bool same = a.nbDims == b.nbDims;
+    for (int32_t i = 0; same && i < a.nbDims; ++i)
+    {
+        same = a.d[i] == b.d[i];
+    }
+    if (!same)
+    {
+        return invalidArgument("node '" + (setup.node != nullptr ? setup.node->name : std::string("?")) + "': "
+            + what + " dimensions " + dimsToString(a) + " and " + dimsToString(b) + " differ");
+    }
+    return Status::ok();
+}
+
+//! Copies or converts `n` contiguous elements from one type to another (exact for same-type copies; integers and
+//! BOOL go through int64, floats through float).
+inline void convertElements(void const* src, nvinfer1::DataType srcType, void* dst, nvinfer1::DataType dstType,
+    int64_t n)
+{
+    if (n <= 0)
+    {
+        return;
+    }
+    if (srcType == dstType)
+    {
+        std::memcpy(dst, src, static_cast<size_t>(n * elementSize(srcType)));
+        return;
+    }
+    for (int64_t start = 0; start < n; start += kCHUNK)
+    {
+        int64_t const m = std::min(kCHUNK, n - start);
+        if (isFloatKernelType(srcType))
+        {
+            float buf[kCHUNK];
+            loadChunk(src, srcType, start, 1, m, buf);
+            storeChunk(dst, dstType, start, m, buf);
+        }
+        else
+        {
+            int64_t buf[kCHUNK];
+            loadChunk(src, srcType, start, 1, m, buf);
+            storeChunk(dst, dstType, start, m, buf);
+        }
+    }
+}
+
+} // namespace kiln::ew

@@ -1,0 +1,474 @@
+// CPU matrix-multiply kernel: batched matrix/vector products with transposes and batch broadcasting. A plain
+// reference implementation in double precision, and a oneDNN matmul created per input shapes and cached in the
+// kernel object (transposes and vectors are expressed through strides, broadcasting through extent-1 dims).
+#include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/cpu/kernels/kernelFactories.h"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+namespace kiln
+{
+using nvinfer1::DataType;
+using nvinfer1::MatrixOperation;
+
+namespace
+{
+
+bool isMatmulStorage(DataType t)
+{
+    return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
+}
+
+//! Concrete problem: batch dims of A, B and the output, and the matrix extents.
+struct MatmulShape
+{
+    int32_t nbBatch{0};
+    std::vector<int64_t> batchA;
+    std::vector<int64_t> batchB;
+    std::vector<int64_t> batchOut;
+    int64_t m{1};
+    int64_t n{1};
+    int64_t k{0};
+};
+
+//! Offsets of element (row, col) of the operand matrices, given the operation (A: M x K, B: K x N).
+int64_t offsetA(MatrixOperation op, int64_t m, int64_t k, int64_t rows, int64_t depth)
+{
+    switch (op)
+    {
+    case MatrixOperation::kNONE: return m * depth + k;   // stored [M, K]
+    case MatrixOperation::kTRANSPOSE: return k * rows + m; // stored [K, M]
+    case MatrixOperation::kVECTOR: return k;             // stored [K]
+    }
+    return 0;
+}
+
+int64_t offsetB(MatrixOperation op, int64_t k, int64_t n, int64_t depth, int64_t cols)
+{
+    switch (op)
+    {
+    case MatrixOperation::kNONE: return k * cols + n;    // stored [K, N]
+    case MatrixOperation::kTRANSPOSE: return n * depth + k; // stored [N, K]
+    case MatrixOperation::kVECTOR: return k;             // stored [K]
+    }
+    return 0;
+}
+
+class MatrixMultiplyKernel final : public CpuKernel
+{
+public:
+    MatrixMultiplyKernel(KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1, CpuTactic tactic)
+        : mSetup(setup)
+        , mOp0(op0)
+        , mOp1(op1)
+        , mTactic(tactic)
+    {
+    }
+
+    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        MatmulShape s;
+        KILN_RETURN_IF_ERROR(checkShapes(inputs, outputs, s));
+        TensorView const& out = outputs[0];
+        if (out.volume() == 0)
+        {
+            return Status::ok();
+        }
+        if (s.k == 0)
+        {
+            std::vector<double> zeros(static_cast<size_t>(out.volume()), 0.0);
+            convertFromDouble(zeros.data(), out.type, out.volume(), out.data);
+            return Status::ok();
+        }
+#if KILN_HAVE_ONEDNN
+        if (mTactic == CpuTactic::kONEDNN && inputs[0].type == out.type && inputs[1].type == out.type)
+        {
+            Entry* entry = findOrCreateEntry(inputs, s);
+            if (entry != nullptr && entry->usable)
+            {
+                return runOneDnn(*entry, inputs, out);
+            }
+        }
+#endif
+        return runReference(inputs, out, s);
+    }
+
+private:
+    Status fail(std::string const& msg) const
+    {
+        return invalidArgument("layer '" + mSetup.node->name + "': " + msg);
+    }
+
+    Status checkShapes(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, MatmulShape& s) const
+    {
+        if (inputs.size() != 2 || outputs.size() != 1)
+        {
+            return fail("expected 2 inputs and 1 output");
+        }
+        TensorView const& a = inputs[0];
+        TensorView const& b = inputs[1];
+        TensorView const& out = outputs[0];
+        if (!isMatmulStorage(a.type) || !isMatmulStorage(b.type) || !isMatmulStorage(out.type))
+        {
+            return fail("unsupported input/output type");
+        }
+        int32_t const matA = mOp0 == MatrixOperation::kVECTOR ? 1 : 2;
+        int32_t const matB = mOp1 == MatrixOperation::kVECTOR ? 1 : 2;
+        if (a.dims.nbDims < matA || b.dims.nbDims < matB || a.dims.nbDims - matA != b.dims.nbDims - matB)
+        {
+            return fail("input ranks do not fit the matrix operations");
+        }
+        s.nbBatch = a.dims.nbDims - matA;
+        int64_t kA = 0;
+        int64_t kB = 0;
+        int32_t const ra = a.dims.nbDims;
+        int32_t const rb = b.dims.nbDims;
+        switch (mOp0)
+        {
+        case MatrixOperation::kNONE: s.m = a.dims.d[ra - 2]; kA = a.dims.d[ra - 1]; break;
+        case MatrixOperation::kTRANSPOSE: s.m = a.dims.d[ra - 1]; kA = a.dims.d[ra - 2]; break;
+        case MatrixOperation::kVECTOR: s.m = 1; kA = a.dims.d[ra - 1]; break;
+        }
+        switch (mOp1)
+        {
+        case MatrixOperation::kNONE: kB = b.dims.d[rb - 2]; s.n = b.dims.d[rb - 1]; break;
+        case MatrixOperation::kTRANSPOSE: kB = b.dims.d[rb - 1]; s.n = b.dims.d[rb - 2]; break;
+        case MatrixOperation::kVECTOR: kB = b.dims.d[rb - 1]; s.n = 1; break;
+        }
+        if (kA != kB)
+        {
+            return fail("reduction extents differ (" + std::to_string(kA) + " vs " + std::to_string(kB) + ")");
+        }
+        s.k = kA;
+        std::vector<int64_t> expected;
+        for (int32_t i = 0; i < s.nbBatch; ++i)
+        {
+            int64_t const x = a.dims.d[i];
+            int64_t const y = b.dims.d[i];
+            if (x != y && x != 1 && y != 1)
+            {
+                return fail("batch dimension " + std::to_string(i) + " cannot be broadcast (" + std::to_string(x)
+                    + " vs " + std::to_string(y) + ")");
+            }
+            s.batchA.push_back(x);
+            s.batchB.push_back(y);
+            s.batchOut.push_back(x == 1 ? y : x);
+            expected.push_back(x == 1 ? y : x);
+        }
+        if (mOp0 != MatrixOperation::kVECTOR)
+        {
+            expected.push_back(s.m);
+        }
+        if (mOp1 != MatrixOperation::kVECTOR)
+        {
+            expected.push_back(s.n);
+        }
+        if (dimsVector(out.dims) != expected)
+        {
+            return fail("output dimensions do not match the operands");
+        }
+        if ((a.data == nullptr && a.volume() != 0) || (b.data == nullptr && b.volume() != 0)
+            || (out.data == nullptr && out.volume() != 0))
+        {
+            return fail("missing input or output buffer");
+        }
+        return Status::ok();
+    }
+
+    Status runReference(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s)
+    {
+        TensorView const& a = inputs[0];
+        TensorView const& b = inputs[1];
+        mA.resize(static_cast<size_t>(a.volume()));
+        mB.resize(static_cast<size_t>(b.volume()));
+        mC.resize(static_cast<size_t>(out.volume()));
+        convertToDouble(a.data, a.type, a.volume(), mA.data());
+        convertToDouble(b.data, b.type, b.volume(), mB.data());
+        int64_t const sizeA = s.m * s.k;
+        int64_t const sizeB = s.k * s.n;
+        int64_t const sizeC = s.m * s.n;
+        int64_t batches = 1;
+        for (int64_t x : s.batchOut)
+        {
+            batches *= x;
+        }
+        std::vector<int64_t> idx(static_cast<size_t>(s.nbBatch), 0);
+        for (int64_t bi = 0; bi < batches; ++bi)
+        {
+            // Row-major decomposition of bi over the output batch dims, mapped to A and B (extent 1 broadcasts).
+            int64_t rest = bi;
+            for (int32_t d = s.nbBatch - 1; d >= 0; --d)
+            {
+                size_t const j = static_cast<size_t>(d);
+                idx[j] = rest % s.batchOut[j];
+                rest /= s.batchOut[j];
+            }
+            int64_t offA = 0;
+            int64_t offB = 0;
+            for (int32_t d = 0; d < s.nbBatch; ++d)
+            {
+                size_t const j = static_cast<size_t>(d);
+                offA = offA * s.batchA[j] + (s.batchA[j] == 1 ? 0 : idx[j]);
+                offB = offB * s.batchB[j] + (s.batchB[j] == 1 ? 0 : idx[j]);
+            }
+            double const* pa = mA.data() + offA * sizeA;
+            double const* pb = mB.data() + offB * sizeB;
+            double* pc = mC.data() + bi * sizeC;
+            // Gather op(A) as rows [M][K] and op(B) as columns [N][K], then take plain dot products.
+            mRowsA.resize(static_cast<size_t>(sizeA));
+            mColsB.resize(static_cast<size_t>(sizeB));
+            for (int64_t i = 0; i < s.m; ++i)
+            {
+                for (int64_t kk = 0; kk < s.k; ++kk)
+                {
+                    mRowsA[static_cast<size_t>(i * s.k + kk)] = pa[offsetA(mOp0, i, kk, s.m, s.k)];
+                }
+            }
+            for (int64_t j = 0; j < s.n; ++j)
+            {
+                for (int64_t kk = 0; kk < s.k; ++kk)
+                {
+                    mColsB[static_cast<size_t>(j * s.k + kk)] = pb[offsetB(mOp1, kk, j, s.k, s.n)];
+                }
+            }
+            for (int64_t i = 0; i < s.m; ++i)
+            {
+                double const* row = mRowsA.data() + i * s.k;
+                for (int64_t j = 0; j < s.n; ++j)
+                {
+                    double const* col = mColsB.data() + j * s.k;
+                    double acc = 0.0;
+                    for (int64_t kk = 0; kk < s.k; ++kk)
+                    {
+                        acc += row[kk] * col[kk];
+                    }
+                    pc[i * s.n + j] = acc;
+                }
+            }
+        }
+        convertFromDouble(mC.data(), out.type, out.volume(), out.data);
+        return Status::ok();
+    }
+
+#if KILN_HAVE_ONEDNN
+    struct Entry
+    {
+        std::vector<int64_t> key;
+        bool usable{false};
+        dnnl::primitive prim;
+        dnnl::memory a;
+        dnnl::memory b;
+        dnnl::memory c;
+    };
+
+    //! oneDNN descriptor of an operand: batch dims (row-major over the stored tensor) then the two matrix dims.
+    static dnnl::memory::desc operandDesc(dnnl::memory::data_type dt, std::vector<int64_t> const& batch, int64_t rows,
+        int64_t cols, int64_t rowStride, int64_t colStride, int64_t matrixSize)
+    {
+        std::vector<int64_t> dims = batch;
+        dims.push_back(rows);
+        dims.push_back(cols);
+        std::vector<int64_t> strides(dims.size(), 0);
+        int64_t s = matrixSize;
+        for (int32_t d = static_cast<int32_t>(batch.size()) - 1; d >= 0; --d)
+        {
+            strides[static_cast<size_t>(d)] = s;
+            s *= batch[static_cast<size_t>(d)];
+        }
+        strides[dims.size() - 2] = rowStride;
+        strides[dims.size() - 1] = colStride;
+        return dnnl::memory::desc(toDnnlDims(dims), dt, toDnnlDims(strides));
+    }
+
+    static dnnl::primitive_desc makePd(MatrixOperation op0, MatrixOperation op1, dnnl::memory::data_type dt,
+        MatmulShape const& s, dnnl::memory::desc& ad, dnnl::memory::desc& bd, dnnl::memory::desc& cd)
+    {
+        int64_t const m = s.m;
+        int64_t const n = s.n;
+        int64_t const k = s.k;
+        ad = op0 == MatrixOperation::kTRANSPOSE ? operandDesc(dt, s.batchA, m, k, 1, m, m * k)
+                                                : operandDesc(dt, s.batchA, m, k, k, 1, m * k);
+        switch (op1)
+        {
+        case MatrixOperation::kNONE: bd = operandDesc(dt, s.batchB, k, n, n, 1, k * n); break;
+        case MatrixOperation::kTRANSPOSE: bd = operandDesc(dt, s.batchB, k, n, 1, k, k * n); break;
+        case MatrixOperation::kVECTOR: bd = operandDesc(dt, s.batchB, k, 1, 1, 1, k); break;
+        }
+        cd = operandDesc(dt, s.batchOut, m, n, n, 1, m * n);
+        dnnl::matmul::desc desc(ad, bd, cd);
+        return dnnl::matmul::primitive_desc(desc, oneDnnEngine());
+    }
+
+    Entry* findOrCreateEntry(std::vector<TensorView> const& inputs, MatmulShape const& s)
+    {
+        std::vector<int64_t> key = dimsVector(inputs[0].dims);
+        key.push_back(-1);
+        std::vector<int64_t> const kb = dimsVector(inputs[1].dims);
+        key.insert(key.end(), kb.begin(), kb.end());
+        for (auto& e : mCache)
+        {
+            if (e->key == key)
+            {
+                return e.get();
+            }
+        }
+        if (mCache.size() >= kMAX_CACHED_SHAPES)
+        {
+            mCache.erase(mCache.begin());
+        }
+        auto entry = std::make_unique<Entry>();
+        entry->key = std::move(key);
+        try
+        {
+            dnnl::memory::data_type const dt = oneDnnType(inputs[0].type);
+            if (dt == dnnl::memory::data_type::undef)
+            {
+                throw std::runtime_error("type");
+            }
+            dnnl::memory::desc ad;
+            dnnl::memory::desc bd;
+            dnnl::memory::desc cd;
+            dnnl::primitive_desc pd = makePd(mOp0, mOp1, dt, s, ad, bd, cd);
+            dnnl::engine& eng = oneDnnEngine();
+            entry->prim = dnnl::primitive(pd);
+            entry->a = dnnl::memory(ad, eng, nullptr);
+            entry->b = dnnl::memory(bd, eng, nullptr);
+            entry->c = dnnl::memory(cd, eng, nullptr);
+            entry->usable = true;
+        }
+        catch (...)
+        {
+            entry->usable = false;
+        }
+        mCache.push_back(std::move(entry));
+        return mCache.back().get();
+    }
+
+    Status runOneDnn(Entry& e, std::vector<TensorView> const& inputs, TensorView const& out)
+    {
+        try
+        {
+            dnnl::stream& strm = stream();
+            e.a.set_data_handle(inputs[0].data);
+            e.b.set_data_handle(inputs[1].data);
+            e.c.set_data_handle(out.data);
+            e.prim.execute(strm, {{DNNL_ARG_SRC, e.a}, {DNNL_ARG_WEIGHTS, e.b}, {DNNL_ARG_DST, e.c}});
+            strm.wait();
+            countOneDnnRun(nvinfer1::LayerType::kMATRIX_MULTIPLY);
+            return Status::ok();
+        }
+        catch (dnnl::error const& err)
+        {
+            return failedExecution("layer '" + mSetup.node->name + "': oneDNN failed: " + err.what());
+        }
+        catch (std::exception const& err)
+        {
+            return failedExecution("layer '" + mSetup.node->name + "': " + err.what());
+        }
+    }
+
+    dnnl::stream& stream()
+    {
+        if (!mStream)
+        {
+            mStream.emplace(oneDnnEngine());
+        }
+        return *mStream;
+    }
+
+    static constexpr size_t kMAX_CACHED_SHAPES = 16;
+    std::vector<std::unique_ptr<Entry>> mCache;
+    std::optional<dnnl::stream> mStream;
+
+public:
+    //! Used by the tactic probe.
+    static bool probe(MatrixOperation op0, MatrixOperation op1, DataType type)
+    {
+        dnnl::memory::data_type const dt = oneDnnType(type);
+        if (dt == dnnl::memory::data_type::undef)
+        {
+            return false;
+        }
+        MatmulShape s;
+        s.nbBatch = 1;
+        s.batchA = s.batchB = s.batchOut = {2};
+        s.m = op0 == MatrixOperation::kVECTOR ? 1 : 16;
+        s.n = op1 == MatrixOperation::kVECTOR ? 1 : 16;
+        s.k = 16;
+        try
+        {
+            dnnl::memory::desc ad;
+            dnnl::memory::desc bd;
+            dnnl::memory::desc cd;
+            return !isOneDnnReferenceImpl(makePd(op0, op1, dt, s, ad, bd, cd));
+        }
+        catch (...)
+        {
+            return false;
+        }
+    }
+
+private:
+#endif
+
+    KernelSetup mSetup;
+    MatrixOperation mOp0;
+    MatrixOperation mOp1;
+    CpuTactic mTactic;
+    std::vector<double> mA;
+    std::vector<double> mB;
+    std::vector<double> mC;
+    std::vector<double> mRowsA;
+    std::vector<double> mColsB;
+};
+
+StatusOr<std::pair<MatrixOperation, MatrixOperation>> readOps(PlanNode const& node)
+{
+    KILN_ASSIGN_OR_RETURN(int64_t op0, node.attrs.requireInt("op0"));
+    KILN_ASSIGN_OR_RETURN(int64_t op1, node.attrs.requireInt("op1"));
+    int32_t const n = nvinfer1::EnumMax<MatrixOperation>();
+    if (op0 < 0 || op0 >= n || op1 < 0 || op1 >= n)
+    {
+        return invalidArgument("layer '" + node.name + "': invalid MatrixOperation attribute");
+    }
+    return std::make_pair(static_cast<MatrixOperation>(op0), static_cast<MatrixOperation>(op1));
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("matrix multiply kernel created without a plan node");
+    }
+    KILN_ASSIGN_OR_RETURN(auto ops, readOps(*setup.node));
+    KILN_ASSIGN_OR_RETURN(CpuTactic tactic, selectCpuTactic(*setup.node));
+    return std::unique_ptr<CpuKernel>(std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, tactic));
+}
+
+std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup)
+{
+    std::vector<std::string> const referenceOnly{kTACTIC_REFERENCE};
+#if KILN_HAVE_ONEDNN
+    if (setup.node == nullptr || setup.inputTypes.size() != 2 || setup.outputTypes.size() != 1)
+    {
+        return referenceOnly;
+    }
+    auto ops = readOps(*setup.node);
+    DataType const type = setup.inputTypes[0];
+    if (!ops.isOk() || setup.inputTypes[1] != type || setup.outputTypes[0] != type
+        || !MatrixMultiplyKernel::probe(ops.value().first, ops.value().second, type))
+    {
+        return referenceOnly;
+    }
+    return {kTACTIC_ONEDNN, kTACTIC_REFERENCE};
+#else
+    (void) setup;
+    return referenceOnly;
+#endif
+}
+
+} // namespace kiln

@@ -1,0 +1,130 @@
+// CPU kernel of IUnaryLayer. Floating-point inputs are computed in float; integer kABS/kNEG/kSIGN exactly in int64
+// (wrapping like two's complement); kNOT on BOOL. kROUND rounds half to even; kISINF/kISNAN write BOOL.
+#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/cpu/kernels/kernelFactories.h"
+
+namespace kiln
+{
+using nvinfer1::DataType;
+using nvinfer1::UnaryOperation;
+
+namespace
+{
+using Op = UnaryOperation;
+
+template <typename F>
+void each(float const* x, float* r, int64_t n, F&& f)
+{
+    for (int64_t i = 0; i < n; ++i)
+    {
+        r[i] = f(x[i]);
+    }
+}
+
+void applyFloat(Op op, float const* x, float* r, int64_t n)
+{
+    switch (op)
+    {
+    case Op::kEXP: each(x, r, n, [](float v) { return std::exp(v); }); break;
+    case Op::kLOG: each(x, r, n, [](float v) { return std::log(v); }); break;
+    case Op::kSQRT: each(x, r, n, [](float v) { return std::sqrt(v); }); break;
+    case Op::kRECIP: each(x, r, n, [](float v) { return 1.F / v; }); break;
+    case Op::kABS: each(x, r, n, [](float v) { return std::fabs(v); }); break;
+    case Op::kNEG: each(x, r, n, [](float v) { return -v; }); break;
+    case Op::kSIN: each(x, r, n, [](float v) { return std::sin(v); }); break;
+    case Op::kCOS: each(x, r, n, [](float v) { return std::cos(v); }); break;
+    case Op::kTAN: each(x, r, n, [](float v) { return std::tan(v); }); break;
+    case Op::kSINH: each(x, r, n, [](float v) { return std::sinh(v); }); break;
+    case Op::kCOSH: each(x, r, n, [](float v) { return std::cosh(v); }); break;
+    case Op::kASIN: each(x, r, n, [](float v) { return std::asin(v); }); break;
+    case Op::kACOS: each(x, r, n, [](float v) { return std::acos(v); }); break;
+    case Op::kATAN: each(x, r, n, [](float v) { return std::atan(v); }); break;
+    case Op::kASINH: each(x, r, n, [](float v) { return std::asinh(v); }); break;
+    case Op::kACOSH: each(x, r, n, [](float v) { return std::acosh(v); }); break;
+    case Op::kATANH: each(x, r, n, [](float v) { return std::atanh(v); }); break;
+    case Op::kCEIL: each(x, r, n, [](float v) { return std::ceil(v); }); break;
+    case Op::kFLOOR: each(x, r, n, [](float v) { return std::floor(v); }); break;
+    case Op::kERF: each(x, r, n, [](float v) { return std::erf(v); }); break;
+    case Op::kNOT: each(x, r, n, [](float v) { return v == 0.F ? 1.F : 0.F; }); break;
+    case Op::kSIGN:
+        each(x, r, n, [](float v) { return std::isnan(v) ? v : (v > 0.F ? 1.F : (v < 0.F ? -1.F : 0.F)); });
+        break;
+    case Op::kROUND: each(x, r, n, [](float v) { return std::nearbyint(v); }); break; // default mode: half even
+    case Op::kISINF: each(x, r, n, [](float v) { return std::isinf(v) ? 1.F : 0.F; }); break;
+    case Op::kISNAN: each(x, r, n, [](float v) { return std::isnan(v) ? 1.F : 0.F; }); break;
+    default: each(x, r, n, [](float v) { return v; }); break; // unreachable: validated at kernel creation
+    }
+}
+
+//! Integer and BOOL inputs: the operations TensorRT allows on them (others copy, never reached after inference).
+void applyInt(Op op, int64_t const* x, int64_t* r, int64_t n)
+{
+    auto const neg = [](int64_t v) { return static_cast<int64_t>(0ULL - static_cast<uint64_t>(v)); };
+    for (int64_t i = 0; i < n; ++i)
+    {
+        int64_t const v = x[i];
+        switch (op)
+        {
+        case Op::kABS: r[i] = v < 0 ? neg(v) : v; break;
+        case Op::kNEG: r[i] = neg(v); break;
+        case Op::kSIGN: r[i] = v > 0 ? 1 : (v < 0 ? -1 : 0); break;
+        case Op::kNOT: r[i] = v == 0 ? 1 : 0; break;
+        case Op::kISINF:
+        case Op::kISNAN: r[i] = 0; break;
+        default: r[i] = v; break;
+        }
+    }
+}
+
+Status executeUnary(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    TensorView const& in = inputs[0];
+    TensorView const& out = outputs[0];
+    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
+    auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
+    int64_t const n = out.volume();
+    bool const floatDomain = ew::isFloatKernelType(in.type);
+    for (int64_t start = 0; start < n; start += ew::kCHUNK)
+    {
+        int64_t const m = std::min(ew::kCHUNK, n - start);
+        if (floatDomain)
+        {
+            float x[ew::kCHUNK];
+            float r[ew::kCHUNK];
+            ew::loadChunk(in.data, in.type, start, 1, m, x);
+            applyFloat(op, x, r, m);
+            ew::storeChunk(out.data, out.type, start, m, r);
+        }
+        else
+        {
+            int64_t x[ew::kCHUNK];
+            int64_t r[ew::kCHUNK];
+            ew::loadChunk(in.data, in.type, start, 1, m, x);
+            applyInt(op, x, r, m);
+            ew::storeChunk(out.data, out.type, start, m, r);
+        }
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> createUnaryKernel(KernelSetup const& setup)
+{
+    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Unary"));
+    KILN_ASSIGN_OR_RETURN(int64_t const op, setup.node->attrs.requireInt("operation"));
+    if (op < 0 || op >= nvinfer1::EnumMax<UnaryOperation>())
+    {
+        return invalidArgument("Unary node '" + setup.node->name + "': invalid operation " + std::to_string(op));
+    }
+    if (!ew::isKernelType(setup.inputTypes[0]) || !ew::isKernelType(setup.outputTypes[0]))
+    {
+        return invalidArgument("Unary node '" + setup.node->name + "': unsupported types "
+            + dataTypeName(setup.inputTypes[0]) + " -> " + dataTypeName(setup.outputTypes[0]));
+    }
+    return makeFunctionKernel(setup, executeUnary);
+}
+
+} // namespace kiln

@@ -1,0 +1,43 @@
+// BuildContext: the state the builder passes share while turning a network into a Plan.
+#pragma once
+
+#include "builder/builderConfig.h"
+#include "core/logging.h"
+#include "engine/plan.h"
+#include "network/networkAnalysis.h"
+#include "network/networkDefinition.h"
+
+#include <memory>
+#include <unordered_map>
+
+namespace kiln
+{
+
+struct BuildContext
+{
+    NetworkDefinition const& network;
+    BuilderConfig const& config;
+    Logger& logger;
+    std::unique_ptr<NetworkAnalysis> analysis;
+    Plan plan;
+    std::unordered_map<Tensor const*, int32_t> tensorIndex; // network tensor -> plan tensor
+};
+
+// The passes, in the order the builder runs them (one file each under src/builder/passes/).
+//! Strict network analysis: structure, cycles, shapes and types (fills ctx.analysis).
+Status analyzePass(BuildContext& ctx);
+//! Rejects flag combinations and networks the CPU backend cannot build (e.g. strong typing + kFP16).
+Status checkConfigPass(BuildContext& ctx);
+//! Network -> plan tensors/nodes/weights; drops dead layers, binds constants, inserts type conversions.
+Status lowerPass(BuildContext& ctx);
+//! Checks every optimization profile against the inputs and evaluates shapes at kMIN/kOPT/kMAX.
+Status profilesPass(BuildContext& ctx);
+//! Chooses an implementation (tactic) per node and checks the backend can create it.
+Status tacticsPass(BuildContext& ctx);
+//! Plans the activation arena per profile (offsets and capacities).
+Status memoryPass(BuildContext& ctx);
+
+//! Symbol values for one profile selector (0 = kMIN, 1 = kOPT, 2 = kMAX); used by profilesPass/memoryPass.
+StatusOr<std::vector<int64_t>> profileSymbolValues(Plan const& plan, PlanProfile const& profile, int32_t selector);
+
+} // namespace kiln

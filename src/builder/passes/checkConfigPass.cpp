@@ -1,0 +1,45 @@
+// checkConfigPass: builder flags and settings that cannot apply to this network on this backend.
+#include "builder/buildContext.h"
+
+namespace kiln
+{
+using nvinfer1::BuilderFlag;
+
+Status checkConfigPass(BuildContext& ctx)
+{
+    BuilderConfig const& cfg = ctx.config;
+    if (ctx.network.stronglyTyped())
+    {
+        for (BuilderFlag f : {BuilderFlag::kFP16, BuilderFlag::kBF16, BuilderFlag::kINT8, BuilderFlag::kFP8,
+                 BuilderFlag::kINT4})
+        {
+            if (cfg.getFlag(f))
+            {
+                return invalidConfig("precision builder flags (kFP16, kBF16, kINT8, kFP8, kINT4) are not allowed "
+                                     "with a strongly typed network: its types come from the network itself");
+            }
+        }
+    }
+    if (cfg.getFlag(BuilderFlag::kREFIT) || cfg.getFlag(BuilderFlag::kREFIT_IDENTICAL)
+        || cfg.getFlag(BuilderFlag::kREFIT_INDIVIDUAL))
+    {
+        return unsupported("refittable engines (BuilderFlag::kREFIT*) are not supported by Kiln yet");
+    }
+    if (cfg.getFlag(BuilderFlag::kWEIGHT_STREAMING))
+    {
+        return unsupported("weight streaming (BuilderFlag::kWEIGHT_STREAMING) is not supported by Kiln yet");
+    }
+    if (cfg.getFlag(BuilderFlag::kVERSION_COMPATIBLE) || cfg.getFlag(BuilderFlag::kSTRIP_PLAN))
+    {
+        ctx.logger.warning("kVERSION_COMPATIBLE / kSTRIP_PLAN have no effect on Kiln engines (they are always "
+                           "self-contained and carry their format version)");
+    }
+    if (cfg.getFlag(BuilderFlag::kFP16) || cfg.getFlag(BuilderFlag::kBF16))
+    {
+        ctx.logger.info("kFP16/kBF16: the CPU backend computes in FP32; tensor types at the network's I/O follow "
+                        "the network, and layers' setOutputType/setPrecision are honoured");
+    }
+    return Status::ok();
+}
+
+} // namespace kiln

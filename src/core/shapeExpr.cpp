@@ -1,0 +1,438 @@
+// ShapeGraph: construction with folding and interning, validation of deserialized graphs, and evaluation.
+#include "core/shapeExpr.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace kiln
+{
+namespace
+{
+
+bool isBinary(ExprOp op)
+{
+    return static_cast<uint8_t>(op) <= static_cast<uint8_t>(ExprOp::kTRUNC_MOD);
+}
+
+int64_t floorDiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+    {
+        --q;
+    }
+    return q;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) == (b < 0)))
+    {
+        ++q;
+    }
+    return q;
+}
+
+//! Applies a binary op; returns false on division by zero or overflow.
+bool applyBinary(ExprOp op, int64_t a, int64_t b, int64_t& out)
+{
+    switch (op)
+    {
+    case ExprOp::kSUM: return !__builtin_add_overflow(a, b, &out);
+    case ExprOp::kSUB: return !__builtin_sub_overflow(a, b, &out);
+    case ExprOp::kPROD: return !__builtin_mul_overflow(a, b, &out);
+    case ExprOp::kMAX: out = a > b ? a : b; return true;
+    case ExprOp::kMIN: out = a < b ? a : b; return true;
+    case ExprOp::kEQUAL: out = a == b ? 1 : 0; return true;
+    case ExprOp::kLESS: out = a < b ? 1 : 0; return true;
+    case ExprOp::kFLOOR_DIV:
+    case ExprOp::kCEIL_DIV:
+    case ExprOp::kTRUNC_DIV:
+    case ExprOp::kFLOOR_MOD:
+    case ExprOp::kTRUNC_MOD:
+        if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1))
+        {
+            return false;
+        }
+        if (op == ExprOp::kFLOOR_DIV)
+        {
+            out = floorDiv(a, b);
+        }
+        else if (op == ExprOp::kCEIL_DIV)
+        {
+            out = ceilDiv(a, b);
+        }
+        else if (op == ExprOp::kTRUNC_DIV)
+        {
+            out = a / b;
+        }
+        else if (op == ExprOp::kFLOOR_MOD)
+        {
+            out = a - b * floorDiv(a, b);
+        }
+        else
+        {
+            out = a % b;
+        }
+        return true;
+    default: return false;
+    }
+}
+
+bool applyScale(int64_t a, double scale, ExprRounding rounding, int64_t& out)
+{
+    double const x = static_cast<double>(a) * scale;
+    double r = 0.0;
+    switch (rounding)
+    {
+    case ExprRounding::kFLOOR: r = std::floor(x); break;
+    case ExprRounding::kCEIL: r = std::ceil(x); break;
+    case ExprRounding::kROUND_HALF_EVEN: r = std::nearbyint(x); break;
+    case ExprRounding::kROUND_HALF_UP: r = std::floor(x + 0.5); break;
+    case ExprRounding::kROUND_HALF_DOWN: r = std::ceil(x - 0.5); break;
+    case ExprRounding::kTRUNC: r = std::trunc(x); break;
+    }
+    if (!std::isfinite(r) || std::fabs(r) > 9.0e18)
+    {
+        return false;
+    }
+    out = static_cast<int64_t>(r);
+    return true;
+}
+
+char const* opSymbol(ExprOp op)
+{
+    switch (op)
+    {
+    case ExprOp::kSUM: return "+";
+    case ExprOp::kPROD: return "*";
+    case ExprOp::kMAX: return "max";
+    case ExprOp::kMIN: return "min";
+    case ExprOp::kSUB: return "-";
+    case ExprOp::kEQUAL: return "==";
+    case ExprOp::kLESS: return "<";
+    case ExprOp::kFLOOR_DIV: return "floordiv";
+    case ExprOp::kCEIL_DIV: return "ceildiv";
+    case ExprOp::kTRUNC_DIV: return "/";
+    case ExprOp::kFLOOR_MOD: return "mod";
+    case ExprOp::kTRUNC_MOD: return "%";
+    default: return "?";
+    }
+}
+
+} // namespace
+
+ExprId ShapeGraph::add(ExprNode const& n)
+{
+    mNodes.push_back(n);
+    return static_cast<ExprId>(mNodes.size() - 1);
+}
+
+std::string ShapeGraph::key(ExprNode const& n) const
+{
+    std::ostringstream os;
+    os << static_cast<int>(n.op) << ',' << static_cast<int>(n.rounding) << ',' << n.a << ',' << n.b << ',' << n.c
+       << ',' << n.value << ',';
+    os.precision(17);
+    os << n.scale;
+    return os.str();
+}
+
+ExprId ShapeGraph::intern(ExprNode const& n)
+{
+    std::string k = key(n);
+    auto it = mIntern.find(k);
+    if (it != mIntern.end())
+    {
+        return it->second;
+    }
+    ExprId const id = add(n);
+    mIntern.emplace(std::move(k), id);
+    return id;
+}
+
+ExprId ShapeGraph::constant(int64_t value)
+{
+    ExprNode n;
+    n.op = ExprOp::kCONSTANT;
+    n.value = value;
+    return intern(n);
+}
+
+ExprId ShapeGraph::symbol(SymbolKind kind, std::string name)
+{
+    ExprNode n;
+    n.op = ExprOp::kSYMBOL;
+    n.value = static_cast<int64_t>(mSymbols.size());
+    mSymbols.push_back(SymbolInfo{kind, std::move(name)});
+    return add(n); // every symbol is distinct
+}
+
+ExprId ShapeGraph::op(ExprOp op, ExprId a, ExprId b)
+{
+    bool const ca = isConstant(a);
+    bool const cb = isConstant(b);
+    if (ca && cb)
+    {
+        int64_t out = 0;
+        if (applyBinary(op, constantValue(a), constantValue(b), out))
+        {
+            return constant(out);
+        }
+        // Not foldable (e.g. division by zero): keep the node so evaluation reports the error.
+    }
+    // Identities that keep graphs small.
+    switch (op)
+    {
+    case ExprOp::kSUM:
+        if (ca && constantValue(a) == 0) return b;
+        if (cb && constantValue(b) == 0) return a;
+        break;
+    case ExprOp::kSUB:
+        if (cb && constantValue(b) == 0) return a;
+        if (a == b) return constant(0);
+        break;
+    case ExprOp::kPROD:
+        if (ca && constantValue(a) == 1) return b;
+        if (cb && constantValue(b) == 1) return a;
+        break;
+    case ExprOp::kMAX:
+    case ExprOp::kMIN:
+        if (a == b) return a;
+        break;
+    case ExprOp::kEQUAL:
+        if (a == b) return constant(1);
+        break;
+    case ExprOp::kLESS:
+        if (a == b) return constant(0);
+        break;
+    case ExprOp::kFLOOR_DIV:
+    case ExprOp::kCEIL_DIV:
+    case ExprOp::kTRUNC_DIV:
+        if (cb && constantValue(b) == 1) return a;
+        break;
+    default: break;
+    }
+    ExprNode n;
+    n.op = op;
+    // Commutative ops get a canonical operand order so equal expressions intern to one node.
+    if ((op == ExprOp::kSUM || op == ExprOp::kPROD || op == ExprOp::kMAX || op == ExprOp::kMIN
+            || op == ExprOp::kEQUAL)
+        && a > b)
+    {
+        std::swap(a, b);
+    }
+    n.a = a;
+    n.b = b;
+    return intern(n);
+}
+
+ExprId ShapeGraph::select(ExprId condition, ExprId ifTrue, ExprId ifFalse)
+{
+    if (isConstant(condition))
+    {
+        return constantValue(condition) != 0 ? ifTrue : ifFalse;
+    }
+    if (ifTrue == ifFalse)
+    {
+        return ifTrue;
+    }
+    ExprNode n;
+    n.op = ExprOp::kSELECT;
+    n.a = condition;
+    n.b = ifTrue;
+    n.c = ifFalse;
+    return intern(n);
+}
+
+ExprId ShapeGraph::scale(ExprId a, double scale, ExprRounding rounding)
+{
+    if (isConstant(a))
+    {
+        int64_t out = 0;
+        if (applyScale(constantValue(a), scale, rounding, out))
+        {
+            return constant(out);
+        }
+    }
+    ExprNode n;
+    n.op = ExprOp::kSCALE;
+    n.a = a;
+    n.scale = scale;
+    n.rounding = rounding;
+    return intern(n);
+}
+
+Status ShapeGraph::require(ExprId condition, std::string message)
+{
+    if (isConstant(condition))
+    {
+        if (constantValue(condition) == 0)
+        {
+            return invalidArgument(message);
+        }
+        return Status::ok();
+    }
+    for (auto const& c : mConstraints)
+    {
+        if (c.condition == condition)
+        {
+            return Status::ok();
+        }
+    }
+    mConstraints.push_back(ShapeConstraint{condition, std::move(message)});
+    return Status::ok();
+}
+
+Status ShapeGraph::evaluate(std::vector<int64_t> const& symbolValues, std::vector<int64_t>& values) const
+{
+    if (symbolValues.size() != mSymbols.size())
+    {
+        return internalError("shape evaluation: expected " + std::to_string(mSymbols.size()) + " symbol values, got "
+            + std::to_string(symbolValues.size()));
+    }
+    values.resize(mNodes.size());
+    for (size_t i = 0; i < mNodes.size(); ++i)
+    {
+        ExprNode const& n = mNodes[i];
+        switch (n.op)
+        {
+        case ExprOp::kCONSTANT: values[i] = n.value; break;
+        case ExprOp::kSYMBOL: values[i] = symbolValues[static_cast<size_t>(n.value)]; break;
+        case ExprOp::kSELECT:
+            values[i] = values[static_cast<size_t>(n.a)] != 0 ? values[static_cast<size_t>(n.b)]
+                                                              : values[static_cast<size_t>(n.c)];
+            break;
+        case ExprOp::kSCALE:
+            if (!applyScale(values[static_cast<size_t>(n.a)], n.scale, n.rounding, values[i]))
+            {
+                return invalidArgument("shape computation overflowed: " + toString(static_cast<ExprId>(i)));
+            }
+            break;
+        default:
+            if (!applyBinary(n.op, values[static_cast<size_t>(n.a)], values[static_cast<size_t>(n.b)], values[i]))
+            {
+                return invalidArgument("shape computation failed (division by zero or overflow) in "
+                    + toString(static_cast<ExprId>(i)) + " with " + std::to_string(values[static_cast<size_t>(n.a)])
+                    + " and " + std::to_string(values[static_cast<size_t>(n.b)]));
+            }
+            break;
+        }
+    }
+    for (auto const& c : mConstraints)
+    {
+        if (values[static_cast<size_t>(c.condition)] == 0)
+        {
+            return invalidArgument(c.message);
+        }
+    }
+    return Status::ok();
+}
+
+std::string ShapeGraph::toString(ExprId id) const
+{
+    if (!isValid(id))
+    {
+        return "<invalid>";
+    }
+    ExprNode const& n = node(id);
+    switch (n.op)
+    {
+    case ExprOp::kCONSTANT: return std::to_string(n.value);
+    case ExprOp::kSYMBOL: return mSymbols[static_cast<size_t>(n.value)].name;
+    case ExprOp::kSELECT: return "(" + toString(n.a) + " ? " + toString(n.b) + " : " + toString(n.c) + ")";
+    case ExprOp::kSCALE:
+    {
+        std::ostringstream os;
+        os << "round(" << toString(n.a) << " * " << n.scale << ")";
+        return os.str();
+    }
+    default:
+    {
+        char const* s = opSymbol(n.op);
+        if (n.op == ExprOp::kMAX || n.op == ExprOp::kMIN || n.op == ExprOp::kFLOOR_DIV || n.op == ExprOp::kCEIL_DIV
+            || n.op == ExprOp::kFLOOR_MOD)
+        {
+            return std::string(s) + "(" + toString(n.a) + ", " + toString(n.b) + ")";
+        }
+        return "(" + toString(n.a) + " " + s + " " + toString(n.b) + ")";
+    }
+    }
+}
+
+StatusOr<ShapeGraph> ShapeGraph::fromParts(
+    std::vector<ExprNode> nodes, std::vector<SymbolInfo> symbols, std::vector<ShapeConstraint> constraints)
+{
+    ShapeGraph g;
+    for (size_t i = 0; i < nodes.size(); ++i)
+    {
+        ExprNode const& n = nodes[i];
+        auto const before = [&](ExprId ref) { return ref >= 0 && static_cast<size_t>(ref) < i; };
+        uint8_t const opValue = static_cast<uint8_t>(n.op);
+        if (opValue > static_cast<uint8_t>(ExprOp::kSYMBOL)
+            || static_cast<uint8_t>(n.rounding) > static_cast<uint8_t>(ExprRounding::kTRUNC))
+        {
+            return invalidArgument("shape expression " + std::to_string(i) + " has an unknown operation");
+        }
+        bool ok = true;
+        if (n.op == ExprOp::kSYMBOL)
+        {
+            ok = n.value >= 0 && static_cast<size_t>(n.value) < symbols.size();
+        }
+        else if (n.op == ExprOp::kSELECT)
+        {
+            ok = before(n.a) && before(n.b) && before(n.c);
+        }
+        else if (n.op == ExprOp::kSCALE)
+        {
+            ok = before(n.a) && std::isfinite(n.scale);
+        }
+        else if (isBinary(n.op))
+        {
+            ok = before(n.a) && before(n.b);
+        }
+        if (!ok)
+        {
+            return invalidArgument("shape expression " + std::to_string(i) + " has an invalid operand");
+        }
+    }
+    for (auto const& s : symbols)
+    {
+        if (static_cast<uint8_t>(s.kind) > static_cast<uint8_t>(SymbolKind::kDATA_DEPENDENT))
+        {
+            return invalidArgument("shape symbol '" + s.name + "' has an unknown kind");
+        }
+    }
+    for (auto const& c : constraints)
+    {
+        if (c.condition < 0 || static_cast<size_t>(c.condition) >= nodes.size())
+        {
+            return invalidArgument("shape constraint '" + c.message + "' refers to a missing expression");
+        }
+    }
+    g.mNodes = std::move(nodes);
+    g.mSymbols = std::move(symbols);
+    g.mConstraints = std::move(constraints);
+    for (size_t i = 0; i < g.mNodes.size(); ++i)
+    {
+        if (g.mNodes[i].op != ExprOp::kSYMBOL)
+        {
+            g.mIntern.emplace(g.key(g.mNodes[i]), static_cast<ExprId>(i));
+        }
+    }
+    return g;
+}
+
+DimExpr volumeOf(ShapeGraph& graph, ShapeExpr const& shape)
+{
+    DimExpr v(&graph, graph.constant(1));
+    for (auto const& d : shape)
+    {
+        v = v * d;
+    }
+    return v;
+}
+
+} // namespace kiln

@@ -1,0 +1,56 @@
+// Maps each layer kind to its inference function and shape-input slots.
+#include "network/layerTable.h"
+
+namespace kiln
+{
+using nvinfer1::LayerType;
+
+InferFn inferFunction(LayerType kind)
+{
+    switch (kind)
+    {
+    case LayerType::kACTIVATION: return inferActivation;
+    case LayerType::kCAST: return inferCast;
+    case LayerType::kCONCATENATION: return inferConcatenation;
+    case LayerType::kCONSTANT: return inferConstant;
+    case LayerType::kCONVOLUTION: return inferConvolution;
+    case LayerType::kDECONVOLUTION: return inferDeconvolution;
+    case LayerType::kELEMENTWISE: return inferElementWise;
+    case LayerType::kFILL: return inferFill;
+    case LayerType::kGATHER: return inferGather;
+    case LayerType::kIDENTITY: return inferIdentity;
+    case LayerType::kMATRIX_MULTIPLY: return inferMatrixMultiply;
+    case LayerType::kNORMALIZATION: return inferNormalization;
+    case LayerType::kPADDING: return inferPadding;
+    case LayerType::kPARAMETRIC_RELU: return inferParametricReLU;
+    case LayerType::kPOOLING: return inferPooling;
+    case LayerType::kREDUCE: return inferReduce;
+    case LayerType::kRESIZE: return inferResize;
+    case LayerType::kSCALE: return inferScale;
+    case LayerType::kSCATTER: return inferScatter;
+    case LayerType::kSELECT: return inferSelect;
+    case LayerType::kSHAPE: return inferShape;
+    case LayerType::kSHUFFLE: return inferShuffle;
+    case LayerType::kSLICE: return inferSlice;
+    case LayerType::kSOFTMAX: return inferSoftMax;
+    case LayerType::kTOPK: return inferTopK;
+    case LayerType::kUNARY: return inferUnary;
+    default: return nullptr; // not implemented yet: the builder reports the kind by name
+    }
+}
+
+bool isShapeInputSlot(LayerType kind, int32_t slot, nvinfer1::DataType slotType)
+{
+    bool const isInt = slotType == nvinfer1::DataType::kINT32 || slotType == nvinfer1::DataType::kINT64;
+    switch (kind)
+    {
+    case LayerType::kSHUFFLE: return slot == 1;                       // reshape dimensions
+    case LayerType::kSLICE: return (slot >= 1 && slot <= 3) || slot == 5; // start, size, stride, axes
+    case LayerType::kFILL: return slot == 0 || (slot >= 1 && isInt);  // dimensions; int alpha/beta
+    case LayerType::kRESIZE: return slot == 1 && isInt;               // output dimensions
+    case LayerType::kTOPK: return slot == 1;                          // k
+    default: return false;
+    }
+}
+
+} // namespace kiln

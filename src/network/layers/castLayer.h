@@ -1,0 +1,22 @@
+// CastLayer: Kiln's ICastLayer (conversion to another data type).
+//
+// Attributes: "toType" (int, nvinfer1::DataType of the output). No weights. Input 0: the tensor to convert.
+// Conversions: float to integer truncates toward zero (saturating out-of-range values, NaN gives 0); integer to
+// integer wraps (two's complement); anything to BOOL is value != 0; BOOL to anything is 0 or 1.
+#pragma once
+
+#include "network/layer.h"
+
+namespace kiln
+{
+
+class CastLayer final : public LayerBase<nvinfer1::ICastLayer>
+{
+public:
+    CastLayer(NetworkDefinition& network, Tensor* input, nvinfer1::DataType toType);
+
+    void setToType(nvinfer1::DataType toType) noexcept override;
+    nvinfer1::DataType getToType() const noexcept override;
+};
+
+} // namespace kiln

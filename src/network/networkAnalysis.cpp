@@ -1,0 +1,354 @@
+// Network analysis: see networkAnalysis.h.
+#include "network/networkAnalysis.h"
+
+#include "core/dataType.h"
+#include "network/layerTable.h"
+#include "network/networkDefinition.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kiln
+{
+using nvinfer1::DataType;
+using nvinfer1::LayerType;
+
+bool propagatesValues(LayerType kind)
+{
+    switch (kind)
+    {
+    case LayerType::kIDENTITY:
+    case LayerType::kCAST:
+    case LayerType::kELEMENTWISE:
+    case LayerType::kUNARY:
+    case LayerType::kCONCATENATION:
+    case LayerType::kGATHER:
+    case LayerType::kSLICE:
+    case LayerType::kSHUFFLE:
+    case LayerType::kREDUCE:
+    case LayerType::kSELECT:
+    case LayerType::kSQUEEZE:
+    case LayerType::kUNSQUEEZE: return true;
+    default: return false;
+    }
+}
+
+namespace
+{
+
+std::string layerLabel(Layer const& layer)
+{
+    return "layer '" + layer.name() + "' (" + layerKindName(layer.kind()) + ")";
+}
+
+//! Structural checks and Kahn's topological sort; reports dangling tensors and cycles.
+Status sortLayers(NetworkDefinition const& network, std::vector<Layer*>& order)
+{
+    auto const& layers = network.layers();
+    std::unordered_map<Layer const*, size_t> index;
+    for (size_t i = 0; i < layers.size(); ++i)
+    {
+        index[layers[i].get()] = i;
+    }
+    std::vector<int32_t> pending(layers.size(), 0);
+    std::vector<std::vector<size_t>> consumers(layers.size());
+    for (size_t i = 0; i < layers.size(); ++i)
+    {
+        Layer const& layer = *layers[i];
+        for (size_t s = 0; s < layer.inputs().size(); ++s)
+        {
+            Tensor const* t = layer.inputs()[s];
+            if (t == nullptr)
+            {
+                continue;
+            }
+            if (t->producer() == nullptr)
+            {
+                if (!t->isInput())
+                {
+                    return invalidArgument(layerLabel(layer) + ": input " + std::to_string(s) + " '" + t->name()
+                        + "' is dangling: it is neither a network input nor the output of a layer");
+                }
+                continue;
+            }
+            auto it = index.find(t->producer());
+            if (it == index.end())
+            {
+                return invalidArgument(layerLabel(layer) + ": input '" + t->name() + "' comes from a removed layer");
+            }
+            ++pending[i];
+            consumers[it->second].push_back(i);
+        }
+    }
+    // Kahn's algorithm; ties resolved by creation order so the order is deterministic.
+    std::vector<size_t> ready;
+    for (size_t i = 0; i < layers.size(); ++i)
+    {
+        if (pending[i] == 0)
+        {
+            ready.push_back(i);
+        }
+    }
+    order.clear();
+    size_t head = 0;
+    while (head < ready.size())
+    {
+        std::sort(ready.begin() + static_cast<std::ptrdiff_t>(head), ready.end());
+        size_t const i = ready[head++];
+        order.push_back(layers[i].get());
+        for (size_t c : consumers[i])
+        {
+            if (--pending[c] == 0)
+            {
+                ready.push_back(c);
+            }
+        }
+    }
+    if (order.size() != layers.size())
+    {
+        std::string names;
+        for (size_t i = 0; i < layers.size(); ++i)
+        {
+            if (pending[i] > 0)
+            {
+                names += (names.empty() ? "'" : ", '") + layers[i]->name() + "'";
+            }
+        }
+        return invalidArgument("the network has a cycle through layers " + names);
+    }
+    for (Tensor const* out : network.outputs())
+    {
+        if (out->producer() == nullptr && !out->isInput())
+        {
+            return invalidArgument("network output '" + out->name() + "' is dangling (no layer produces it)");
+        }
+    }
+    return Status::ok();
+}
+
+//! Backward pass: which tensors are shape tensors (feed a shape input directly or through value layers).
+void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
+{
+    for (auto it = a.order.rbegin(); it != a.order.rend(); ++it)
+    {
+        Layer const& layer = **it;
+        bool outputIsShape = false;
+        for (Tensor const* o : layer.outputs())
+        {
+            outputIsShape = outputIsShape || a.shapeTensors.count(o) != 0;
+        }
+        for (size_t s = 0; s < layer.inputs().size(); ++s)
+        {
+            Tensor const* t = layer.inputs()[s];
+            if (t == nullptr)
+            {
+                continue;
+            }
+            DataType const slotType = t->isInput() ? t->declaredType() : DataType::kINT32;
+            bool const shapeSlot = isShapeInputSlot(layer.kind(), static_cast<int32_t>(s), slotType);
+            if (shapeSlot || (outputIsShape && propagatesValues(layer.kind())))
+            {
+                a.shapeTensors.insert(t);
+            }
+            if (!shapeSlot)
+            {
+                a.executionTensors.insert(t);
+            }
+        }
+    }
+    for (Tensor const* out : network.outputs())
+    {
+        a.executionTensors.insert(out);
+    }
+    for (Tensor const* in : network.inputs())
+    {
+        DataType const t = in->declaredType();
+        if (a.shapeTensors.count(in) != 0 && (t == DataType::kINT32 || t == DataType::kINT64)
+            && in->declaredDims().nbDims <= 1)
+        {
+            a.shapeTensorInputs.insert(in);
+        }
+    }
+}
+
+Status inferInput(Tensor const& in, NetworkAnalysis& a, std::map<std::string, ExprId>& namedDims)
+{
+    ShapeGraph& g = *a.graph;
+    TensorInfo info;
+    info.present = true;
+    info.name = in.name();
+    info.type = in.declaredType();
+    nvinfer1::Dims const& d = in.declaredDims();
+    for (int32_t i = 0; i < d.nbDims; ++i)
+    {
+        char const* dimName = in.getDimensionName(i);
+        ExprId id;
+        if (d.d[i] >= 0)
+        {
+            id = g.constant(d.d[i]);
+        }
+        else if (dimName != nullptr)
+        {
+            auto it = namedDims.find(dimName);
+            id = it != namedDims.end() ? it->second : (namedDims[dimName] = g.symbol(SymbolKind::kINPUT_DIM, dimName));
+        }
+        else
+        {
+            id = g.symbol(SymbolKind::kINPUT_DIM, in.name() + "[" + std::to_string(i) + "]");
+        }
+        info.dims.emplace_back(&g, id);
+    }
+    if (a.shapeTensorInputs.count(&in) != 0)
+    {
+        int64_t count = 1;
+        for (int32_t i = 0; i < d.nbDims; ++i)
+        {
+            if (d.d[i] < 0)
+            {
+                return invalidArgument("shape tensor input '" + in.name()
+                    + "' must have build-time constant dimensions (it has a -1 dimension)");
+            }
+            count *= d.d[i];
+        }
+        if (count > 64)
+        {
+            return invalidArgument("shape tensor input '" + in.name() + "' has " + std::to_string(count)
+                + " elements; shape tensors may hold at most 64");
+        }
+        std::vector<DimExpr> values;
+        for (int64_t i = 0; i < count; ++i)
+        {
+            values.emplace_back(&g, g.symbol(SymbolKind::kINPUT_VALUE, in.name() + ".value[" + std::to_string(i) + "]"));
+        }
+        info.values = std::move(values);
+    }
+    a.infos[&in] = std::move(info);
+    return Status::ok();
+}
+
+Status inferLayer(NetworkDefinition const& network, Layer const& layer, NetworkAnalysis& a)
+{
+    InferFn fn = inferFunction(layer.kind());
+    if (fn == nullptr)
+    {
+        return unsupported(layerLabel(layer) + ": Kiln does not support " + layerKindName(layer.kind())
+            + " layers yet");
+    }
+    std::vector<TensorInfo> inputs;
+    for (Tensor const* t : layer.inputs())
+    {
+        if (t == nullptr)
+        {
+            inputs.emplace_back();
+            continue;
+        }
+        auto it = a.infos.find(t);
+        if (it == a.infos.end())
+        {
+            return invalidArgument(layerLabel(layer) + ": input '" + t->name() + "' has no known shape");
+        }
+        inputs.push_back(it->second);
+    }
+    std::vector<WeightsInfo> weights;
+    for (nvinfer1::Weights const& w : layer.weights())
+    {
+        WeightsInfo wi;
+        wi.present = w.count > 0;
+        wi.type = w.type;
+        wi.count = w.count;
+        wi.values = w.values;
+        if (wi.present && w.values == nullptr)
+        {
+            return invalidArgument(layerLabel(layer) + ": weights have count " + std::to_string(w.count)
+                + " but no values");
+        }
+        weights.push_back(wi);
+    }
+    InferContext ctx(*a.graph, layer.name(), layer.kind(), layer.attrs(), std::move(inputs), std::move(weights),
+        static_cast<int32_t>(layer.outputs().size()), network.stronglyTyped());
+    Status st = fn(ctx);
+    if (!st.isOk())
+    {
+        return st;
+    }
+    for (size_t i = 0; i < layer.outputs().size(); ++i)
+    {
+        TensorInfo info = ctx.outputs()[i];
+        Tensor const* out = layer.outputs()[i];
+        if (!info.present)
+        {
+            return internalError(layerLabel(layer) + ": inference did not produce output " + std::to_string(i));
+        }
+        info.name = out->name();
+        if (layer.kind() == LayerType::kCONSTANT && !layer.weights().empty())
+        {
+            info.constantData = layer.weights()[0].values;
+        }
+        nvinfer1::DataType const natural = info.type;
+        if (layer.outputTypeSet(static_cast<int32_t>(i)))
+        {
+            if (network.stronglyTyped())
+            {
+                return invalidArgument(layerLabel(layer)
+                    + ": setOutputType is not allowed in a strongly typed network (use a cast layer)");
+            }
+            info.type = layer.outputType(static_cast<int32_t>(i));
+        }
+        if (out->typeSetByUser())
+        {
+            info.type = out->declaredType();
+        }
+        if (info.type != natural)
+        {
+            a.naturalTypes[out] = natural;
+        }
+        a.infos[out] = std::move(info);
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<NetworkAnalysis>> analyzeNetwork(NetworkDefinition const& network, bool strict)
+{
+    auto a = std::make_unique<NetworkAnalysis>();
+    Status st = sortLayers(network, a->order);
+    if (!st.isOk())
+    {
+        if (strict)
+        {
+            return st;
+        }
+        a->errors.push_back(st);
+        return a;
+    }
+    classifyTensors(network, *a);
+    std::map<std::string, ExprId> namedDims;
+    for (Tensor const* in : network.inputs())
+    {
+        st = inferInput(*in, *a, namedDims);
+        if (!st.isOk())
+        {
+            if (strict)
+            {
+                return st;
+            }
+            a->errors.push_back(st);
+        }
+    }
+    for (Layer const* layer : a->order)
+    {
+        st = inferLayer(network, *layer, *a);
+        if (!st.isOk())
+        {
+            if (strict)
+            {
+                return st;
+            }
+            a->errors.push_back(st);
+        }
+    }
+    return a;
+}
+
+} // namespace kiln

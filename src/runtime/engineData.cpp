@@ -1,0 +1,278 @@
+// EngineData: derivation of the runtime lookup tables from a Plan.
+#include "runtime/engineData.h"
+
+#include "core/dataType.h"
+
+#include <algorithm>
+
+namespace kiln
+{
+
+using nvinfer1::TensorFormat;
+using nvinfer1::TensorIOMode;
+
+int32_t EngineData::findIo(char const* name) const
+{
+    if (name == nullptr)
+    {
+        return -1;
+    }
+    auto it = ioByName.find(name);
+    return it == ioByName.end() ? -1 : it->second;
+}
+
+int64_t EngineData::arenaOffset(int32_t profile, int32_t t) const
+{
+    auto const& offsets = plan.profiles[static_cast<size_t>(profile)].tensorOffsets;
+    return static_cast<size_t>(t) < offsets.size() ? offsets[static_cast<size_t>(t)] : -1;
+}
+
+int64_t EngineData::arenaCapacity(int32_t profile, int32_t t) const
+{
+    auto const& capacity = plan.profiles[static_cast<size_t>(profile)].tensorCapacity;
+    return static_cast<size_t>(t) < capacity.size() ? capacity[static_cast<size_t>(t)] : 0;
+}
+
+char const* formatName(TensorFormat format)
+{
+    switch (format)
+    {
+    case TensorFormat::kLINEAR: return "kLINEAR";
+    case TensorFormat::kCHW2: return "kCHW2";
+    case TensorFormat::kHWC8: return "kHWC8";
+    case TensorFormat::kCHW4: return "kCHW4";
+    case TensorFormat::kCHW16: return "kCHW16";
+    case TensorFormat::kCHW32: return "kCHW32";
+    case TensorFormat::kDHWC8: return "kDHWC8";
+    case TensorFormat::kCDHW32: return "kCDHW32";
+    case TensorFormat::kHWC: return "kHWC";
+    case TensorFormat::kDLA_LINEAR: return "kDLA_LINEAR";
+    case TensorFormat::kDLA_HWC4: return "kDLA_HWC4";
+    case TensorFormat::kHWC16: return "kHWC16";
+    case TensorFormat::kDHWC: return "kDHWC";
+    }
+    return "kUNKNOWN";
+}
+
+int32_t formatComponents(TensorFormat format)
+{
+    switch (format)
+    {
+    case TensorFormat::kCHW2: return 2;
+    case TensorFormat::kCHW4:
+    case TensorFormat::kDLA_HWC4: return 4;
+    case TensorFormat::kHWC8:
+    case TensorFormat::kDHWC8: return 8;
+    case TensorFormat::kCHW16:
+    case TensorFormat::kHWC16: return 16;
+    case TensorFormat::kCHW32:
+    case TensorFormat::kCDHW32: return 32;
+    case TensorFormat::kLINEAR:
+    case TensorFormat::kHWC:
+    case TensorFormat::kDLA_LINEAR:
+    case TensorFormat::kDHWC: return 1;
+    }
+    return 1;
+}
+
+int32_t formatVectorizedDim(TensorFormat format, int32_t rank)
+{
+    switch (format)
+    {
+    case TensorFormat::kCHW2:
+    case TensorFormat::kCHW4:
+    case TensorFormat::kCHW16:
+    case TensorFormat::kCHW32:
+    case TensorFormat::kHWC8:
+    case TensorFormat::kHWC16:
+    case TensorFormat::kDLA_HWC4: return rank >= 3 ? rank - 3 : -1;
+    case TensorFormat::kDHWC8:
+    case TensorFormat::kCDHW32: return rank >= 4 ? rank - 4 : -1;
+    case TensorFormat::kLINEAR:
+    case TensorFormat::kHWC:
+    case TensorFormat::kDLA_LINEAR:
+    case TensorFormat::kDHWC: return -1;
+    }
+    return -1;
+}
+
+std::string formatDescription(TensorFormat format, nvinfer1::DataType type)
+{
+    std::string const t = dataTypeName(type);
+    std::string text;
+    switch (format)
+    {
+    case TensorFormat::kLINEAR: text = "Row major linear " + t + " format"; break;
+    case TensorFormat::kCHW2: text = "Two wide channel vectorized row major " + t + " format"; break;
+    case TensorFormat::kCHW4: text = "Four wide channel vectorized row major " + t + " format"; break;
+    case TensorFormat::kCHW16: text = "Sixteen wide channel vectorized row major " + t + " format"; break;
+    case TensorFormat::kCHW32:
+    case TensorFormat::kCDHW32: text = "Thirty-two wide channel vectorized row major " + t + " format"; break;
+    case TensorFormat::kHWC8:
+    case TensorFormat::kDHWC8: text = "Channel major " + t + " format where channel % 8 == 0"; break;
+    case TensorFormat::kHWC16: text = "Channel major " + t + " format where channel % 16 == 0"; break;
+    case TensorFormat::kHWC:
+    case TensorFormat::kDHWC: text = "Channel major " + t + " format"; break;
+    case TensorFormat::kDLA_LINEAR: text = "DLA row major " + t + " format"; break;
+    case TensorFormat::kDLA_HWC4: text = "DLA channel major " + t + " format"; break;
+    }
+    return text + " (" + formatName(format) + ")";
+}
+
+namespace
+{
+
+std::string quoted(std::string const& s)
+{
+    return "'" + s + "'";
+}
+
+//! Record which input binds each symbol (for error messages), and check that every input-bound symbol
+//! has a binder.
+Status findSymbolBinders(EngineData& d)
+{
+    Plan const& plan = d.plan;
+    ShapeGraph const& g = plan.shapes;
+    d.symbolBinder.assign(g.symbols().size(), std::string());
+    for (int32_t pos = 0; pos < d.nbInputs; ++pos)
+    {
+        PlanTensor const& t = d.ioTensor(pos);
+        for (size_t i = 0; i < t.dims.size(); ++i)
+        {
+            ExprNode const& n = g.node(t.dims[i]);
+            if (n.op == ExprOp::kSYMBOL && d.symbolBinder[static_cast<size_t>(n.value)].empty())
+            {
+                d.symbolBinder[static_cast<size_t>(n.value)]
+                    = "input " + quoted(t.name) + " dimension " + std::to_string(i);
+            }
+        }
+        for (size_t i = 0; i < t.values.size(); ++i)
+        {
+            ExprNode const& n = g.node(t.values[i]);
+            if (n.op == ExprOp::kSYMBOL && d.symbolBinder[static_cast<size_t>(n.value)].empty())
+            {
+                d.symbolBinder[static_cast<size_t>(n.value)] = "input " + quoted(t.name) + " value " + std::to_string(i);
+            }
+        }
+    }
+    for (size_t s = 0; s < g.symbols().size(); ++s)
+    {
+        if (!d.symbolBinder[s].empty())
+        {
+            continue;
+        }
+        SymbolInfo const& info = g.symbols()[s];
+        if (info.kind == SymbolKind::kDATA_DEPENDENT)
+        {
+            d.hasDataDependentShapes = true;
+            continue;
+        }
+        // A runtime dimension or value that no engine input supplies cannot ever be evaluated.
+        return invalidArgument("the engine's shape symbol " + quoted(info.name)
+            + " is not bound by any input tensor (the engine is inconsistent)");
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan)
+{
+    auto d = std::make_shared<EngineData>();
+    d->plan = std::move(plan);
+    Plan const& p = d->plan;
+    if (p.backend != "cpu")
+    {
+        return unsupported("the engine was built for the '" + p.backend
+            + "' backend; this Kiln runtime executes engines built for the 'cpu' backend");
+    }
+    if (p.profiles.empty())
+    {
+        return invalidArgument("the engine has no optimization profile (every engine needs at least one)");
+    }
+    size_t const nbTensors = p.tensors.size();
+    d->ioPosition.assign(nbTensors, -1);
+    for (size_t i = 0; i < p.ioTensors.size(); ++i)
+    {
+        int32_t const t = p.ioTensors[i];
+        d->ioPosition[static_cast<size_t>(t)] = static_cast<int32_t>(i);
+        d->ioByName.emplace(p.tensors[static_cast<size_t>(t)].name, static_cast<int32_t>(i));
+        if (p.tensors[static_cast<size_t>(t)].ioMode == TensorIOMode::kINPUT)
+        {
+            d->nbInputs = static_cast<int32_t>(i) + 1;
+        }
+    }
+    d->producer.assign(nbTensors, -1);
+    d->consumed.assign(nbTensors, false);
+    for (size_t n = 0; n < p.nodes.size(); ++n)
+    {
+        for (int32_t out : p.nodes[n].outputs)
+        {
+            if (d->producer[static_cast<size_t>(out)] != -1)
+            {
+                return invalidArgument("tensor " + quoted(p.tensors[static_cast<size_t>(out)].name)
+                    + " is written by two nodes (" + quoted(p.nodes[static_cast<size_t>(d->producer[static_cast<size_t>(out)])].name)
+                    + " and " + quoted(p.nodes[n].name) + ")");
+            }
+            d->producer[static_cast<size_t>(out)] = static_cast<int32_t>(n);
+        }
+        for (int32_t in : p.nodes[n].inputs)
+        {
+            if (in >= 0)
+            {
+                d->consumed[static_cast<size_t>(in)] = true;
+            }
+        }
+    }
+    for (int32_t pos = 0; pos < d->nbIo(); ++pos)
+    {
+        PlanTensor const& t = d->ioTensor(pos);
+        int32_t const ti = p.ioTensors[static_cast<size_t>(pos)];
+        if (t.ioMode == TensorIOMode::kINPUT && d->producer[static_cast<size_t>(ti)] != -1)
+        {
+            return invalidArgument("input tensor " + quoted(t.name) + " is written by a node");
+        }
+        if (t.ioMode == TensorIOMode::kOUTPUT && d->producer[static_cast<size_t>(ti)] == -1 && !t.hasValues
+            && t.constant < 0)
+        {
+            return invalidArgument("output tensor " + quoted(t.name) + " is not computed by any node");
+        }
+        d->formatDesc.push_back(formatDescription(t.format, t.type));
+    }
+    d->profileInput.resize(p.profiles.size());
+    d->profileValues32.resize(p.profiles.size());
+    for (size_t pi = 0; pi < p.profiles.size(); ++pi)
+    {
+        PlanProfile const& prof = p.profiles[pi];
+        d->profileInput[pi].assign(p.ioTensors.size(), -1);
+        d->profileValues32[pi].resize(p.ioTensors.size());
+        for (size_t k = 0; k < prof.inputs.size(); ++k)
+        {
+            int32_t const pos = d->ioPosition[static_cast<size_t>(prof.inputs[k].tensor)];
+            if (pos < 0)
+            {
+                return invalidArgument("optimization profile " + std::to_string(pi) + " lists tensor "
+                    + quoted(p.tensors[static_cast<size_t>(prof.inputs[k].tensor)].name) + ", which is not an input");
+            }
+            d->profileInput[pi][static_cast<size_t>(pos)] = static_cast<int32_t>(k);
+            std::vector<int64_t> const* values[3] = {&prof.inputs[k].minValues, &prof.inputs[k].optValues, &prof.inputs[k].maxValues};
+            for (size_t s = 0; s < 3; ++s)
+            {
+                auto& out = d->profileValues32[pi][static_cast<size_t>(pos)][s];
+                for (int64_t v : *values[s])
+                {
+                    out.push_back(static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX)));
+                }
+            }
+        }
+        d->maxArenaSize = std::max(d->maxArenaSize, prof.arenaSize);
+    }
+    for (PlanWeights const& w : p.weights)
+    {
+        d->totalWeightsSize += w.size;
+    }
+    KILN_RETURN_IF_ERROR(findSymbolBinders(*d));
+    return std::shared_ptr<EngineData const>(std::move(d));
+}
+
+} // namespace kiln

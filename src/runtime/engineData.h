@@ -1,0 +1,63 @@
+// EngineData: an immutable Plan plus the lookup tables the runtime derives from it once (I/O positions by
+// name, producers, profile entries per input, format descriptions). Engines, execution contexts and
+// inspectors share it through std::shared_ptr<EngineData const>; nothing in it changes after creation.
+#pragma once
+
+#include "core/status.h"
+#include "engine/plan.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kiln
+{
+
+struct EngineData
+{
+    Plan plan;
+
+    int32_t nbInputs{0};                              // I/O positions [0, nbInputs) are inputs
+    std::unordered_map<std::string, int32_t> ioByName; // I/O tensor name -> position in plan.ioTensors
+    std::vector<int32_t> ioPosition;                   // per tensor: position in plan.ioTensors, or -1
+    std::vector<int32_t> producer;                     // per tensor: index of the node writing it, or -1
+    std::vector<bool> consumed;                        // per tensor: read by at least one node
+    //! [profile][I/O position] -> index into PlanProfile::inputs, or -1 when the profile does not list it.
+    std::vector<std::vector<int32_t>> profileInput;
+    //! [profile][I/O position][selector] -> shape values narrowed to int32 (getProfileTensorValues).
+    std::vector<std::vector<std::array<std::vector<int32_t>, 3>>> profileValues32;
+    std::vector<std::string> formatDesc;        // per I/O position (getTensorFormatDesc)
+    std::vector<std::string> symbolBinder;      // per symbol: "input 'x' dimension 0" etc., empty when unbound
+    bool hasDataDependentShapes{false};         // some symbol is only known after a layer runs
+    int64_t maxArenaSize{0};                    // largest PlanProfile::arenaSize
+    int64_t totalWeightsSize{0};                // bytes of all weights
+
+    int32_t nbIo() const { return static_cast<int32_t>(plan.ioTensors.size()); }
+    PlanTensor const& ioTensor(int32_t position) const
+    {
+        return plan.tensors[static_cast<size_t>(plan.ioTensors[static_cast<size_t>(position)])];
+    }
+    //! I/O position of `name`, or -1 (also for nullptr).
+    int32_t findIo(char const* name) const;
+    //! Arena offset of tensor `t` in `profile`, -1 when it has none.
+    int64_t arenaOffset(int32_t profile, int32_t t) const;
+    int64_t arenaCapacity(int32_t profile, int32_t t) const;
+};
+
+//! Derive the runtime tables. Fails for plans the CPU runtime cannot run at all (another backend, no
+//! optimization profile, a shape symbol that no input binds).
+StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan);
+
+//! TensorRT-style format description, e.g. "Row major linear FP32 format (kLINEAR)".
+std::string formatDescription(nvinfer1::TensorFormat format, nvinfer1::DataType type);
+//! Enumerator name of a format ("kLINEAR", "kCHW4", ...).
+char const* formatName(nvinfer1::TensorFormat format);
+//! Scalars per vector of a vectorized format (1 for kLINEAR, -1 where it depends on the tensor, e.g. kHWC).
+int32_t formatComponents(nvinfer1::TensorFormat format);
+//! Index of the vectorized dimension for a tensor of `rank`, or -1 for non-vectorized formats.
+int32_t formatVectorizedDim(nvinfer1::TensorFormat format, int32_t rank);
+
+} // namespace kiln

@@ -1,0 +1,161 @@
+// ExecutionContext: Kiln's IExecutionContext for the CPU backend. It owns everything a run mutates — one
+// CpuKernel per plan node, the activation arena, input shapes, tensor addresses, the evaluated shapes and
+// the layer timings — so contexts of one engine run concurrently on different threads without locks.
+//
+// CPU backend semantics: enqueueV3() executes synchronously on the calling thread and ignores its stream
+// argument (any value is accepted); "device memory" is host memory; input-consumed events are not supported.
+#pragma once
+
+#include "NvInferRuntime.h"
+#include "backends/cpu/cpuKernel.h"
+#include "core/logging.h"
+#include "runtime/arena.h"
+#include "runtime/errorRecorderRef.h"
+#include "runtime/profiling.h"
+#include "runtime/runtimeConfig.h"
+#include "runtime/shapeBinding.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+
+class Engine;
+
+class ExecutionContext final : public nvinfer1::IExecutionContext
+{
+public:
+    //! Create a context with profile 0 selected: builds every node's kernel and allocates the arena as the
+    //! strategy says. Fails (naming the node) when a kernel is missing or cannot be created.
+    static StatusOr<std::unique_ptr<ExecutionContext>> create(
+        Engine const& engine, nvinfer1::ExecutionContextAllocationStrategy strategy);
+    ~ExecutionContext() noexcept override = default;
+
+    void setDebugSync(bool sync) noexcept override;
+    bool getDebugSync() const noexcept override;
+    void setProfiler(nvinfer1::IProfiler* profiler) noexcept override;
+    nvinfer1::IProfiler* getProfiler() const noexcept override;
+    nvinfer1::ICudaEngine const& getEngine() const noexcept override;
+    void setName(char const* name) noexcept override;
+    char const* getName() const noexcept override;
+    void setDeviceMemory(void* memory) noexcept override;
+    void setDeviceMemoryV2(void* memory, int64_t size) noexcept override;
+    nvinfer1::Dims getTensorStrides(char const* tensorName) const noexcept override;
+    int32_t getOptimizationProfile() const noexcept override;
+    bool setInputShape(char const* tensorName, nvinfer1::Dims const& dims) noexcept override;
+    nvinfer1::Dims getTensorShape(char const* tensorName) const noexcept override;
+    bool allInputDimensionsSpecified() const noexcept override;
+    bool allInputShapesSpecified() const noexcept override;
+    void setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept override;
+    nvinfer1::IErrorRecorder* getErrorRecorder() const noexcept override;
+    bool executeV2(void* const* bindings) noexcept override;
+    bool setOptimizationProfileAsync(int32_t profileIndex, cudaStream_t stream) noexcept override;
+    void setEnqueueEmitsProfile(bool enqueueEmitsProfile) noexcept override;
+    bool getEnqueueEmitsProfile() const noexcept override;
+    bool reportToProfiler() const noexcept override;
+    bool setTensorAddress(char const* tensorName, void* data) noexcept override;
+    void const* getTensorAddress(char const* tensorName) const noexcept override;
+    bool setOutputTensorAddress(char const* tensorName, void* data) noexcept override;
+    bool setInputTensorAddress(char const* tensorName, void const* data) noexcept override;
+    void* getOutputTensorAddress(char const* tensorName) const noexcept override;
+    int32_t inferShapes(int32_t nbMaxNames, char const** tensorNames) noexcept override;
+    size_t updateDeviceMemorySizeForShapes() noexcept override;
+    bool setInputConsumedEvent(cudaEvent_t event) noexcept override;
+    cudaEvent_t getInputConsumedEvent() const noexcept override;
+    bool setOutputAllocator(char const* tensorName, nvinfer1::IOutputAllocator* outputAllocator) noexcept override;
+    nvinfer1::IOutputAllocator* getOutputAllocator(char const* tensorName) const noexcept override;
+    int64_t getMaxOutputSize(char const* tensorName) const noexcept override;
+    bool setTemporaryStorageAllocator(nvinfer1::IGpuAllocator* allocator) noexcept override;
+    nvinfer1::IGpuAllocator* getTemporaryStorageAllocator() const noexcept override;
+    bool enqueueV3(cudaStream_t stream) noexcept override;
+    void setPersistentCacheLimit(size_t size) noexcept override;
+    size_t getPersistentCacheLimit() const noexcept override;
+    bool setNvtxVerbosity(nvinfer1::ProfilingVerbosity verbosity) noexcept override;
+    nvinfer1::ProfilingVerbosity getNvtxVerbosity() const noexcept override;
+    void setAuxStreams(cudaStream_t* auxStreams, int32_t nbStreams) noexcept override;
+    bool setDebugListener(nvinfer1::IDebugListener* listener) noexcept override;
+    nvinfer1::IDebugListener* getDebugListener() noexcept override;
+    bool setTensorDebugState(char const* name, bool flag) noexcept override;
+    bool getDebugState(char const* name) const noexcept override;
+    nvinfer1::IRuntimeConfig* getRuntimeConfig() const noexcept override;
+    bool setAllTensorsDebugState(bool flag) noexcept override;
+    bool setUnfusedTensorsDebugState(bool flag) noexcept override;
+    bool getUnfusedTensorsDebugState() const noexcept override;
+    bool setCommunicator(void* communicator) noexcept override;
+
+    // Kiln-internal.
+    Engine const& engine() const { return mEngine; }
+    //! Shapes of every tensor for the current inputs, or nullptr when they cannot be computed yet.
+    EvaluatedShapes const* currentShapes() const;
+
+private:
+    ExecutionContext(Engine const& engine, nvinfer1::ExecutionContextAllocationStrategy strategy);
+    Status createKernels();
+
+    void report(Status const& status) const { mLogger.report(status, mRecorder.get()); }
+    //! I/O position of `name` or -1 (reported, naming `api`).
+    int32_t lookup(char const* api, char const* name) const;
+    //! Bind and (if the binding changed) evaluate shapes for `addresses`. Missing inputs are left in mMissing.
+    Status prepareShapes(std::vector<void const*> const& addresses) const;
+    //! prepareShapes with the context's own addresses.
+    Status prepareShapes() const;
+    //! Error naming the inputs in mMissing.
+    Status missingInputsError(char const* api) const;
+    //! Arena bytes the evaluated shapes need (highest end of a tensor in the arena).
+    int64_t requiredArenaBytes() const;
+    //! Write shape-tensor output values (known from shape inference) to their host buffers.
+    void writeShapeOutputs(std::vector<void*> const& addresses) const;
+
+    //! The body of enqueueV3 (bindings == nullptr) and executeV2.
+    Status run(char const* api, void* const* bindings, cudaStream_t stream);
+    Status assignOutputsFromAllocators(cudaStream_t stream);
+    Status bindTensorMemory(char const* api, std::vector<void*> const& addresses);
+    void materializeValues();
+    Status runNodes(char const* api);
+
+    Engine const& mEngine;
+    std::shared_ptr<EngineData const> mData;
+    std::shared_ptr<Logger const> mLoggerHolder;
+    Logger const& mLogger;
+    ErrorRecorderRef mRecorder;
+    nvinfer1::ExecutionContextAllocationStrategy mStrategy;
+    std::unique_ptr<RuntimeConfig> mConfig;
+    std::string mName;
+    int32_t mProfile{0};
+
+    // Per I/O position.
+    std::vector<InputShape> mShapes; // inputs only
+    std::vector<void*> mAddresses;
+    std::vector<nvinfer1::IOutputAllocator*> mAllocators;
+    std::vector<uint64_t> mAllocatedBytes; // bytes last obtained from the output's allocator (0: none)
+
+    // Shape cache (mutable: const queries such as getTensorShape evaluate on demand).
+    mutable EvaluatedShapes mShapesNow;
+    mutable std::vector<int64_t> mSymbols;
+    mutable std::vector<int32_t> mMissing;
+    mutable std::vector<void const*> mConstAddresses;
+    mutable BindScratch mBindScratch;
+
+    // Execution state.
+    ActivationMemory mMemory;
+    std::vector<std::unique_ptr<CpuKernel>> mKernels;
+    std::vector<std::vector<TensorView>> mNodeInputs;
+    std::vector<std::vector<TensorView>> mNodeOutputs;
+    std::vector<void*> mTensorData; // per tensor, for the current run
+    std::vector<void*> mRunAddresses;
+
+    // Settings.
+    nvinfer1::IProfiler* mProfiler{nullptr};
+    LayerTimes mTimes;
+    bool mEnqueueEmitsProfile{true};
+    bool mDebugSync{false};
+    size_t mPersistentCacheLimit{0};
+    nvinfer1::ProfilingVerbosity mNvtxVerbosity;
+    nvinfer1::IDebugListener* mDebugListener{nullptr};
+    nvinfer1::IGpuAllocator* mTemporaryAllocator{nullptr};
+    cudaEvent_t mInputConsumedEvent{nullptr};
+};
+
+} // namespace kiln

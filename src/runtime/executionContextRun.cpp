@@ -1,0 +1,326 @@
+// ExecutionContext: the run (enqueueV3 / executeV2). On the CPU backend a run is synchronous: it binds and
+// evaluates shapes, obtains output memory from output allocators, places every tensor (user buffers, the
+// arena, constant weights), writes the values of folded shape tensors, runs the nodes' kernels in order, and
+// reports per-layer timings.
+#include "api/apiGuard.h"
+#include "core/dataType.h"
+#include "network/inferContext.h"
+#include "runtime/engine.h"
+#include "runtime/executionContext.h"
+
+#include <cstring>
+#include <exception>
+#include <new>
+
+namespace kiln
+{
+
+using nvinfer1::DataType;
+
+namespace
+{
+
+std::string quoted(std::string const& s)
+{
+    return "'" + s + "'";
+}
+
+void storeValues(void* data, DataType type, std::vector<int64_t> const& values)
+{
+    for (size_t i = 0; i < values.size(); ++i)
+    {
+        if (isIntegerType(type) || type == DataType::kBOOL)
+        {
+            storeInt(data, type, static_cast<int64_t>(i), values[i]);
+        }
+        else
+        {
+            storeElement(data, type, static_cast<int64_t>(i), static_cast<double>(values[i]));
+        }
+    }
+}
+
+} // namespace
+
+bool ExecutionContext::enqueueV3(cudaStream_t stream) noexcept
+{
+    // The CPU backend runs synchronously on the calling thread; the stream is accepted and ignored.
+    return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status { return run("enqueueV3", nullptr, stream); });
+}
+
+bool ExecutionContext::executeV2(void* const* bindings) noexcept
+{
+    return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status {
+        if (bindings == nullptr && mData->nbIo() > 0)
+        {
+            return invalidArgument("IExecutionContext::executeV2: bindings is a null pointer");
+        }
+        return run("executeV2", bindings, nullptr);
+    });
+}
+
+Status ExecutionContext::run(char const* api, void* const* bindings, cudaStream_t stream)
+{
+    int32_t const nbIo = mData->nbIo();
+    for (int32_t pos = 0; pos < nbIo; ++pos)
+    {
+        void* a = bindings != nullptr ? bindings[pos] : mAddresses[static_cast<size_t>(pos)];
+        mRunAddresses[static_cast<size_t>(pos)] = a;
+        mConstAddresses[static_cast<size_t>(pos)] = a;
+    }
+    Status const shapes = prepareShapes(mConstAddresses);
+    if (!shapes.isOk())
+    {
+        return shapes.withContext(std::string("IExecutionContext::") + api);
+    }
+    if (!mMissing.empty())
+    {
+        return missingInputsError(api);
+    }
+    if (bindings == nullptr)
+    {
+        KILN_RETURN_IF_ERROR(assignOutputsFromAllocators(stream));
+    }
+    KILN_RETURN_IF_ERROR(bindTensorMemory(api, mRunAddresses));
+    materializeValues();
+    KILN_RETURN_IF_ERROR(runNodes(api));
+    if (bindings == nullptr)
+    {
+        for (int32_t pos = mData->nbInputs; pos < nbIo; ++pos)
+        {
+            nvinfer1::IOutputAllocator* allocator = mAllocators[static_cast<size_t>(pos)];
+            if (allocator != nullptr)
+            {
+                int32_t const t = mData->plan.ioTensors[static_cast<size_t>(pos)];
+                allocator->notifyShape(mData->ioTensor(pos).name.c_str(), mShapesNow.dims[static_cast<size_t>(t)]);
+            }
+        }
+    }
+    return Status::ok();
+}
+
+Status ExecutionContext::assignOutputsFromAllocators(cudaStream_t stream)
+{
+    for (int32_t pos = mData->nbInputs; pos < mData->nbIo(); ++pos)
+    {
+        nvinfer1::IOutputAllocator* allocator = mAllocators[static_cast<size_t>(pos)];
+        if (allocator == nullptr)
+        {
+            continue;
+        }
+        PlanTensor const& t = mData->ioTensor(pos);
+        auto const bytes = static_cast<uint64_t>(mShapesNow.bytes[static_cast<size_t>(mData->plan.ioTensors[static_cast<size_t>(pos)])]);
+        void* current = mAddresses[static_cast<size_t>(pos)];
+        if (current != nullptr && bytes <= mAllocatedBytes[static_cast<size_t>(pos)])
+        {
+            continue;
+        }
+        // TensorRT asks for at least one byte, so that an empty output still gets a distinct address.
+        uint64_t const request = bytes == 0 ? 1 : bytes;
+        void* memory = allocator->reallocateOutputAsync(
+            t.name.c_str(), current, request, static_cast<uint64_t>(ActivationMemory::kALIGNMENT), stream);
+        if (memory == nullptr)
+        {
+            return failedAllocation("IExecutionContext::enqueueV3: the output allocator of " + quoted(t.name)
+                + " returned no memory for " + std::to_string(request) + " bytes");
+        }
+        int64_t const align = elementSize(t.type);
+        if (align > 1 && reinterpret_cast<uintptr_t>(memory) % static_cast<uintptr_t>(align) != 0)
+        {
+            return invalidArgument("IExecutionContext::enqueueV3: the output allocator of " + quoted(t.name)
+                + " returned memory that is not aligned to its element size");
+        }
+        mAddresses[static_cast<size_t>(pos)] = memory;
+        mRunAddresses[static_cast<size_t>(pos)] = memory;
+        mAllocatedBytes[static_cast<size_t>(pos)] = request;
+    }
+    return Status::ok();
+}
+
+Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> const& addresses)
+{
+    auto const prefix = [api] { return std::string("IExecutionContext::") + api + ": "; };
+    Plan const& plan = mData->plan;
+    // Every I/O tensor with data needs an address.
+    for (int32_t pos = 0; pos < mData->nbIo(); ++pos)
+    {
+        int32_t const t = plan.ioTensors[static_cast<size_t>(pos)];
+        if (addresses[static_cast<size_t>(pos)] == nullptr && mShapesNow.bytes[static_cast<size_t>(t)] > 0)
+        {
+            bool const input = pos < mData->nbInputs;
+            return invalidState(prefix() + "no address is set for " + (input ? "input " : "output ")
+                + quoted(plan.tensors[static_cast<size_t>(t)].name) + " (call "
+                + (input ? "setInputTensorAddress" : "setOutputTensorAddress") + " or setTensorAddress"
+                + (std::strcmp(api, "executeV2") == 0 ? ", or pass it in the bindings" : "") + ")");
+        }
+    }
+    // Activation memory.
+    int64_t const required = requiredArenaBytes();
+    if (required > 0 && !mMemory.present())
+    {
+        return invalidState(prefix() + "the context was created with ExecutionContextAllocationStrategy::kUSER_MANAGED "
+            "and has no activation memory: call setDeviceMemoryV2 with at least " + std::to_string(required)
+            + " bytes (256-byte aligned)");
+    }
+    if (required > 0 && mMemory.size() >= 0 && mMemory.size() < required)
+    {
+        return invalidState(prefix() + "the activation memory given with setDeviceMemoryV2 has " + std::to_string(mMemory.size())
+            + " bytes, but the current input shapes need " + std::to_string(required) + " bytes (optimization profile "
+            + std::to_string(mProfile) + " needs up to " + std::to_string(plan.profiles[static_cast<size_t>(mProfile)].arenaSize)
+            + ")");
+    }
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        PlanTensor const& tensor = plan.tensors[t];
+        int64_t const bytes = mShapesNow.bytes[t];
+        int32_t const pos = mData->ioPosition[t];
+        void* data = nullptr;
+        if (pos >= 0)
+        {
+            data = addresses[static_cast<size_t>(pos)];
+        }
+        else if (tensor.constant >= 0)
+        {
+            PlanWeights const& w = plan.weights[static_cast<size_t>(tensor.constant)];
+            if (w.size < bytes)
+            {
+                return internalError(prefix() + "constant tensor " + quoted(tensor.name) + " needs " + std::to_string(bytes)
+                    + " bytes but its weights hold " + std::to_string(w.size));
+            }
+            data = const_cast<uint8_t*>(w.data);
+        }
+        else if (int64_t const offset = mData->arenaOffset(mProfile, static_cast<int32_t>(t)); offset >= 0)
+        {
+            int64_t const capacity = mData->arenaCapacity(mProfile, static_cast<int32_t>(t));
+            if (bytes > capacity)
+            {
+                return invalidState(prefix() + "tensor " + quoted(tensor.name) + " needs " + std::to_string(bytes)
+                    + " bytes at the current shapes, but optimization profile " + std::to_string(mProfile)
+                    + " reserved only " + std::to_string(capacity) + " bytes for it");
+            }
+            data = mMemory.base() == nullptr ? nullptr : mMemory.base() + offset;
+        }
+        if (data == nullptr && bytes > 0 && (mData->consumed[t] || mData->producer[t] >= 0))
+        {
+            return internalError(prefix() + "tensor " + quoted(tensor.name) + " (" + std::to_string(bytes)
+                + " bytes) has no memory in optimization profile " + std::to_string(mProfile));
+        }
+        mTensorData[t] = data;
+    }
+    return Status::ok();
+}
+
+void ExecutionContext::materializeValues()
+{
+    Plan const& plan = mData->plan;
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        PlanTensor const& tensor = plan.tensors[t];
+        void* data = mTensorData[t];
+        if (mData->producer[t] >= 0 || tensor.ioMode == nvinfer1::TensorIOMode::kINPUT || data == nullptr
+            || mShapesNow.bytes[t] == 0)
+        {
+            continue;
+        }
+        if (tensor.constant >= 0)
+        {
+            if (tensor.ioMode == nvinfer1::TensorIOMode::kOUTPUT)
+            {
+                std::memcpy(data, plan.weights[static_cast<size_t>(tensor.constant)].data,
+                    static_cast<size_t>(mShapesNow.bytes[t]));
+            }
+            continue;
+        }
+        if (tensor.hasValues)
+        {
+            storeValues(data, tensor.type, mShapesNow.values[t]);
+        }
+    }
+}
+
+Status ExecutionContext::runNodes(char const* api)
+{
+    Plan const& plan = mData->plan;
+    bool const timing = mProfiler != nullptr || mDebugSync;
+    if (mProfiler != nullptr)
+    {
+        mTimes.begin(plan.nodes.size());
+    }
+    auto const view = [&](int32_t t) {
+        TensorView v;
+        if (t < 0)
+        {
+            return v;
+        }
+        auto const ti = static_cast<size_t>(t);
+        v.data = mTensorData[ti];
+        v.type = plan.tensors[ti].type;
+        v.dims = mShapesNow.dims[ti];
+        v.values = plan.tensors[ti].hasValues ? mShapesNow.values[ti].data() : nullptr;
+        return v;
+    };
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    {
+        PlanNode const& node = plan.nodes[n];
+        auto& inputs = mNodeInputs[n];
+        auto& outputs = mNodeOutputs[n];
+        for (size_t k = 0; k < node.inputs.size(); ++k)
+        {
+            inputs[k] = view(node.inputs[k]);
+        }
+        for (size_t k = 0; k < node.outputs.size(); ++k)
+        {
+            outputs[k] = view(node.outputs[k]);
+        }
+        auto const start = timing ? LayerTimes::Clock::now() : LayerTimes::Clock::time_point{};
+        Status st;
+        try
+        {
+            st = mKernels[n]->execute(inputs, outputs);
+        }
+        catch (std::bad_alloc const&)
+        {
+            st = failedAllocation("out of memory");
+        }
+        catch (std::exception const& e)
+        {
+            st = internalError(std::string("exception: ") + e.what());
+        }
+        catch (...)
+        {
+            st = internalError("unknown exception");
+        }
+        if (!st.isOk())
+        {
+            mTimes.clear();
+            return Status(st.code() == nvinfer1::ErrorCode::kSUCCESS ? nvinfer1::ErrorCode::kFAILED_EXECUTION : st.code(),
+                std::string("IExecutionContext::") + api + ": node " + quoted(node.name) + " (" + layerKindName(node.kind)
+                    + ") failed: " + st.message());
+        }
+        if (timing)
+        {
+            auto const end = LayerTimes::Clock::now();
+            if (mProfiler != nullptr)
+            {
+                mTimes.record(n, start, end);
+            }
+            if (mDebugSync)
+            {
+                mLogger.verbose("IExecutionContext " + quoted(mName) + ": node " + quoted(node.name) + " ("
+                    + layerKindName(node.kind) + (node.tactic.empty() ? "" : ", tactic " + node.tactic) + ") finished in "
+                    + std::to_string(std::chrono::duration<double, std::milli>(end - start).count()) + " ms");
+            }
+        }
+    }
+    if (mProfiler != nullptr)
+    {
+        mTimes.finish();
+        if (mEnqueueEmitsProfile)
+        {
+            mTimes.report(*mProfiler, *mData);
+        }
+    }
+    return Status::ok();
+}
+
+} // namespace kiln

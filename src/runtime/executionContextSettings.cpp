@@ -1,0 +1,338 @@
+// ExecutionContext: tensor addresses, output allocators, profiler and the plain settings (debug, NVTX,
+// persistent cache, aux streams, debug tensors, communicator) — including what the CPU backend does not support.
+#include "api/apiGuard.h"
+#include "core/dataType.h"
+#include "runtime/engine.h"
+#include "runtime/executionContext.h"
+
+namespace kiln
+{
+
+namespace
+{
+
+std::string quoted(std::string const& s)
+{
+    return "'" + s + "'";
+}
+
+std::string nameOrNull(char const* name)
+{
+    return name == nullptr ? std::string("(null)") : quoted(name);
+}
+
+//! Ordering of profiling verbosities by the amount of detail (kNONE < kLAYER_NAMES_ONLY < kDETAILED).
+int32_t detailLevel(nvinfer1::ProfilingVerbosity v)
+{
+    switch (v)
+    {
+    case nvinfer1::ProfilingVerbosity::kNONE: return 0;
+    case nvinfer1::ProfilingVerbosity::kLAYER_NAMES_ONLY: return 1;
+    case nvinfer1::ProfilingVerbosity::kDETAILED: return 2;
+    }
+    return -1;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------------------
+// Addresses and output allocators
+// ---------------------------------------------------------------------------------------------------------
+
+bool ExecutionContext::setTensorAddress(char const* tensorName, void* data) noexcept
+{
+    int32_t const pos = lookup("setTensorAddress", tensorName);
+    if (pos < 0)
+    {
+        return false;
+    }
+    return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status {
+        PlanTensor const& t = mData->ioTensor(pos);
+        int64_t const align = elementSize(t.type);
+        if (align > 1 && reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(align) != 0)
+        {
+            return invalidArgument("IExecutionContext::setTensorAddress: the address for " + quoted(t.name)
+                + " is not aligned to its element size (" + std::to_string(align) + " bytes for " + dataTypeName(t.type) + ")");
+        }
+        if (mAddresses[static_cast<size_t>(pos)] != data)
+        {
+            mAllocatedBytes[static_cast<size_t>(pos)] = 0;
+        }
+        mAddresses[static_cast<size_t>(pos)] = data;
+        return Status::ok();
+    });
+}
+
+bool ExecutionContext::setInputTensorAddress(char const* tensorName, void const* data) noexcept
+{
+    int32_t const pos = mData->findIo(tensorName);
+    if (pos >= mData->nbInputs)
+    {
+        report(invalidArgument("IExecutionContext::setInputTensorAddress: " + quoted(tensorName) + " is an output"));
+        return false;
+    }
+    return setTensorAddress(tensorName, const_cast<void*>(data));
+}
+
+bool ExecutionContext::setOutputTensorAddress(char const* tensorName, void* data) noexcept
+{
+    int32_t const pos = mData->findIo(tensorName);
+    if (pos >= 0 && pos < mData->nbInputs)
+    {
+        report(invalidArgument("IExecutionContext::setOutputTensorAddress: " + quoted(tensorName) + " is an input"));
+        return false;
+    }
+    return setTensorAddress(tensorName, data);
+}
+
+void const* ExecutionContext::getTensorAddress(char const* tensorName) const noexcept
+{
+    int32_t const pos = lookup("getTensorAddress", tensorName);
+    return pos < 0 ? nullptr : mAddresses[static_cast<size_t>(pos)];
+}
+
+void* ExecutionContext::getOutputTensorAddress(char const* tensorName) const noexcept
+{
+    int32_t const pos = lookup("getOutputTensorAddress", tensorName);
+    if (pos < 0)
+    {
+        return nullptr;
+    }
+    if (pos < mData->nbInputs)
+    {
+        report(invalidArgument("IExecutionContext::getOutputTensorAddress: " + quoted(tensorName) + " is an input"));
+        return nullptr;
+    }
+    return mAddresses[static_cast<size_t>(pos)];
+}
+
+bool ExecutionContext::setOutputAllocator(char const* tensorName, nvinfer1::IOutputAllocator* outputAllocator) noexcept
+{
+    int32_t const pos = lookup("setOutputAllocator", tensorName);
+    if (pos < 0)
+    {
+        return false;
+    }
+    if (pos < mData->nbInputs)
+    {
+        report(invalidArgument("IExecutionContext::setOutputAllocator: " + quoted(tensorName) + " is an input"));
+        return false;
+    }
+    mAllocators[static_cast<size_t>(pos)] = outputAllocator;
+    mAllocatedBytes[static_cast<size_t>(pos)] = 0;
+    return true;
+}
+
+nvinfer1::IOutputAllocator* ExecutionContext::getOutputAllocator(char const* tensorName) const noexcept
+{
+    int32_t const pos = lookup("getOutputAllocator", tensorName);
+    return pos < mData->nbInputs ? nullptr : mAllocators[static_cast<size_t>(pos)];
+}
+
+bool ExecutionContext::setInputConsumedEvent(cudaEvent_t event) noexcept
+{
+    if (event != nullptr)
+    {
+        report(unsupported("IExecutionContext::setInputConsumedEvent: events are not supported by the CPU backend "
+                           "(enqueueV3 runs synchronously, so inputs are consumed when it returns)"));
+        return false;
+    }
+    mInputConsumedEvent = nullptr;
+    return true;
+}
+
+cudaEvent_t ExecutionContext::getInputConsumedEvent() const noexcept
+{
+    return mInputConsumedEvent;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Plain settings
+// ---------------------------------------------------------------------------------------------------------
+
+void ExecutionContext::setDebugSync(bool sync) noexcept
+{
+    mDebugSync = sync;
+}
+
+bool ExecutionContext::getDebugSync() const noexcept
+{
+    return mDebugSync;
+}
+
+void ExecutionContext::setProfiler(nvinfer1::IProfiler* profiler) noexcept
+{
+    mProfiler = profiler;
+    mTimes.clear();
+}
+
+nvinfer1::IProfiler* ExecutionContext::getProfiler() const noexcept
+{
+    return mProfiler;
+}
+
+nvinfer1::ICudaEngine const& ExecutionContext::getEngine() const noexcept
+{
+    return mEngine;
+}
+
+void ExecutionContext::setName(char const* name) noexcept
+{
+    apiGuard(mLogger, mRecorder.get(), false, [&]() -> bool {
+        mName = name == nullptr ? std::string() : std::string(name);
+        return true;
+    });
+}
+
+char const* ExecutionContext::getName() const noexcept
+{
+    return mName.c_str();
+}
+
+void ExecutionContext::setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept
+{
+    mRecorder.set(recorder);
+}
+
+nvinfer1::IErrorRecorder* ExecutionContext::getErrorRecorder() const noexcept
+{
+    return mRecorder.get();
+}
+
+void ExecutionContext::setEnqueueEmitsProfile(bool enqueueEmitsProfile) noexcept
+{
+    mEnqueueEmitsProfile = enqueueEmitsProfile;
+}
+
+bool ExecutionContext::getEnqueueEmitsProfile() const noexcept
+{
+    return mEnqueueEmitsProfile;
+}
+
+bool ExecutionContext::reportToProfiler() const noexcept
+{
+    return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status {
+        if (mProfiler == nullptr)
+        {
+            return invalidState("IExecutionContext::reportToProfiler: no profiler is set (setProfiler)");
+        }
+        if (!mTimes.complete())
+        {
+            return invalidState("IExecutionContext::reportToProfiler: there are no layer timings yet; run enqueueV3 "
+                                "or executeV2 with the profiler set first");
+        }
+        mTimes.report(*mProfiler, *mData);
+        return Status::ok();
+    });
+}
+
+bool ExecutionContext::setTemporaryStorageAllocator(nvinfer1::IGpuAllocator* allocator) noexcept
+{
+    // The CPU kernels need no temporary storage beyond the arena; the allocator is kept for getTemporaryStorageAllocator.
+    mTemporaryAllocator = allocator;
+    return true;
+}
+
+nvinfer1::IGpuAllocator* ExecutionContext::getTemporaryStorageAllocator() const noexcept
+{
+    return mTemporaryAllocator;
+}
+
+void ExecutionContext::setPersistentCacheLimit(size_t size) noexcept
+{
+    // There is no persistent L2 cache to configure on the CPU; the value is only stored.
+    mPersistentCacheLimit = size;
+}
+
+size_t ExecutionContext::getPersistentCacheLimit() const noexcept
+{
+    return mPersistentCacheLimit;
+}
+
+bool ExecutionContext::setNvtxVerbosity(nvinfer1::ProfilingVerbosity verbosity) noexcept
+{
+    int32_t const level = detailLevel(verbosity);
+    if (level < 0)
+    {
+        report(invalidArgument("IExecutionContext::setNvtxVerbosity: unknown verbosity "
+            + std::to_string(static_cast<int32_t>(verbosity))));
+        return false;
+    }
+    if (level > detailLevel(mData->plan.profilingVerbosity))
+    {
+        report(invalidArgument("IExecutionContext::setNvtxVerbosity: the verbosity cannot be raised above the one the "
+                               "engine was built with"));
+        return false;
+    }
+    mNvtxVerbosity = verbosity;
+    return true;
+}
+
+nvinfer1::ProfilingVerbosity ExecutionContext::getNvtxVerbosity() const noexcept
+{
+    return mNvtxVerbosity;
+}
+
+void ExecutionContext::setAuxStreams(cudaStream_t* auxStreams, int32_t nbStreams) noexcept
+{
+    if (nbStreams < 0 || (nbStreams > 0 && auxStreams == nullptr))
+    {
+        report(invalidArgument("IExecutionContext::setAuxStreams: invalid stream array"));
+        return;
+    }
+    mLogger.verbose("IExecutionContext::setAuxStreams: ignored; the engine uses no auxiliary streams on the CPU backend");
+}
+
+bool ExecutionContext::setDebugListener(nvinfer1::IDebugListener* listener) noexcept
+{
+    mDebugListener = listener;
+    return true;
+}
+
+nvinfer1::IDebugListener* ExecutionContext::getDebugListener() noexcept
+{
+    return mDebugListener;
+}
+
+bool ExecutionContext::setTensorDebugState(char const* name, bool /*flag*/) noexcept
+{
+    report(invalidArgument("IExecutionContext::setTensorDebugState: " + nameOrNull(name)
+        + " is not a debug tensor of the engine (Kiln engines have no debug tensors yet)"));
+    return false;
+}
+
+bool ExecutionContext::getDebugState(char const* /*name*/) const noexcept
+{
+    return false;
+}
+
+nvinfer1::IRuntimeConfig* ExecutionContext::getRuntimeConfig() const noexcept
+{
+    return mConfig.get();
+}
+
+bool ExecutionContext::setAllTensorsDebugState(bool /*flag*/) noexcept
+{
+    return true; // the engine has no debug tensors, so there is nothing to switch
+}
+
+bool ExecutionContext::setUnfusedTensorsDebugState(bool /*flag*/) noexcept
+{
+    report(unsupported("IExecutionContext::setUnfusedTensorsDebugState: the engine has no unfused debug tensors "
+                       "(INetworkDefinition::markUnfusedTensorsAsDebugTensors is not supported by Kiln yet)"));
+    return false;
+}
+
+bool ExecutionContext::getUnfusedTensorsDebugState() const noexcept
+{
+    return false;
+}
+
+bool ExecutionContext::setCommunicator(void* /*communicator*/) noexcept
+{
+    report(unsupported("IExecutionContext::setCommunicator: multi-device communicators are not supported by the "
+                       "CPU backend"));
+    return false;
+}
+
+} // namespace kiln
