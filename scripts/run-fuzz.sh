@@ -2,7 +2,8 @@
 # run-fuzz.sh — builds the libFuzzer configuration (clang++, -DKILN_FUZZ=ON, ASan+UBSan) in build-fuzz/ and runs
 # every fuzz target (tests/fuzz/*Fuzz.cpp) for a bounded time, seeded from tests/fuzz/corpus/<target>/.
 # Usage: scripts/run-fuzz.sh [--time SECONDS] [--build-dir DIR] [--jobs N] [target...]
-#   --time   per-target bound (libFuzzer -max_total_time); default 60 or $KILN_FUZZ_SECONDS
+#   --time       per-target bound (libFuzzer -max_total_time); default 60 or $KILN_FUZZ_SECONDS
+#   --build-dir  default build-fuzz or $KILN_FUZZ_BUILD_DIR
 # Exits non-zero if a target crashes/leaks/times out or the build fails. New inputs go to
 # <build-dir>/fuzz-corpus/<target>/ and crash reproducers to <build-dir>/fuzz-artifacts/<target>/.
 set -uo pipefail
@@ -11,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$KILN_REPO_ROOT" || exit 1
 
 seconds="${KILN_FUZZ_SECONDS:-60}"
-buildDir="build-fuzz"
+buildDir="${KILN_FUZZ_BUILD_DIR:-build-fuzz}"
 jobs="$(kiln_jobs)"
 only=()
 while [[ $# -gt 0 ]]; do

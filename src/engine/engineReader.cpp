@@ -122,7 +122,9 @@ StatusOr<EngineHeaderInfo> parseHeader(uint8_t const* p, size_t size)
     h.flags = loadU32(p + kOFF_FLAGS);
     if (h.flags != 0)
     {
-        return corrupt("engine header has flags 0x" + hexBytes(p + kOFF_FLAGS, 4)
+        char flags[16];
+        std::snprintf(flags, sizeof(flags), "0x%08x", h.flags);
+        return corrupt(std::string("engine header has flags ") + flags
             + " that this Kiln does not know (format version 1 defines none)");
     }
     for (size_t i = kOFF_RESERVED; i < kOFF_BACKEND; ++i)

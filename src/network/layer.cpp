@@ -120,9 +120,9 @@ void Layer::setOutputTypeImpl(int32_t index, DataType t)
     }
     if (mNetwork.stronglyTyped())
     {
+        // Reported now and remembered, so that building the network fails too (as the analysis checks).
         mNetwork.reportError(invalidArgument(
             "ILayer::setOutputType on layer '" + mName + "': not allowed in a strongly typed network"));
-        return;
     }
     mOutputTypes[static_cast<size_t>(index)] = t;
     mOutputTypeSet[static_cast<size_t>(index)] = 1;

@@ -869,6 +869,32 @@ TEST(EngineFormatTest, FutureFormatVersionIsRefused)
         "engine built by Kiln engine format version 2; this Kiln reads version 1 (rebuild the engine with this Kiln)");
 }
 
+TEST(EngineFormatTest, UnknownHeaderFlagsAndReservedBytesAreRefused)
+{
+    Bytes const bytes = write(makeTinyPlan());
+    Bytes c = bytes;
+    ef::storeU32(&c[ef::kOFF_FLAGS], 0x10);
+    expectReadFails(c, "engine header has flags 0x00000010 that this Kiln does not know");
+    c = bytes;
+    c[ef::kOFF_RESERVED + 3] = 1;
+    expectReadFails(c, "reserved byte 51 is not zero");
+    c = bytes;
+    c[ef::kOFF_BACKEND + 1] = ' ';
+    expectReadFails(c, "backend name is not a NUL-terminated printable name");
+    c = bytes;
+    c[ef::kOFF_BACKEND + 20] = 'x'; // garbage after the terminator
+    expectReadFails(c, "backend name is not a NUL-terminated printable name");
+    c = bytes;
+    ef::storeU32(&c[ef::kOFF_KILN_VERSION], 0);
+    expectReadFails(c, "invalid engine header: Kiln version 0");
+    c = bytes;
+    ef::storeU32(&c[ef::kOFF_SECTION_COUNT], 9);
+    expectReadFails(c, "invalid engine header: header size 352, 9 sections");
+    c = bytes;
+    ef::storeU32(&c[ef::kFIXED_HEADER_SIZE + 3 * ef::kSECTION_ENTRY_SIZE], 5); // entry 3 claims to be 'nodes'
+    expectReadFails(c, "section table entry 3 has id 5, expected 4 ('I/O order')");
+}
+
 TEST(EngineFormatTest, OtherTensorRtApiOrBackendIsExplained)
 {
     Plan plan = makeTinyPlan();

@@ -84,6 +84,16 @@ Status gatherValues(InferContext& ctx, int32_t axis, TensorInfo const& data, Ten
         return ctx.error("data '" + data.name + "' carries " + std::to_string(dv.size())
             + " values but its shape holds " + std::to_string(outer * extent * inner));
     }
+    int64_t indexCount = 1;
+    for (DimExpr const& d : indices.dims)
+    {
+        indexCount *= d.constant();
+    }
+    if (static_cast<int64_t>(indices.values->size()) != indexCount)
+    {
+        return ctx.error("indices '" + indices.name + "' carry " + std::to_string(indices.values->size())
+            + " values but their shape holds " + std::to_string(indexCount));
+    }
     std::vector<DimExpr> values;
     for (int64_t o = 0; o < outer; ++o)
     {

@@ -10,6 +10,11 @@ namespace kiln
 {
 using nvinfer1::DataType;
 
+bool oneDnnBuilt()
+{
+    return KILN_HAVE_ONEDNN != 0;
+}
+
 StatusOr<CpuTactic> selectCpuTactic(PlanNode const& node)
 {
     if (node.tactic.empty())

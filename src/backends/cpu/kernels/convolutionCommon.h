@@ -35,11 +35,8 @@ enum class CpuTactic
 constexpr char const* kTACTIC_ONEDNN = "onednn";
 constexpr char const* kTACTIC_REFERENCE = "reference";
 
-//! True when Kiln was built with oneDNN.
-constexpr bool oneDnnBuilt()
-{
-    return KILN_HAVE_ONEDNN != 0;
-}
+//! True when Kiln was built with oneDNN (defined out of line, so every caller sees the library's answer).
+bool oneDnnBuilt();
 
 //! The tactic a kernel runs for `node.tactic`: "" means the best available; "onednn" falls back to the
 //! reference kernel in a build without oneDNN (an engine built elsewhere still runs); anything else is an error.
