@@ -28,7 +28,7 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-mapfile -t headers < <(cd "$includeDir" && ls -1 ./*.h kiln/*.h 2>/dev/null | sed 's|^\./||' | sort)
+mapfile -t headers < <(cd "$includeDir" && { find . -maxdepth 1 -name '*.h' -type f; [[ ! -d kiln ]] || find kiln -maxdepth 1 -name '*.h' -type f; } | sed 's|^\./||' | sort)
 if [[ ${#headers[@]} -eq 0 ]]; then
     echo "check-headers.sh: no headers in $includeDir" >&2
     exit 1

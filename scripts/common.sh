@@ -1,7 +1,8 @@
 # common.sh — shell helpers sourced by ./run.sh, ./test.sh and scripts/*.sh: the one place that says how the
 # default build tree (build/) is configured, so that run.sh and test.sh share it without rebuilding.
+# shellcheck shell=bash
 
-# kiln_repo_root: absolute path of the repository.
+# KILN_REPO_ROOT: absolute path of the repository.
 KILN_REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # kiln_jobs: parallel build/test jobs (KILN_JOBS overrides; default: all cores).

@@ -12,7 +12,7 @@ for arg in "$@"; do
     case "$arg" in
         --fuzz) withFuzz=1 ;;
         --check) checkOnly=1 ;;
-        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
         *) echo "install-deps.sh: unknown argument $arg" >&2; exit 2 ;;
     esac
 done

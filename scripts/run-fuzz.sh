@@ -42,7 +42,7 @@ cmake -S . -B "$buildDir" -G Ninja \
     >"$buildDir/configure.log" 2>&1 || { cat "$buildDir/configure.log"; echo "run-fuzz.sh: configure failed" >&2; exit 1; }
 
 echo "==> building fuzz targets (-j$jobs)"
-cmake --build "$buildDir" -j "$jobs" || { echo "run-fuzz.sh: build failed" >&2; exit 1; }
+cmake --build "$buildDir" -j "$jobs" --target kilnFuzzTargets || { echo "run-fuzz.sh: build failed" >&2; exit 1; }
 
 manifest="$buildDir/fuzz/targets.tsv"
 if [[ ! -s "$manifest" ]]; then

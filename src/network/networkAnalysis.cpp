@@ -18,6 +18,7 @@ bool propagatesValues(LayerType kind)
     switch (kind)
     {
     case LayerType::kIDENTITY:
+    case LayerType::kACTIVATION:
     case LayerType::kCAST:
     case LayerType::kELEMENTWISE:
     case LayerType::kUNARY:

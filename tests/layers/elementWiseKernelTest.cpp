@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <limits>
 #include <random>
 
 namespace
@@ -23,6 +25,16 @@ Dims dimsOf(std::vector<int64_t> const& v)
         d.d[i] = v[i];
     }
     return d;
+}
+
+int64_t volumeOfDims(Dims const& d)
+{
+    int64_t v = 1;
+    for (int32_t i = 0; i < d.nbDims; ++i)
+    {
+        v *= d.d[i];
+    }
+    return v;
 }
 
 int64_t naiveOffset(Dims const& in, Dims const& out, int64_t i)
@@ -180,6 +192,99 @@ TEST(ElementWiseKernelTest, CorruptNodesFailKernelCreation)
     TensorView vc{c, DataType::kFLOAT, dimsOf({3}), nullptr};
     TensorView vo{out, DataType::kFLOAT, dimsOf({3}), nullptr};
     EXPECT_FALSE((*ew)->execute({va, vc}, {vo}).isOk());
+}
+
+
+//! Every kernel of the family, fed every storage type with arbitrary bytes (NaN, infinities, INT64_MIN,
+//! zero divisors ...), must either refuse the types at creation or run without undefined behaviour.
+TEST(ElementWiseKernelTest, KernelsTolerateArbitraryTypesAndBytes)
+{
+    std::vector<DataType> const types = {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8,
+        DataType::kUINT8, DataType::kINT32, DataType::kINT64, DataType::kBOOL};
+    std::mt19937 rng(2468);
+    auto randomBytes = [&](DataType t, int64_t n) {
+        std::vector<uint8_t> b(static_cast<size_t>(n * kiln::elementSize(t)) + 1);
+        for (auto& x : b)
+        {
+            x = static_cast<uint8_t>(rng());
+        }
+        if (t == DataType::kINT64 && n > 0)
+        {
+            int64_t const special[2] = {std::numeric_limits<int64_t>::min(), -1};
+            std::memcpy(b.data(), &special[rng() % 2], sizeof(int64_t));
+        }
+        return b;
+    };
+    struct Kind
+    {
+        kiln::CpuKernelFactory factory;
+        char const* attr;
+        int32_t nbValues;
+        int32_t nbInputs;
+    };
+    std::vector<Kind> const kinds = {{kiln::createElementWiseKernel, "operation", 14, 2},
+        {kiln::createUnaryKernel, "operation", 25, 1}, {kiln::createActivationKernel, "type", 14, 1},
+        {kiln::createSelectKernel, nullptr, 1, 3}, {kiln::createParametricReLUKernel, nullptr, 1, 2},
+        {kiln::createCastKernel, "toType", 1, 1}, {kiln::createIdentityKernel, nullptr, 1, 1}};
+    Dims const out = dimsOf({3, 4});
+    for (Kind const& kind : kinds)
+    {
+        for (int32_t value = 0; value < kind.nbValues; ++value)
+        {
+            for (int32_t rep = 0; rep < 12; ++rep)
+            {
+                PlanNode node;
+                node.name = "fuzz";
+                if (kind.attr != nullptr)
+                {
+                    node.attrs.setInt(kind.attr, value);
+                }
+                node.attrs.setFloat("alpha", 0.5);
+                node.attrs.setFloat("beta", 2.0);
+                KernelSetup setup;
+                setup.node = &node;
+                std::vector<std::vector<uint8_t>> buffers;
+                std::vector<TensorView> inputs;
+                for (int32_t i = 0; i < kind.nbInputs; ++i)
+                {
+                    DataType const t = types[rng() % types.size()];
+                    Dims d = out;
+                    if (rng() % 2 == 0)
+                    {
+                        d.d[rng() % 2] = 1;
+                    }
+                    setup.inputTypes.push_back(t);
+                    setup.inputPresent.push_back(true);
+                    setup.inputRanks.push_back(2);
+                    buffers.push_back(randomBytes(t, volumeOfDims(d)));
+                    inputs.push_back(TensorView{buffers.back().data(), t, d, nullptr});
+                }
+                DataType const outType = types[rng() % types.size()];
+                if (kind.attr != nullptr && std::string(kind.attr) == "toType")
+                {
+                    node.attrs.setInt("toType", static_cast<int64_t>(outType));
+                }
+                setup.outputTypes = {outType};
+                setup.outputRanks = {2};
+                std::vector<uint8_t> outBytes(static_cast<size_t>(12 * kiln::elementSize(outType)));
+                TensorView o{outBytes.data(), outType, out, nullptr};
+                auto kernel = kind.factory(setup);
+                if (!kernel.isOk())
+                {
+                    continue; // refused at creation: fine
+                }
+                if (kind.factory == kiln::createParametricReLUKernel || kind.factory == kiln::createUnaryKernel
+                    || kind.factory == kiln::createActivationKernel || kind.factory == kiln::createCastKernel
+                    || kind.factory == kiln::createIdentityKernel)
+                {
+                    inputs[0].dims = out; // these kernels need the input shape to equal the output's
+                    buffers[0] = randomBytes(inputs[0].type, 12);
+                    inputs[0].data = buffers[0].data();
+                }
+                (void) (*kernel)->execute(inputs, {o});
+            }
+        }
+    }
 }
 
 } // namespace

@@ -183,22 +183,30 @@ TEST(ScaleLayerTest, SettersAfterCreation)
     EXPECT_TRUE(kiln::test::allClose(r.run({{"x", tx}})["out"], reference(tx, c, ScaleMode::kCHANNEL, 2), 1e-5, 1e-5));
 }
 
-TEST(ScaleLayerTest, HalfData)
+TEST(ScaleLayerTest, HalfAndBFloat16Data)
 {
     std::mt19937 rng(903);
     Dims const dims = makeDims({1, 4, 3, 3});
-    for (DataType weightsType : {DataType::kHALF, DataType::kFLOAT})
+    for (DataType dataType : {DataType::kHALF, DataType::kBF16})
     {
-        Coefficients c = randomCoefficients(7, 4, weightsType, rng);
-        NetworkRunner r;
-        ITensor* x = r.addInput("x", DataType::kHALF, {1, 4, 3, 3});
-        IScaleLayer* layer
-            = r.network().addScale(*x, ScaleMode::kCHANNEL, c.weights(c.shift), c.weights(c.scale), c.weights(c.power));
-        ASSERT_NE(layer, nullptr);
-        r.markOutput(layer->getOutput(0), "out");
-        ASSERT_TRUE(r.build()) << r.logger().allErrors();
-        HostTensor tx = HostTensor::random(DataType::kHALF, dims, rng, 0.5, 1.5);
-        EXPECT_TRUE(kiln::test::allClose(r.run({{"x", tx}})["out"], reference(tx, c, ScaleMode::kCHANNEL, 1), 3e-3, 3e-3));
+        double const tol = dataType == DataType::kHALF ? 3e-3 : 2e-2;
+        for (DataType weightsType : {dataType, DataType::kFLOAT})
+        {
+            SCOPED_TRACE("data " + std::to_string(static_cast<int>(dataType)) + " weights "
+                + std::to_string(static_cast<int>(weightsType)));
+            Coefficients c = randomCoefficients(7, 4, weightsType, rng);
+            NetworkRunner r;
+            ITensor* x = r.addInput("x", dataType, {1, 4, 3, 3});
+            IScaleLayer* layer = r.network().addScale(
+                *x, ScaleMode::kCHANNEL, c.weights(c.shift), c.weights(c.scale), c.weights(c.power));
+            ASSERT_NE(layer, nullptr);
+            r.markOutput(layer->getOutput(0), "out");
+            ASSERT_TRUE(r.build()) << r.logger().allErrors();
+            HostTensor tx = HostTensor::random(dataType, dims, rng, 0.5, 1.5);
+            HostTensor out = r.run({{"x", tx}})["out"];
+            EXPECT_EQ(out.type, dataType);
+            EXPECT_TRUE(kiln::test::allClose(out, reference(tx, c, ScaleMode::kCHANNEL, 1), tol, tol));
+        }
     }
 }
 
