@@ -376,3 +376,57 @@ TEST(BuilderTest, BuildToStreamGivesTheSameBytes)
 
 } // namespace
 } // namespace kiln::test
+
+namespace kiln::test
+{
+namespace
+{
+using namespace nvinfer1;
+
+//! A zero workspace pool leaves only the tactics that need no scratch memory (the reference kernels).
+TEST(BuilderTest, ZeroWorkspaceLimitSelectsWorkspaceFreeTactics)
+{
+    for (bool zeroWorkspace : {false, true})
+    {
+        NetworkRunner r;
+        ITensor* a = r.addInput("a", DataType::kFLOAT, {8, 16});
+        std::vector<float> w(16 * 4, 0.5F);
+        auto* c = r.network().addConstant(makeDims({16, 4}), Weights{DataType::kFLOAT, w.data(), 64});
+        auto* mm = r.network().addMatrixMultiply(*a, MatrixOperation::kNONE, *c->getOutput(0), MatrixOperation::kNONE);
+        mm->setName("mm");
+        r.markOutput(mm->getOutput(0), "y");
+        r.config().setProfilingVerbosity(ProfilingVerbosity::kDETAILED);
+        if (zeroWorkspace)
+        {
+            r.config().setMemoryPoolLimit(MemoryPoolType::kWORKSPACE, 0);
+        }
+        EXPECT_EQ(r.config().getMemoryPoolLimit(MemoryPoolType::kWORKSPACE) == 0, zeroWorkspace);
+        ASSERT_TRUE(r.build()) << r.logger().allErrors();
+        std::unique_ptr<IEngineInspector> inspector(r.engine().createEngineInspector());
+        std::string const info = inspector->getLayerInformation(0, LayerInformationFormat::kJSON);
+        if (zeroWorkspace)
+        {
+            EXPECT_NE(info.find("reference"), std::string::npos) << info;
+        }
+        std::mt19937 rng(8);
+        HostTensor in = HostTensor::random(DataType::kFLOAT, makeDims({8, 16}), rng);
+        auto out = r.run({{"a", in}});
+        HostTensor expected(DataType::kFLOAT, makeDims({8, 4}));
+        for (int64_t i = 0; i < 8; ++i)
+        {
+            double sum = 0;
+            for (int64_t k = 0; k < 16; ++k)
+            {
+                sum += in.at(i * 16 + k) * 0.5;
+            }
+            for (int64_t j = 0; j < 4; ++j)
+            {
+                expected.set(i * 4 + j, sum);
+            }
+        }
+        EXPECT_TRUE(allClose(out["y"], expected, 1e-5, 1e-5));
+    }
+}
+
+} // namespace
+} // namespace kiln::test

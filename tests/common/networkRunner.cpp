@@ -2,6 +2,7 @@
 #include "common/networkRunner.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -441,6 +442,29 @@ bool NetworkRunner::tryRun(std::map<std::string, HostTensor> const& inputs, std:
         return false;
     }
     return runOn(*mEngine, inputs, outputs, profile);
+}
+
+bool NetworkRunner::runFails(std::map<std::string, HostTensor> const& inputs, int32_t profile)
+{
+    std::map<std::string, HostTensor> outputs;
+    return mEngine != nullptr && !runOn(*mEngine, inputs, outputs, profile);
+}
+
+ScopedTactic::ScopedTactic(bool reference)
+    : mSet(reference)
+{
+    if (mSet)
+    {
+        setenv("KILN_CPU_TACTIC", "reference", 1);
+    }
+}
+
+ScopedTactic::~ScopedTactic()
+{
+    if (mSet)
+    {
+        unsetenv("KILN_CPU_TACTIC");
+    }
 }
 
 std::map<std::string, HostTensor> NetworkRunner::run(std::map<std::string, HostTensor> const& inputs, int32_t profile)

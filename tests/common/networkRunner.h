@@ -110,6 +110,9 @@ public:
     //! Outputs are poisoned first; returns false (with logger errors) if any step fails.
     bool tryRun(std::map<std::string, HostTensor> const& inputs, std::map<std::string, HostTensor>& outputs,
         int32_t profile = 0);
+    //! True when running `inputs` fails (shape resolution or execution), e.g. inputs that violate a runtime
+    //! shape constraint. Never fails the test by itself.
+    bool runFails(std::map<std::string, HostTensor> const& inputs, int32_t profile = 0);
     //! tryRun that fails the test on error; also runs a second engine deserialized from the same bytes and
     //! checks its outputs are bit-identical.
     std::map<std::string, HostTensor> run(std::map<std::string, HostTensor> const& inputs, int32_t profile = 0);
@@ -126,6 +129,19 @@ private:
     std::unique_ptr<nvinfer1::IRuntime> mRuntime;
     std::unique_ptr<nvinfer1::ICudaEngine> mEngine;
     std::vector<uint8_t> mBytes;
+};
+
+//! Forces the reference tactic (KILN_CPU_TACTIC, read by the builder) for builds inside its scope.
+class ScopedTactic
+{
+public:
+    explicit ScopedTactic(bool reference);
+    ~ScopedTactic();
+    ScopedTactic(ScopedTactic const&) = delete;
+    ScopedTactic& operator=(ScopedTactic const&) = delete;
+
+private:
+    bool mSet;
 };
 
 //! Elementwise |a - e| <= atol + rtol * |e| (NaNs must match; infinities must be equal). Shapes must match.

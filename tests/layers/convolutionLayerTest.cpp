@@ -17,6 +17,7 @@ using namespace nvinfer1;
 using kiln::test::HostTensor;
 using kiln::test::makeDims;
 using kiln::test::NetworkRunner;
+using kiln::test::ScopedTactic;
 
 //! One convolution configuration (spatial vectors have 2 or 3 entries).
 struct ConvCase
@@ -209,30 +210,6 @@ Tolerance toleranceFor(DataType t)
     default: return {1e-4, 1e-4};
     }
 }
-
-//! Forces the reference tactic for builds inside its scope (KILN_CPU_TACTIC is read by the builder).
-class ScopedTactic
-{
-public:
-    explicit ScopedTactic(bool reference)
-        : mSet(reference)
-    {
-        if (mSet)
-        {
-            setenv("KILN_CPU_TACTIC", "reference", 1);
-        }
-    }
-    ~ScopedTactic()
-    {
-        if (mSet)
-        {
-            unsetenv("KILN_CPU_TACTIC");
-        }
-    }
-
-private:
-    bool mSet;
-};
 
 //! Random case generator; every explicit case satisfies input + padding >= dilated kernel.
 ConvCase randomCase(std::mt19937& rng, size_t nb, PaddingMode mode)

@@ -17,6 +17,7 @@ using namespace nvinfer1;
 using kiln::test::HostTensor;
 using kiln::test::makeDims;
 using kiln::test::NetworkRunner;
+using kiln::test::ScopedTactic;
 
 struct DeconvCase
 {
@@ -197,29 +198,6 @@ Tolerance toleranceFor(DataType t)
     default: return {1e-4, 1e-4};
     }
 }
-
-class ScopedTactic
-{
-public:
-    explicit ScopedTactic(bool reference)
-        : mSet(reference)
-    {
-        if (mSet)
-        {
-            setenv("KILN_CPU_TACTIC", "reference", 1);
-        }
-    }
-    ~ScopedTactic()
-    {
-        if (mSet)
-        {
-            unsetenv("KILN_CPU_TACTIC");
-        }
-    }
-
-private:
-    bool mSet;
-};
 
 DeconvCase randomCase(std::mt19937& rng, size_t nb, PaddingMode mode)
 {

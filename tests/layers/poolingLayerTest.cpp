@@ -18,6 +18,7 @@ using namespace nvinfer1;
 using kiln::test::HostTensor;
 using kiln::test::makeDims;
 using kiln::test::NetworkRunner;
+using kiln::test::ScopedTactic;
 
 struct PoolCase
 {
@@ -212,29 +213,6 @@ Tolerance toleranceFor(DataType t)
     default: return {1e-6, 1e-6};
     }
 }
-
-class ScopedTactic
-{
-public:
-    explicit ScopedTactic(bool reference)
-        : mSet(reference)
-    {
-        if (mSet)
-        {
-            setenv("KILN_CPU_TACTIC", "reference", 1);
-        }
-    }
-    ~ScopedTactic()
-    {
-        if (mSet)
-        {
-            unsetenv("KILN_CPU_TACTIC");
-        }
-    }
-
-private:
-    bool mSet;
-};
 
 HostTensor randomInput(DataType type, PoolCase const& pc, std::mt19937& rng)
 {

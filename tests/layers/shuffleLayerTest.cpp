@@ -17,55 +17,6 @@ using kiln::test::HostTensor;
 using kiln::test::makeDims;
 using kiln::test::NetworkRunner;
 
-//! Runs `inputs` on a fresh context through the public API; true when shape resolution or execution fails
-//! (the expected outcome for inputs that violate a runtime shape constraint).
-bool runFails(NetworkRunner& r, std::map<std::string, HostTensor> const& inputs, int32_t profile = 0)
-{
-    ICudaEngine& e = r.engine();
-    std::unique_ptr<IExecutionContext> ctx(e.createExecutionContext());
-    if (ctx == nullptr || (profile != 0 && !ctx->setOptimizationProfileAsync(profile, nullptr)))
-    {
-        return true;
-    }
-    for (auto const& [name, t] : inputs)
-    {
-        if (!e.isShapeInferenceIO(name.c_str()) && !ctx->setInputShape(name.c_str(), t.dims))
-        {
-            return true;
-        }
-        if (!ctx->setInputTensorAddress(name.c_str(), t.data()))
-        {
-            return true;
-        }
-    }
-    std::vector<std::vector<uint8_t>> buffers;
-    for (int32_t i = 0; i < e.getNbIOTensors(); ++i)
-    {
-        char const* name = e.getIOTensorName(i);
-        if (e.getTensorIOMode(name) != TensorIOMode::kOUTPUT)
-        {
-            continue;
-        }
-        Dims const d = ctx->getTensorShape(name);
-        if (d.nbDims < 0)
-        {
-            return true;
-        }
-        int64_t v = 1;
-        for (int32_t k = 0; k < d.nbDims; ++k)
-        {
-            if (d.d[k] < 0)
-            {
-                return true;
-            }
-            v *= d.d[k];
-        }
-        buffers.emplace_back(static_cast<size_t>(std::max<int64_t>(v, 1) * 8));
-        ctx->setTensorAddress(name, buffers.back().data());
-    }
-    return !ctx->enqueueV3(nullptr);
-}
-
 size_t bytesOf(DataType t)
 {
     switch (t)
@@ -369,7 +320,7 @@ TEST(ShuffleLayerTest, ReshapeFromShapeTensorInput)
         if (c.dims[0] * c.dims[1] != 24)
         {
             // {2, 0} copies extent 3: volume 6 != 24.
-            EXPECT_TRUE(runFails(r, {{"x", in}, {"shape", req}}));
+            EXPECT_TRUE(r.runFails({{"x", in}, {"shape", req}}));
             EXPECT_TRUE(r.logger().hasError("reshape changes the volume")) << r.logger().allErrors();
             continue;
         }
@@ -379,7 +330,7 @@ TEST(ShuffleLayerTest, ReshapeFromShapeTensorInput)
     }
     // 24 is not a multiple of 5: the -1 cannot be inferred.
     HostTensor const bad = HostTensor::fromValues(DataType::kINT32, makeDims({2}), {5, -1});
-    EXPECT_TRUE(runFails(r, {{"x", in}, {"shape", bad}}));
+    EXPECT_TRUE(r.runFails({{"x", in}, {"shape", bad}}));
 }
 
 TEST(ShuffleLayerTest, ZeroIsLiteralWhenNotPlaceholder)
@@ -549,7 +500,7 @@ TEST(ShuffleLayerTest, RuntimeVolumeMismatchFails)
     auto out = r.run({{"x", good}});
     EXPECT_TRUE(kiln::test::sameBits(out["y"], reshapeOracle(good, {2, 8})));
     HostTensor const odd = HostTensor::random(DataType::kFLOAT, makeDims({3, 4}), rng);
-    EXPECT_TRUE(runFails(r, {{"x", odd}}));
+    EXPECT_TRUE(r.runFails({{"x", odd}}));
     EXPECT_TRUE(r.logger().hasError("reshape changes the volume")) << r.logger().allErrors();
 }
 

@@ -17,55 +17,6 @@ using kiln::test::HostTensor;
 using kiln::test::makeDims;
 using kiln::test::NetworkRunner;
 
-//! Runs `inputs` on a fresh context through the public API; true when shape resolution or execution fails
-//! (the expected outcome for inputs that violate a runtime shape constraint).
-bool runFails(NetworkRunner& r, std::map<std::string, HostTensor> const& inputs, int32_t profile = 0)
-{
-    ICudaEngine& e = r.engine();
-    std::unique_ptr<IExecutionContext> ctx(e.createExecutionContext());
-    if (ctx == nullptr || (profile != 0 && !ctx->setOptimizationProfileAsync(profile, nullptr)))
-    {
-        return true;
-    }
-    for (auto const& [name, t] : inputs)
-    {
-        if (!e.isShapeInferenceIO(name.c_str()) && !ctx->setInputShape(name.c_str(), t.dims))
-        {
-            return true;
-        }
-        if (!ctx->setInputTensorAddress(name.c_str(), t.data()))
-        {
-            return true;
-        }
-    }
-    std::vector<std::vector<uint8_t>> buffers;
-    for (int32_t i = 0; i < e.getNbIOTensors(); ++i)
-    {
-        char const* name = e.getIOTensorName(i);
-        if (e.getTensorIOMode(name) != TensorIOMode::kOUTPUT)
-        {
-            continue;
-        }
-        Dims const d = ctx->getTensorShape(name);
-        if (d.nbDims < 0)
-        {
-            return true;
-        }
-        int64_t v = 1;
-        for (int32_t k = 0; k < d.nbDims; ++k)
-        {
-            if (d.d[k] < 0)
-            {
-                return true;
-            }
-            v *= d.d[k];
-        }
-        buffers.emplace_back(static_cast<size_t>(std::max<int64_t>(v, 1) * 8));
-        ctx->setTensorAddress(name, buffers.back().data());
-    }
-    return !ctx->enqueueV3(nullptr);
-}
-
 size_t bytesOf(DataType t)
 {
     switch (t)
@@ -377,7 +328,7 @@ TEST(SliceLayerTest, DynamicInputShapeWithRuntimeBoundsCheck)
     }
     // Four rows starting at row 4 of a 4-row input.
     HostTensor const st = HostTensor::fromValues(DataType::kINT32, makeDims({2}), {4.0, 1.0});
-    EXPECT_TRUE(runFails(r, {{"x", HostTensor::random(DataType::kFLOAT, makeDims({4, 8}), rng)}, {"start", st}}));
+    EXPECT_TRUE(r.runFails({{"x", HostTensor::random(DataType::kFLOAT, makeDims({4, 8}), rng)}, {"start", st}}));
     EXPECT_TRUE(r.logger().hasError("reads outside the input")) << r.logger().allErrors();
 }
 

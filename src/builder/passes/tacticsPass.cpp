@@ -1,6 +1,8 @@
 // tacticsPass: asks the CPU backend which implementations can run each node (best first), records the choice
 // in the node, and creates the kernel once so that unsupported types or parameters fail the build, not the run.
 // KILN_CPU_TACTIC=reference forces the reference kernels (useful to compare against fast paths).
+// Memory pools: oneDNN tactics use scratch memory (the kWORKSPACE pool); the reference kernels use none. With
+// IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, 0) only tactics that need no workspace are chosen.
 #include "builder/buildContext.h"
 
 #include "backends/cpu/cpuKernel.h"
@@ -35,6 +37,17 @@ Status tacticsPass(BuildContext& ctx)
                 types += (i ? ", " : "") + std::string(setup.inputPresent[i] ? dataTypeName(setup.inputTypes[i]) : "-");
             }
             return unsupported(label + ": the CPU backend cannot run it with input types (" + types + ")");
+        }
+        if (ctx.config.getMemoryPoolLimit(nvinfer1::MemoryPoolType::kWORKSPACE) == 0)
+        {
+            tactics.erase(std::remove_if(tactics.begin(), tactics.end(),
+                              [](std::string const& t) { return t != "reference"; }),
+                tactics.end());
+            if (tactics.empty())
+            {
+                return unsupported(label + ": every CPU implementation needs workspace memory, but the kWORKSPACE "
+                                           "memory pool limit is 0");
+            }
         }
         node.tactic = tactics.front();
         if (forced != nullptr && std::find(tactics.begin(), tactics.end(), forced) != tactics.end())

@@ -81,6 +81,12 @@ Status executeActivation(
     auto const alpha = static_cast<float>(attrs.getFloat("alpha"));
     auto const beta = static_cast<float>(attrs.getFloat("beta"));
     int64_t const n = out.volume();
+    if (in.type == nvinfer1::DataType::kFLOAT && out.type == nvinfer1::DataType::kFLOAT)
+    {
+        // FP32 in and out: compute in place of the chunked conversions (the common case).
+        applyActivation(type, alpha, beta, static_cast<float const*>(in.data), static_cast<float*>(out.data), n);
+        return Status::ok();
+    }
     bool const floatDomain = ew::isFloatKernelType(in.type);
     for (int64_t start = 0; start < n; start += ew::kCHUNK)
     {
