@@ -153,11 +153,8 @@ Status lowerPass(BuildContext& ctx)
             if (layer.kind() == LayerType::kCONSTANT && needed.count(layer.outputs()[0]) != 0)
             {
                 int32_t const idx = addTensor(ctx, layer.outputs()[0]);
-                if (!ctx.plan.tensors[static_cast<size_t>(idx)].hasValues || !layer.weights().empty())
-                {
-                    KILN_ASSIGN_OR_RETURN(int32_t w, addWeights(ctx, layer, layer.weights().at(0)));
-                    ctx.plan.tensors[static_cast<size_t>(idx)].constant = w;
-                }
+                KILN_ASSIGN_OR_RETURN(int32_t w, addWeights(ctx, layer, layer.weights().at(0)));
+                ctx.plan.tensors[static_cast<size_t>(idx)].constant = w;
             }
             continue;
         }
