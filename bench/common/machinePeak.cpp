@@ -1,6 +1,6 @@
 // FMA-throughput probe for machinePeak.h. Twelve independent accumulators (with distinct values, so the
-// compiler cannot merge them) hide FMA latency; the widest
-// vector ISA the CPU supports is chosen at run time (AVX-512, AVX2+FMA, or scalar).
+// compiler cannot merge them) hide FMA latency; the widest vector ISA the CPU supports is chosen at run time
+// (AVX-512, AVX2+FMA, or a scalar loop that is only a rough lower bound for CPUs without either).
 #include "common/machinePeak.h"
 
 #include <chrono>

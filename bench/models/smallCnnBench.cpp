@@ -1,7 +1,7 @@
 // End-to-end benchmark of a small CNN (and of its reference-kernel build) through the public API:
 // conv3x3(3→32,s2)+ReLU → conv3x3(32→64)+ReLU → maxpool 2x2 → conv3x3(64→128)+ReLU → global average →
-// fully connected 128→10 → softmax, at 112x112 input, batch 1 and 8. Reports GFLOP/s and its fraction of
-// the machine's measured FP32 peak.
+// fully connected 128→10 → softmax, at 112x112 input, batch 1 and 8. Reports GFLOP/s next to the machine's
+// measured FP32 peak (bench/common/machinePeak.h).
 #include "NvInfer.h"
 #include "common/machinePeak.h"
 
