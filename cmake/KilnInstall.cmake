@@ -15,6 +15,17 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/"
     COMPONENT Kiln_Development
     FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "*.inl")
 
+# Kiln::headers: the public headers alone, for plugin libraries that are built against Kiln's headers but do not
+# link libkiln (everything they call in Kiln is reached through the interfaces Kiln hands them).
+add_library(kiln_headers INTERFACE)
+target_include_directories(kiln_headers INTERFACE
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+set_target_properties(kiln_headers PROPERTIES EXPORT_NAME headers)
+add_library(Kiln::headers ALIAS kiln_headers)
+
+install(TARGETS kiln_headers EXPORT KilnTargets)
+
 install(TARGETS kiln kiln_plugin kiln_onnxparser
     EXPORT KilnTargets
     LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"

@@ -1,9 +1,14 @@
 // initLibNvInferPlugins(): entry point of Kiln's standard plugin library. It registers the bundled plugin
-// creators with the global registry; no standard plugins are bundled yet, so it only records the logger.
+// creators (today: LReLU_TRT, plugins/leakyRelu/) with the global registry under the given namespace and keeps the
+// logger, through which the plugins report field problems.
 #include "NvInferPlugin.h"
+#include "leakyRelu/leakyReluPlugin.h"
 #include "standardPlugins.h"
 
 #include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 namespace kiln::plugins
@@ -11,6 +16,27 @@ namespace kiln::plugins
 namespace
 {
 std::atomic<nvinfer1::ILogger*> gStandardPluginLogger{nullptr};
+
+//! One creator per namespace: a creator reports one namespace, and initLibNvInferPlugins may be called with several.
+struct StandardCreators
+{
+    std::mutex mutex;
+    std::map<std::string, std::unique_ptr<LeakyReluPluginCreator>> leakyRelu;
+};
+
+StandardCreators& standardCreators()
+{
+    static StandardCreators* creators = new StandardCreators(); // never destroyed: the registry may outlive statics
+    return *creators;
+}
+
+void logThrough(nvinfer1::ILogger* logger, nvinfer1::ILogger::Severity severity, std::string const& message)
+{
+    if (logger != nullptr)
+    {
+        logger->log(severity, message.c_str());
+    }
+}
 } // namespace
 
 nvinfer1::ILogger* standardPluginLogger() noexcept
@@ -22,23 +48,40 @@ nvinfer1::ILogger* standardPluginLogger() noexcept
 
 extern "C" bool initLibNvInferPlugins(void* logger, char const* libNamespace)
 {
+    using kiln::plugins::LeakyReluPluginCreator;
     try
     {
         auto* userLogger = static_cast<nvinfer1::ILogger*>(logger);
-        kiln::plugins::gStandardPluginLogger.store(userLogger);
         if (userLogger != nullptr)
         {
-            std::string const nspace = libNamespace == nullptr ? "" : libNamespace;
-            std::string const message = "initLibNvInferPlugins: Kiln's standard plugin library bundles no plugins "
-                                        "yet; nothing was registered (namespace '"
-                + nspace + "')";
-            userLogger->log(nvinfer1::ILogger::Severity::kINFO, message.c_str());
+            kiln::plugins::gStandardPluginLogger.store(userLogger);
         }
+        std::string const nspace = libNamespace == nullptr ? "" : libNamespace;
+        auto& creators = kiln::plugins::standardCreators();
+        std::lock_guard<std::mutex> lock(creators.mutex);
+        if (creators.leakyRelu.count(nspace) != 0)
+        {
+            // Already registered under this namespace: like TensorRT, a second call succeeds quietly.
+            return true;
+        }
+        auto creator = std::make_unique<LeakyReluPluginCreator>();
+        creator->setPluginNamespace(nspace.c_str());
+        nvinfer1::IPluginRegistry* registry = getPluginRegistry();
+        if (registry == nullptr || !registry->registerCreator(*creator, nspace.c_str()))
+        {
+            kiln::plugins::logThrough(userLogger, nvinfer1::ILogger::Severity::kERROR,
+                "initLibNvInferPlugins: could not register plugin 'LReLU_TRT' (version '1') under namespace '"
+                    + nspace + "'");
+            return false;
+        }
+        creators.leakyRelu.emplace(nspace, std::move(creator));
+        kiln::plugins::logThrough(userLogger, nvinfer1::ILogger::Severity::kVERBOSE,
+            "initLibNvInferPlugins: registered LReLU_TRT (version '1') under namespace '" + nspace + "'");
         return true;
     }
     catch (...)
     {
-        // Nothing may escape into the application; the only thing that can throw here is the message string.
+        // Nothing may escape into the application.
         return false;
     }
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # test-install.sh — checks the installed package the way users consume it: installs a built tree into a
 # temporary prefix, builds tests/install/consumer.cpp with find_package(Kiln CONFIG) and runs it, then builds
-# it again with plain g++ and `pkg-config --cflags --libs nvinfer` (-lnvinfer) and runs that too.
+# it again with plain g++ and `pkg-config --cflags --libs nvinfer` (-lnvinfer) and runs that too. Finally it
+# builds the plugin library of tests/install/pluginLibrary as a separate project against the installed headers
+# only, and runs tests/install/pluginConsumer.cpp: loadLibrary + a network with the plugin on the CPU, then an
+# engine with the library embedded, loaded again in a fresh process after the library file is gone.
 # Usage: scripts/test-install.sh [--build-dir DIR] [--keep]     (default build dir: build)
 set -uo pipefail
 
@@ -46,7 +49,7 @@ if [[ -z "$libkiln" ]]; then
     exit 1
 fi
 libdir="$(dirname "$libkiln")"
-for f in include/NvInferVersion.h include/NvInfer.h; do
+for f in include/NvInferVersion.h include/NvInfer.h include/NvInferPlugin.h include/kiln/KilnPluginCpu.h; do
     [[ -f "$prefix/$f" ]] || fail "$f not installed"
 done
 for name in nvinfer nvinfer_plugin nvonnxparser; do
@@ -82,6 +85,34 @@ if pcFlags="$(pkg-config --cflags --libs nvinfer)"; then
     fi
 else
     fail "pkg-config nvinfer"
+fi
+
+echo "==> plugin library as a separate project (tests/install/pluginLibrary), headers only"
+pluginBuild="$work/plugin-build"
+if cmake -S tests/install/pluginLibrary -B "$pluginBuild" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+        >"$work/plugin-configure.log" 2>&1 \
+    && cmake --build "$pluginBuild" >"$work/plugin-build.log" 2>&1; then
+    pluginLib="$pluginBuild/libkilnInterleavePlugin.so"
+    needed="$(objdump -p "$pluginLib" 2>/dev/null | awk '/NEEDED/ {print $2}' | tr '\n' ' ')"
+    echo "    $pluginLib needs: ${needed:-?}"
+    if [[ "$needed" == *libkiln* || "$needed" == *libnvinfer* ]]; then
+        fail "the plugin library links Kiln although it was built against the headers only"
+    fi
+    consumer="$work/consumer-build/kilnPluginConsumer"
+    engine="$work/interleave.engine"
+    if [[ -x "$consumer" ]]; then
+        "$consumer" build "$pluginLib" "$engine" || fail "kilnPluginConsumer build (loadLibrary, run, embed)"
+        # The engine must not need the library file any more.
+        mv "$pluginLib" "$pluginLib.moved"
+        if [[ -f "$engine" ]]; then
+            "$consumer" load "$engine" || fail "kilnPluginConsumer load (embedded library, fresh process)"
+        fi
+    else
+        fail "kilnPluginConsumer was not built"
+    fi
+else
+    cat "$work/plugin-configure.log" "$work/plugin-build.log" 2>/dev/null | tail -n 40
+    fail "plugin library build with find_package(Kiln) and Kiln::headers"
 fi
 
 if [[ $failures -eq 0 ]]; then

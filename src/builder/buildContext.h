@@ -12,6 +12,7 @@
 
 namespace kiln
 {
+class PluginLayerState;
 
 struct BuildContext
 {
@@ -21,6 +22,9 @@ struct BuildContext
     std::unique_ptr<NetworkAnalysis> analysis;
     Plan plan;
     std::unordered_map<Tensor const*, int32_t> tensorIndex; // network tensor -> plan tensor
+    //! Plugin nodes: plan node index -> the layer's plugin (the network's clone). Filled by lowerPass; pluginPass
+    //! replaces the plugin nodes' attributes with their engine records and clears this map.
+    std::unordered_map<size_t, PluginLayerState const*> nodePlugins;
 };
 
 // The passes, in the order the builder runs them (one file each under src/builder/passes/).
@@ -32,6 +36,9 @@ Status checkConfigPass(BuildContext& ctx);
 Status lowerPass(BuildContext& ctx);
 //! Checks every optimization profile against the inputs and evaluates shapes at kMIN/kOPT/kMAX.
 Status profilesPass(BuildContext& ctx);
+//! Plugin nodes: builder's clone, CPU check, format/type negotiation (inserting reformat nodes), configure per
+//! profile, workspace, tactic timing, aliasing and the engine record (see pluginPass.cpp).
+Status pluginPass(BuildContext& ctx);
 //! Chooses an implementation (tactic) per node and checks the backend can create it.
 Status tacticsPass(BuildContext& ctx);
 //! Plans the activation arena per profile (offsets and capacities).

@@ -5,6 +5,7 @@
 #include "api/hostMemory.h"
 #include "builder/buildContext.h"
 #include "engine/engineWriter.h"
+#include "plugin/embeddedLibraries.h"
 #include "plugin/pluginRegistry.h"
 #include "runtime/runtime.h"
 
@@ -140,9 +141,9 @@ StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(INetworkDefinition cons
     {
         return invalidArgument("the network and config must be created by this Kiln builder");
     }
-    BuildContext ctx{*net, *cfg, mLogger, nullptr, Plan{}, {}};
+    BuildContext ctx{*net, *cfg, mLogger, nullptr, Plan{}, {}, {}};
     using Pass = Status (*)(BuildContext&);
-    Pass const passes[] = {analyzePass, checkConfigPass, lowerPass, profilesPass, tacticsPass, memoryPass};
+    Pass const passes[] = {analyzePass, checkConfigPass, lowerPass, profilesPass, pluginPass, tacticsPass, memoryPass};
     ProgressReporter progress(cfg->getProgressMonitor(), static_cast<int32_t>(std::size(passes)) + 1);
     int32_t step = 0;
     for (Pass pass : passes)
@@ -158,6 +159,8 @@ StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(INetworkDefinition cons
     plan.stronglyTyped = net->stronglyTyped();
     plan.profilingVerbosity = cfg->getProfilingVerbosity();
     plan.hardwareCompatibility = cfg->getHardwareCompatibilityLevel();
+    // IBuilderConfig::setPluginsToSerialize: embed the plugin library files (a missing or non-library file fails).
+    KILN_ASSIGN_OR_RETURN(plan.pluginLibraries, readPluginLibraries(cfg->pluginsToSerialize()));
     KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, writeEngine(plan));
     KILN_RETURN_IF_ERROR(progress.step(step));
     mLogger.info("Kiln built an engine with " + std::to_string(plan.nodes.size()) + " layers, "
@@ -204,7 +207,12 @@ ICudaEngine* Builder::buildEngineWithConfig(INetworkDefinition& network, IBuilde
     return apiGuard<ICudaEngine*>(mLogger, mRecorder, nullptr, [&]() -> StatusOr<ICudaEngine*> {
         KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, buildEngineBytes(network, config));
         // Go through the engine file so a built engine behaves exactly like a deserialized one.
-        return deserializeEngineBytes(mUserLogger, mRecorder, bytes.data(), bytes.size());
+        // Plugins come back through the builder's registry; libraries embedded by setPluginsToSerialize were
+        // chosen by this application, so their code may be loaded.
+        EngineLoadOptions options;
+        options.registry = mRegistry.get();
+        options.hostCodeAllowed = true;
+        return deserializeEngineBytes(mUserLogger, mRecorder, bytes.data(), bytes.size(), options);
     });
 }
 

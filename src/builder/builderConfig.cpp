@@ -207,16 +207,27 @@ HardwareCompatibilityLevel BuilderConfig::getHardwareCompatibilityLevel() const 
 
 void BuilderConfig::setPluginsToSerialize(char const* const* paths, int32_t nbPaths) noexcept
 {
+    // The files are read (and checked to be shared libraries) when an engine is built; a null or empty path is
+    // kept so that the build fails naming it.
+    if (nbPaths < 0 || (nbPaths > 0 && paths == nullptr))
+    {
+        mLogger.error("IBuilderConfig::setPluginsToSerialize: " + std::string(nbPaths < 0 ? "nbPaths is negative ("
+            + std::to_string(nbPaths) + ")" : "paths is null but nbPaths is " + std::to_string(nbPaths))
+            + "; the list of plugin libraries to serialize is unchanged");
+        return;
+    }
     try
     {
-        mPluginsToSerialize.clear();
-        for (int32_t i = 0; i < nbPaths && paths != nullptr; ++i)
+        std::vector<std::string> copy;
+        for (int32_t i = 0; i < nbPaths; ++i)
         {
-            mPluginsToSerialize.emplace_back(paths[i] != nullptr ? paths[i] : "");
+            copy.emplace_back(paths[i] != nullptr ? paths[i] : "");
         }
+        mPluginsToSerialize = std::move(copy);
     }
     catch (...)
     {
+        mLogger.error("IBuilderConfig::setPluginsToSerialize: out of memory; the list is unchanged");
     }
 }
 char const* BuilderConfig::getPluginToSerialize(int32_t index) const noexcept

@@ -89,6 +89,9 @@ public:
     //! Snapshots of the profiles added (the user may destroy or reuse the profile objects afterwards).
     std::vector<std::map<std::string, ProfileEntry>> const& profiles() const { return mProfiles; }
 
+    //! The plugin library paths given to setPluginsToSerialize(), in order (the builder embeds these files).
+    std::vector<std::string> const& pluginsToSerialize() const { return mPluginsToSerialize; }
+
 private:
     Logger& mLogger;
     int32_t mAvgTiming{1};

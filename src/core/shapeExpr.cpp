@@ -170,6 +170,16 @@ ExprId ShapeGraph::symbol(SymbolKind kind, std::string name)
     return add(n); // every symbol is distinct
 }
 
+void ShapeGraph::setSymbolBounds(int32_t symbol, ExprId upper, ExprId opt)
+{
+    if (symbol < 0 || symbol >= static_cast<int32_t>(mSymbols.size()))
+    {
+        return;
+    }
+    mSymbols[static_cast<size_t>(symbol)].upper = upper;
+    mSymbols[static_cast<size_t>(symbol)].opt = opt;
+}
+
 ExprId ShapeGraph::op(ExprOp op, ExprId a, ExprId b)
 {
     bool const ca = isConstant(a);

@@ -73,6 +73,10 @@ struct SymbolInfo
 {
     SymbolKind kind{SymbolKind::kINPUT_DIM};
     std::string name; // dimension name, or "<tensor>[i]" / "<tensor>.value[i]"
+    //! kDATA_DEPENDENT only: upper bound and auto-tuning value (IExprBuilder::declareSizeTensor), expressions
+    //! over the other symbols; the runtime sizes buffers with the upper bound until the real value is known.
+    ExprId upper{-1};
+    ExprId opt{-1};
 };
 
 struct ShapeConstraint
@@ -86,6 +90,8 @@ class ShapeGraph
 public:
     ExprId constant(int64_t value);
     ExprId symbol(SymbolKind kind, std::string name);
+    //! Set SymbolInfo::upper/opt of symbol index `symbol` (kDATA_DEPENDENT symbols; expressions of this graph).
+    void setSymbolBounds(int32_t symbol, ExprId upper, ExprId opt);
     //! Binary operation, folded when both sides are constant and simplified for identities.
     ExprId op(ExprOp op, ExprId a, ExprId b);
     ExprId select(ExprId condition, ExprId ifTrue, ExprId ifFalse);

@@ -21,6 +21,7 @@ char const* sectionName(uint32_t id)
     case SectionId::kPROFILES: return "profiles";
     case SectionId::kWEIGHTS: return "weights table";
     case SectionId::kBLOB: return "weights blob";
+    case SectionId::kPLUGIN_LIBRARIES: return "plugin libraries";
     }
     return "unknown";
 }

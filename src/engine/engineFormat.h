@@ -16,14 +16,15 @@ namespace engine
 
 //! "KILNENG\0": the first eight bytes of every engine file.
 constexpr uint8_t kMAGIC[8] = {'K', 'I', 'L', 'N', 'E', 'N', 'G', 0};
-//! The format version this Kiln writes and reads.
-constexpr uint32_t kFORMAT_VERSION = 1;
+//! The format version this Kiln writes and reads. Version 2 added plugin data (size-tensor symbols, INT8 scales,
+//! symbol bounds, per-node workspaces, embedded plugin libraries); version 1 engines are refused.
+constexpr uint32_t kFORMAT_VERSION = 2;
 
 // Fixed part of the header (byte offsets from the start of the file).
 constexpr size_t kOFF_MAGIC = 0;            // 8 bytes
 constexpr size_t kOFF_FORMAT_VERSION = 8;   // u32
 constexpr size_t kOFF_HEADER_SIZE = 12;     // u32: fixed part + section table
-constexpr size_t kOFF_FLAGS = 16;           // u32: must be 0 in version 1
+constexpr size_t kOFF_FLAGS = 16;           // u32: must be 0 (no flags are defined)
 constexpr size_t kOFF_SECTION_COUNT = 20;   // u32
 constexpr size_t kOFF_API_VERSION = 24;     // i32: NV_TENSORRT_VERSION of the build
 constexpr size_t kOFF_KILN_VERSION = 28;    // i32: Kiln version of the build
@@ -35,7 +36,7 @@ constexpr size_t kBACKEND_FIELD_SIZE = 32;
 constexpr size_t kFIXED_HEADER_SIZE = 96;   // the section table starts here
 constexpr size_t kSECTION_ENTRY_SIZE = 32;  // id u32, reserved u32, offset u64, size u64, checksum u64
 
-//! Sections of a version-1 file, in file order. Every file has all of them, exactly once, in this order.
+//! Sections of a version-2 file, in file order. Every file has all of them, exactly once, in this order.
 enum class SectionId : uint32_t
 {
     kMETADATA = 1,
@@ -46,8 +47,9 @@ enum class SectionId : uint32_t
     kPROFILES = 6,
     kWEIGHTS = 7,
     kBLOB = 8,
+    kPLUGIN_LIBRARIES = 9,
 };
-constexpr uint32_t kSECTION_COUNT = 8;
+constexpr uint32_t kSECTION_COUNT = 9;
 constexpr size_t kHEADER_SIZE = kFIXED_HEADER_SIZE + kSECTION_COUNT * kSECTION_ENTRY_SIZE;
 
 //! Sections start at multiples of 8 bytes; the weights blob and each weight at multiples of 64.

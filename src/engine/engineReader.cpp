@@ -6,6 +6,7 @@
 #include "core/dataType.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -85,6 +86,11 @@ StatusOr<EngineHeaderInfo> parseHeader(uint8_t const* p, size_t size)
     }
     EngineHeaderInfo h;
     h.formatVersion = loadU32(p + kOFF_FORMAT_VERSION);
+    if (h.formatVersion == 1)
+    {
+        return corrupt("engine format version 1 is no longer supported, rebuild the engine (this Kiln reads version "
+            + std::to_string(kFORMAT_VERSION) + ", which adds plugin data)");
+    }
     if (h.formatVersion != kFORMAT_VERSION)
     {
         return corrupt("engine built by Kiln engine format version " + std::to_string(h.formatVersion)
@@ -112,7 +118,8 @@ StatusOr<EngineHeaderInfo> parseHeader(uint8_t const* p, size_t size)
     {
         return corrupt("invalid engine header: header size " + std::to_string(h.headerSize) + ", "
             + std::to_string(sectionCount) + " sections and file size " + std::to_string(h.fileSize)
-            + " (format version 1 has a " + std::to_string(kHEADER_SIZE) + "-byte header and "
+            + " (format version " + std::to_string(kFORMAT_VERSION) + " has a " + std::to_string(kHEADER_SIZE)
+            + "-byte header and "
             + std::to_string(kSECTION_COUNT) + " sections)");
     }
     if (headerChecksum(p, kHEADER_SIZE) != loadU64(p + kOFF_HEADER_CHECKSUM))
@@ -125,7 +132,7 @@ StatusOr<EngineHeaderInfo> parseHeader(uint8_t const* p, size_t size)
         char flags[16];
         std::snprintf(flags, sizeof(flags), "0x%08x", h.flags);
         return corrupt(std::string("engine header has flags ") + flags
-            + " that this Kiln does not know (format version 1 defines none)");
+            + " that this Kiln does not know (format version " + std::to_string(kFORMAT_VERSION) + " defines none)");
     }
     for (size_t i = kOFF_RESERVED; i < kOFF_BACKEND; ++i)
     {
@@ -166,7 +173,7 @@ StatusOr<EngineHeaderInfo> parseHeader(uint8_t const* p, size_t size)
             + " and reads engines built for API " + versionText(oldestApi) + " to " + versionText(ourApi));
     }
 
-    // Section table: every section of version 1, in order, each at its canonical offset; gaps are zero bytes.
+    // Section table: every section of this version, in order, each at its canonical offset; gaps are zero bytes.
     uint64_t cursor = kHEADER_SIZE;
     for (uint32_t i = 0; i < kSECTION_COUNT; ++i)
     {
@@ -258,6 +265,7 @@ public:
     }
     int64_t i64() { return static_cast<int64_t>(u64()); }
     double f64() { return std::bit_cast<double>(u64()); }
+    float f32() { return std::bit_cast<float>(u32()); }
     bool boolean(char const* what)
     {
         uint8_t const v = u8();
@@ -366,12 +374,13 @@ private:
 
 // Smallest encodings, used to cap counts by the bytes left.
 constexpr uint64_t kMIN_EXPR_BYTES = 1 + 1 + 4 + 4 + 4 + 8 + 8;
-constexpr uint64_t kMIN_SYMBOL_BYTES = 1 + 4;
+constexpr uint64_t kMIN_SYMBOL_BYTES = 1 + 4 + 4 + 4;
 constexpr uint64_t kMIN_CONSTRAINT_BYTES = 4 + 4;
-constexpr uint64_t kMIN_TENSOR_BYTES = 4 + 4 + 4 + 4 + 1 + 4 + 4 + 1 + 4 + 4;
+constexpr uint64_t kMIN_TENSOR_BYTES = 4 + 4 + 4 + 4 + 1 + 4 + 4 + 1 + 4 + 4 + 4 + 4;
 constexpr uint64_t kMIN_NODE_BYTES = 4 + 4 + 4 + 4 + 4 + 4 + 4 + 4 + 4;
 constexpr uint64_t kMIN_ATTR_BYTES = 4 + 1 + 4;
-constexpr uint64_t kMIN_PROFILE_BYTES = 4 + 8 + 4 + 4;
+constexpr uint64_t kMIN_PROFILE_BYTES = 4 + 8 + 4 + 4 + 4 + 4;
+constexpr uint64_t kMIN_LIBRARY_BYTES = 4 + 4;
 constexpr uint64_t kMIN_PROFILE_INPUT_BYTES = 4 + 3 * 4 + 3 * 4;
 constexpr uint64_t kWEIGHTS_ENTRY_BYTES = 4 + 8 + 8 + 8;
 
@@ -408,6 +417,8 @@ Status decodeShapes(Cursor& c, Plan& plan)
     {
         s.kind = static_cast<SymbolKind>(c.u8());
         s.name = c.str("symbol name");
+        s.upper = c.i32();
+        s.opt = c.i32();
     }
     std::vector<ShapeConstraint> constraints(c.count(kMIN_CONSTRAINT_BYTES, "shape constraint"));
     for (auto& k : constraints)
@@ -444,6 +455,8 @@ void decodeTensors(Cursor& c, Plan& plan)
         {
             n = c.str("dimension name");
         }
+        t.sizeTensorSymbol = c.i32();
+        t.scale = c.f32();
     }
 }
 
@@ -526,6 +539,18 @@ void decodeProfiles(Cursor& c, Plan& plan)
         p.arenaSize = c.i64();
         p.tensorOffsets = c.i64s("arena offset");
         p.tensorCapacity = c.i64s("arena capacity");
+        p.workspaceOffsets = c.i64s("workspace offset");
+        p.workspaceSizes = c.i64s("workspace size");
+    }
+}
+
+void decodePluginLibraries(Cursor& c, Plan& plan)
+{
+    plan.pluginLibraries.resize(c.count(kMIN_LIBRARY_BYTES, "plugin library"));
+    for (auto& lib : plan.pluginLibraries)
+    {
+        lib.fileName = c.str("plugin library file name");
+        lib.bytes = c.str("plugin library bytes");
     }
 }
 
@@ -631,6 +656,11 @@ StatusOr<Plan> parse(uint8_t const* file, size_t size, std::shared_ptr<void cons
         Cursor c = cursor(SectionId::kWEIGHTS);
         KILN_RETURN_IF_ERROR(decodeWeights(c, plan, file, header.sections[static_cast<size_t>(SectionId::kBLOB) - 1]));
     }
+    {
+        Cursor c = cursor(SectionId::kPLUGIN_LIBRARIES);
+        decodePluginLibraries(c, plan);
+        KILN_RETURN_IF_ERROR(c.finish());
+    }
 
     Status const valid = validatePlan(plan);
     if (!valid.isOk())
@@ -717,8 +747,72 @@ Status checkShapeRefs(Plan const& plan, std::vector<ExprId> const& ids, std::str
     return Status::ok();
 }
 
+//! Symbol bounds: only data-dependent symbols have them, and they refer to existing expressions.
+Status checkSymbols(Plan const& plan)
+{
+    auto const& symbols = plan.shapes.symbols();
+    for (size_t s = 0; s < symbols.size(); ++s)
+    {
+        SymbolInfo const& info = symbols[s];
+        std::string const label = "shape symbol " + std::to_string(s) + " (" + quoted(info.name) + ")";
+        bool const dataDependent = info.kind == SymbolKind::kDATA_DEPENDENT;
+        for (auto const& [what, id] : {std::pair<char const*, ExprId>{"upper bound", info.upper}, {"opt value", info.opt}})
+        {
+            if (id == kNO_EXPR)
+            {
+                continue;
+            }
+            if (!dataDependent)
+            {
+                return corrupt(label + " has an " + what + ", but only data-dependent symbols have bounds");
+            }
+            if (!plan.shapes.isValid(id))
+            {
+                return corrupt(label + ": its " + what + " refers to shape expression " + std::to_string(id)
+                    + ", but the shape graph has " + std::to_string(plan.shapes.nodes().size()) + " expressions");
+            }
+        }
+    }
+    return Status::ok();
+}
+
+//! A size tensor holds the value of a data-dependent symbol: a 0-D INT32/INT64 tensor, one per symbol.
+Status checkSizeTensor(Plan const& plan, size_t i, std::vector<int32_t>& sizeTensorOf)
+{
+    PlanTensor const& t = plan.tensors[i];
+    if (t.sizeTensorSymbol == -1)
+    {
+        return Status::ok();
+    }
+    std::string const label = tensorLabel(plan, i);
+    auto const& symbols = plan.shapes.symbols();
+    if (t.sizeTensorSymbol < 0 || static_cast<size_t>(t.sizeTensorSymbol) >= symbols.size())
+    {
+        return corrupt(label + " is the size tensor of shape symbol " + std::to_string(t.sizeTensorSymbol)
+            + ", but the shape graph has " + std::to_string(symbols.size()) + " symbols");
+    }
+    auto const s = static_cast<size_t>(t.sizeTensorSymbol);
+    if (symbols[s].kind != SymbolKind::kDATA_DEPENDENT)
+    {
+        return corrupt(label + " is the size tensor of shape symbol " + quoted(symbols[s].name)
+            + ", which is not data-dependent");
+    }
+    if (!t.dims.empty() || (t.type != nvinfer1::DataType::kINT32 && t.type != nvinfer1::DataType::kINT64))
+    {
+        return corrupt(label + " is a size tensor, so it must be a 0-D INT32 or INT64 tensor");
+    }
+    if (sizeTensorOf[s] != -1)
+    {
+        return corrupt(label + " and " + tensorLabel(plan, static_cast<size_t>(sizeTensorOf[s]))
+            + " are both the size tensor of shape symbol " + quoted(symbols[s].name));
+    }
+    sizeTensorOf[s] = static_cast<int32_t>(i);
+    return Status::ok();
+}
+
 Status checkTensors(Plan const& plan)
 {
+    std::vector<int32_t> sizeTensorOf(plan.shapes.symbols().size(), -1);
     for (size_t i = 0; i < plan.tensors.size(); ++i)
     {
         PlanTensor const& t = plan.tensors[i];
@@ -752,6 +846,12 @@ Status checkTensors(Plan const& plan)
             return corrupt(label + " refers to weights " + std::to_string(t.constant) + ", but the engine has "
                 + std::to_string(plan.weights.size()) + " weights");
         }
+        if (!(t.scale == -1.0F || (std::isfinite(t.scale) && t.scale > 0.0F)))
+        {
+            return corrupt(label + " has the INT8 scale " + std::to_string(t.scale)
+                + " (a scale must be a finite positive number, or -1 for none)");
+        }
+        KILN_RETURN_IF_ERROR(checkSizeTensor(plan, i, sizeTensorOf));
     }
     return Status::ok();
 }
@@ -867,6 +967,64 @@ Status checkDims(nvinfer1::Dims const& d, size_t rank, std::string const& what)
     return Status::ok();
 }
 
+//! Per-node workspaces of profile `pi`: none at all, or one offset and size per node inside the arena.
+Status checkWorkspaces(Plan const& plan, size_t pi)
+{
+    PlanProfile const& p = plan.profiles[pi];
+    std::string const label = "profile " + std::to_string(pi);
+    size_t const nbNodes = plan.nodes.size();
+    bool const sized = p.workspaceOffsets.size() == nbNodes && p.workspaceSizes.size() == nbNodes;
+    bool const empty = p.workspaceOffsets.empty() && p.workspaceSizes.empty();
+    if (!sized && !empty)
+    {
+        return corrupt(label + " has " + std::to_string(p.workspaceOffsets.size()) + " workspace offsets and "
+            + std::to_string(p.workspaceSizes.size()) + " workspace sizes for " + std::to_string(nbNodes) + " nodes");
+    }
+    for (size_t n = 0; n < p.workspaceOffsets.size(); ++n)
+    {
+        int64_t const offset = p.workspaceOffsets[n];
+        int64_t const size = p.workspaceSizes[n];
+        bool const valid = size >= 0 && offset >= -1 && (offset >= 0 || size == 0)
+            && (offset < 0 || (offset <= p.arenaSize && size <= p.arenaSize - offset));
+        if (!valid)
+        {
+            return corrupt(label + ": " + nodeLabel(plan, n) + " has workspace offset " + std::to_string(offset)
+                + " and size " + std::to_string(size) + ", outside the arena of " + std::to_string(p.arenaSize)
+                + " bytes");
+        }
+    }
+    return Status::ok();
+}
+
+//! Embedded plugin libraries: unique plain file names (no directories), non-empty contents.
+Status checkPluginLibraries(Plan const& plan)
+{
+    std::set<std::string> names;
+    for (size_t i = 0; i < plan.pluginLibraries.size(); ++i)
+    {
+        PlanPluginLibrary const& lib = plan.pluginLibraries[i];
+        std::string const label = "plugin library " + std::to_string(i) + " (" + quoted(lib.fileName) + ")";
+        bool plain = !lib.fileName.empty() && lib.fileName.size() <= 255 && lib.fileName != "." && lib.fileName != "..";
+        for (char c : lib.fileName)
+        {
+            plain = plain && c != '/' && c != 0;
+        }
+        if (!plain)
+        {
+            return corrupt(label + " needs a plain file name (1 to 255 bytes, no '/' or NUL)");
+        }
+        if (!names.insert(lib.fileName).second)
+        {
+            return corrupt(label + " appears twice");
+        }
+        if (lib.bytes.empty())
+        {
+            return corrupt(label + " is empty");
+        }
+    }
+    return Status::ok();
+}
+
 Status checkProfiles(Plan const& plan)
 {
     // lastProfile[t]: the last profile that listed tensor t (one vector for all profiles keeps this linear).
@@ -941,6 +1099,7 @@ Status checkProfiles(Plan const& plan)
                     + std::to_string(p.arenaSize) + " bytes");
             }
         }
+        KILN_RETURN_IF_ERROR(checkWorkspaces(plan, pi));
     }
     return Status::ok();
 }
@@ -977,11 +1136,13 @@ Status validatePlan(Plan const& plan)
             return corrupt("shape constraint " + std::to_string(i) + " refers to a missing expression");
         }
     }
+    KILN_RETURN_IF_ERROR(checkSymbols(plan));
     KILN_RETURN_IF_ERROR(checkWeights(plan));
     KILN_RETURN_IF_ERROR(checkTensors(plan));
     KILN_RETURN_IF_ERROR(checkIo(plan));
     KILN_RETURN_IF_ERROR(checkNodes(plan));
     KILN_RETURN_IF_ERROR(checkProfiles(plan));
+    KILN_RETURN_IF_ERROR(checkPluginLibraries(plan));
     return Status::ok();
 }
 

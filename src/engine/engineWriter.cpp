@@ -41,6 +41,7 @@ public:
     }
     void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
     void f64(double v) { u64(std::bit_cast<uint64_t>(v)); }
+    void f32(float v) { u32(std::bit_cast<uint32_t>(v)); }
     void boolean(bool v) { u8(v ? 1 : 0); }
     //! Element count of a list (u32).
     void count(size_t n, char const* what)
@@ -127,6 +128,8 @@ void encodeShapes(ShapeGraph const& g, Sink& s)
     s.list(g.symbols(), "shape symbols", [&](SymbolInfo const& sym) {
         s.u8(static_cast<uint8_t>(sym.kind));
         s.str(sym.name);
+        s.i32(sym.upper);
+        s.i32(sym.opt);
     });
     s.list(g.constraints(), "shape constraints", [&](ShapeConstraint const& c) {
         s.i32(c.condition);
@@ -147,6 +150,8 @@ void encodeTensors(Plan const& plan, Sink& s)
         s.boolean(t.hostShapeTensor);
         s.i32(t.constant);
         s.list(t.dimNames, "dimension names", [&](std::string const& n) { s.str(n); });
+        s.i32(t.sizeTensorSymbol);
+        s.f32(t.scale);
     });
 }
 
@@ -226,6 +231,16 @@ void encodeProfiles(Plan const& plan, Sink& s)
         s.i64(p.arenaSize);
         s.i64s(p.tensorOffsets, "arena offsets");
         s.i64s(p.tensorCapacity, "arena capacities");
+        s.i64s(p.workspaceOffsets, "workspace offsets");
+        s.i64s(p.workspaceSizes, "workspace sizes");
+    });
+}
+
+void encodePluginLibraries(Plan const& plan, Sink& s)
+{
+    s.list(plan.pluginLibraries, "plugin libraries", [&](PlanPluginLibrary const& lib) {
+        s.str(lib.fileName);
+        s.str(lib.bytes);
     });
 }
 
@@ -251,7 +266,8 @@ StatusOr<std::vector<uint8_t>> writeEngine(Plan const& plan)
 
     // Encode every section except the weights table and the blob, whose contents depend on the layout.
     SectionId const order[kSECTION_COUNT] = {SectionId::kMETADATA, SectionId::kSHAPES, SectionId::kTENSORS,
-        SectionId::kIO, SectionId::kNODES, SectionId::kPROFILES, SectionId::kWEIGHTS, SectionId::kBLOB};
+        SectionId::kIO, SectionId::kNODES, SectionId::kPROFILES, SectionId::kWEIGHTS, SectionId::kBLOB,
+        SectionId::kPLUGIN_LIBRARIES};
     Sink encoded[kSECTION_COUNT];
     encodeMetadata(plan, encoded[0]);
     encodeShapes(plan.shapes, encoded[1]);
@@ -259,6 +275,7 @@ StatusOr<std::vector<uint8_t>> writeEngine(Plan const& plan)
     encodeIo(plan, encoded[3]);
     encodeNodes(plan, encoded[4]);
     encodeProfiles(plan, encoded[5]);
+    encodePluginLibraries(plan, encoded[8]);
     for (auto const& s : encoded)
     {
         KILN_RETURN_IF_ERROR(s.status());

@@ -27,6 +27,11 @@ struct PlanTensor
     bool hostShapeTensor{false};      // I/O shape tensor: the user passes host memory (isShapeInferenceIO)
     int32_t constant{-1};             // index into Plan::weights when the tensor is a constant
     std::vector<std::string> dimNames; // dimension names given with ITensor::setDimensionName (I/O only)
+    //! Plugin size tensors: index of the kDATA_DEPENDENT symbol whose value this 0-D tensor holds after its
+    //! producer runs, else -1.
+    int32_t sizeTensorSymbol{-1};
+    //! INT8 quantization scale (dynamic range / 127) passed to plugins in PluginTensorDesc::scale; -1 if none.
+    float scale{-1.0F};
 };
 
 struct PlanNode
@@ -67,6 +72,16 @@ struct PlanProfile
     int64_t arenaSize{0};                // activation bytes needed at this profile's largest shapes
     std::vector<int64_t> tensorOffsets;  // per tensor: byte offset in the arena, -1 when not in the arena
     std::vector<int64_t> tensorCapacity; // per tensor: bytes reserved in the arena
+    std::vector<int64_t> workspaceOffsets; // per node: arena offset of its workspace (plugins), -1 when none
+    std::vector<int64_t> workspaceSizes;   // per node: workspace bytes at this profile (0 when none)
+};
+
+//! A plugin library embedded with IBuilderConfig::setPluginsToSerialize (loaded at deserialization only when
+//! the runtime allows engine host code).
+struct PlanPluginLibrary
+{
+    std::string fileName; // base name of the library the builder read
+    std::string bytes;    // the whole file
 };
 
 struct Plan
@@ -86,6 +101,7 @@ struct Plan
     std::vector<PlanNode> nodes;    // topological order
     std::vector<PlanWeights> weights;
     std::vector<PlanProfile> profiles;
+    std::vector<PlanPluginLibrary> pluginLibraries;
 
     //! Keeps the memory that PlanWeights::data points into alive.
     std::vector<std::shared_ptr<void const>> storage;

@@ -35,6 +35,8 @@ InferFn inferFunction(LayerType kind)
     case LayerType::kSOFTMAX: return inferSoftMax;
     case LayerType::kTOPK: return inferTopK;
     case LayerType::kUNARY: return inferUnary;
+    case LayerType::kPLUGIN_V2:
+    case LayerType::kPLUGIN_V3: return nullptr; // need the layer's plugin: networkAnalysis calls inferPluginLayer
     default: return nullptr; // not implemented yet: the builder reports the kind by name
     }
 }
@@ -49,6 +51,7 @@ bool isShapeInputSlot(LayerType kind, int32_t slot, nvinfer1::DataType slotType)
     case LayerType::kFILL: return slot == 0 || (slot >= 1 && isInt);  // dimensions; int alpha/beta
     case LayerType::kRESIZE: return slot == 1 && isInt;               // output dimensions
     case LayerType::kTOPK: return slot == 1;                          // k
+    // kPLUGIN_V3: the layer's last nbShapeInputs() inputs (networkAnalysis asks the layer, see pluginLayer.h).
     default: return false;
     }
 }

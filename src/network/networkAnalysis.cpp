@@ -3,6 +3,7 @@
 
 #include "core/dataType.h"
 #include "network/layerTable.h"
+#include "network/layers/pluginLayer.h"
 #include "network/networkDefinition.h"
 
 #include <algorithm>
@@ -138,6 +139,8 @@ void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
         {
             outputIsShape = outputIsShape || a.shapeTensors.count(o) != 0;
         }
+        PluginLayerState const* plugin = pluginLayerState(layer);
+        int32_t const firstShapeSlot = plugin != nullptr ? pluginRegularInputs(layer, *plugin) : -1;
         for (size_t s = 0; s < layer.inputs().size(); ++s)
         {
             Tensor const* t = layer.inputs()[s];
@@ -146,7 +149,10 @@ void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
                 continue;
             }
             DataType const slotType = t->isInput() ? t->declaredType() : DataType::kINT32;
-            bool const shapeSlot = isShapeInputSlot(layer.kind(), static_cast<int32_t>(s), slotType);
+            // V3 plugin shape inputs (the last inputs of the layer) are shape-input slots: their values are inferred.
+            bool const shapeSlot = plugin != nullptr
+                ? static_cast<int32_t>(s) >= firstShapeSlot
+                : isShapeInputSlot(layer.kind(), static_cast<int32_t>(s), slotType);
             if (shapeSlot || (outputIsShape && propagatesValues(layer.kind())))
             {
                 a.shapeTensors.insert(t);
@@ -229,8 +235,9 @@ Status inferInput(Tensor const& in, NetworkAnalysis& a, std::map<std::string, Ex
 
 Status inferLayer(NetworkDefinition const& network, Layer const& layer, NetworkAnalysis& a)
 {
+    PluginLayerState const* plugin = pluginLayerState(layer);
     InferFn fn = inferFunction(layer.kind());
-    if (fn == nullptr)
+    if (fn == nullptr && plugin == nullptr)
     {
         return unsupported(layerLabel(layer) + ": Kiln does not support " + layerKindName(layer.kind())
             + " layers yet");
@@ -267,10 +274,15 @@ Status inferLayer(NetworkDefinition const& network, Layer const& layer, NetworkA
     }
     InferContext ctx(*a.graph, layer.name(), layer.kind(), layer.attrs(), std::move(inputs), std::move(weights),
         static_cast<int32_t>(layer.outputs().size()), network.stronglyTyped());
-    Status st = fn(ctx);
+    std::vector<std::pair<int32_t, int32_t>> sizeTensors; // plugin size-tensor outputs: (output, symbol)
+    Status st = plugin != nullptr ? inferPluginLayer(layer, *plugin, ctx, sizeTensors) : fn(ctx);
     if (!st.isOk())
     {
         return st;
+    }
+    for (auto const& [output, symbol] : sizeTensors)
+    {
+        a.sizeTensorSymbols[layer.outputs()[static_cast<size_t>(output)]] = symbol;
     }
     for (size_t i = 0; i < layer.outputs().size(); ++i)
     {

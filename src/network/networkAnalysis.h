@@ -29,6 +29,8 @@ struct NetworkAnalysis
     std::vector<Status> errors;                           // lenient mode: every failure; strict: the first
     //! Outputs whose type the user overrode (setOutputType / ITensor::setType): the type the layer computes.
     std::unordered_map<Tensor const*, nvinfer1::DataType> naturalTypes;
+    //! Plugin size-tensor outputs (IExprBuilder::declareSizeTensor): tensor -> index of its kDATA_DEPENDENT symbol.
+    std::unordered_map<Tensor const*, int32_t> sizeTensorSymbols;
 };
 
 //! Analyse `network`. In strict mode the first error stops the analysis and is returned.

@@ -391,8 +391,6 @@ nvinfer1::IOneHotLayer* NetworkDefinition::addOneHot(ITensor&, ITensor&, ITensor
 nvinfer1::IRaggedSoftMaxLayer* NetworkDefinition::addRaggedSoftMax(ITensor&, ITensor&) noexcept { return notSupported("addRaggedSoftMax"); }
 nvinfer1::INonZeroLayer* NetworkDefinition::addNonZero(ITensor&) noexcept { return notSupported("addNonZero"); }
 nvinfer1::INonZeroLayer* NetworkDefinition::addNonZero(ITensor&, DataType) noexcept { return notSupported("addNonZero"); }
-nvinfer1::IPluginV2Layer* NetworkDefinition::addPluginV2(ITensor* const*, int32_t, nvinfer1::IPluginV2&) noexcept { return notSupported("addPluginV2"); }
-nvinfer1::IPluginV3Layer* NetworkDefinition::addPluginV3(ITensor* const*, int32_t, ITensor* const*, int32_t, nvinfer1::IPluginV3&) noexcept { return notSupported("addPluginV3"); }
 nvinfer1::ILoop* NetworkDefinition::addLoop() noexcept { return notSupported("addLoop"); }
 nvinfer1::IIfConditional* NetworkDefinition::addIfConditional() noexcept { return notSupported("addIfConditional"); }
 nvinfer1::IAssertionLayer* NetworkDefinition::addAssertion(ITensor&, char const*) noexcept { return notSupported("addAssertion"); }

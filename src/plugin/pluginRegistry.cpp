@@ -96,6 +96,22 @@ std::string pointerText(void const* p)
     return os.str();
 }
 
+//! A copy of `text` that lives as long as the process (namespaces handed to IPluginCreator::setPluginNamespace()).
+char const* internedString(std::string const& text)
+{
+    static std::mutex* const mutex = new std::mutex();
+    static std::set<std::string>* const strings = new std::set<std::string>();
+    std::lock_guard<std::mutex> lock(*mutex);
+    return strings->insert(text).first->c_str();
+}
+
+//! The last component of a path ("libfoo.so" for "/opt/lib/libfoo.so").
+std::string baseName(std::string const& path)
+{
+    size_t const slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 //! The kind of a creator from its interface info, with a readable error for unknown kinds and versions.
 Status classifyCreator(IPluginCreatorInterface const& creator, CreatorKind& kind)
 {
@@ -427,16 +443,27 @@ Status PluginRegistry::registerOne(IPluginCreatorInterface& creator, char const*
         if (!taken)
         {
             auto& v1 = static_cast<IPluginCreator&>(creator);
-            std::string const ns = entry.nspace;
+            // Creators may keep the pointer instead of copying the string, so it must stay valid for good.
+            char const* const ns = internedString(entry.nspace);
             KILN_RETURN_IF_ERROR(callUserCode("IPluginCreator::setPluginNamespace() of plugin " + quote(entry.name),
-                [&] { (v1.*kV1SetNamespace)(ns.c_str()); }));
+                [&] { (v1.*kV1SetNamespace)(ns); }));
+            Status inserted = insertEntries({entry}, nullptr, {});
+            if (!inserted.isOk() && entry.nspace != ownNamespace)
+            {
+                // Another thread registered the key in between: give the rejected creator its namespace back.
+                char const* const own = internedString(ownNamespace);
+                (void) callUserCode("IPluginCreator::setPluginNamespace() of plugin " + quote(entry.name),
+                    [&] { (v1.*kV1SetNamespace)(own); });
+            }
+            return inserted;
         }
     }
     return insertEntries({entry}, nullptr, {});
 }
 
-Status PluginRegistry::insertEntries(std::vector<Entry> entries, void* library, std::string const& path)
+Status PluginRegistry::insertEntries(std::vector<Entry> entries, void* library, Library const& info)
 {
+    std::string const& path = info.path;
     {
         std::lock_guard<std::mutex> lock(mMutex);
         if (library != nullptr && mLibraries.count(library) != 0)
@@ -494,7 +521,7 @@ Status PluginRegistry::insertEntries(std::vector<Entry> entries, void* library, 
         }
         if (library != nullptr)
         {
-            mLibraries.emplace(library, Library{path});
+            mLibraries.emplace(library, info);
         }
         rebuildListsLocked();
     }
@@ -629,6 +656,59 @@ void PluginRegistry::describeSameName(std::string const& name, std::vector<std::
             kilnParent->describeSameName(name, out);
         }
     }
+}
+
+std::vector<PluginRegistry::VisibleCreator> PluginRegistry::visibleCreators() const
+{
+    std::vector<VisibleCreator> out;
+    {
+        std::lock_guard<std::mutex> lock(mMutex);
+        for (Entry const& e : mEntries)
+        {
+            out.push_back(VisibleCreator{e.name, e.version, e.nspace, e.kind, mLabel});
+        }
+    }
+    if (!mParentSearch.load() || mParent == nullptr)
+    {
+        return out;
+    }
+    if (auto const* kilnParent = dynamic_cast<PluginRegistry const*>(mParent))
+    {
+        auto more = kilnParent->visibleCreators();
+        out.insert(out.end(), more.begin(), more.end());
+        return out;
+    }
+    // A parent implemented elsewhere: list it through the interface.
+    int32_t n = 0;
+    IPluginCreatorInterface* const* list = mParent->getAllCreators(&n);
+    for (int32_t i = 0; list != nullptr && i < n; ++i)
+    {
+        VisibleCreator c;
+        if (list[i] != nullptr && describeCreator(*list[i], c.kind, c.name, c.version, c.nspace).isOk())
+        {
+            c.registry = "the parent plugin registry";
+            out.push_back(std::move(c));
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> PluginRegistry::searchedRegistries() const
+{
+    std::vector<std::string> out{mLabel};
+    if (mParentSearch.load() && mParent != nullptr)
+    {
+        if (auto const* kilnParent = dynamic_cast<PluginRegistry const*>(mParent))
+        {
+            auto more = kilnParent->searchedRegistries();
+            out.insert(out.end(), more.begin(), more.end());
+        }
+        else
+        {
+            out.push_back("the parent plugin registry");
+        }
+    }
+    return out;
 }
 
 void PluginRegistry::logMiss(std::string const& name, std::string const& version, std::string const& nspace) const noexcept
@@ -832,133 +912,161 @@ void PluginRegistry::setParentSearchEnabled(bool const enabled) noexcept
 
 IPluginRegistry::PluginLibraryHandle PluginRegistry::loadLibrary(AsciiChar const* pluginPath) noexcept
 {
-    return apiGuard(Logger(logger()), mRecorder.load(), static_cast<void*>(nullptr),
-        [&]() -> StatusOr<void*> {
-            if (pluginPath == nullptr || *pluginPath == '\0')
-            {
-                return invalidArgument("IPluginRegistry::loadLibrary: the library path is null or empty");
-            }
-            std::string const path = pluginPath;
-            std::string const context = "IPluginRegistry::loadLibrary(" + quote(path) + ")";
+    return apiGuard(Logger(logger()), mRecorder.load(), static_cast<void*>(nullptr), [&]() -> StatusOr<void*> {
+        if (pluginPath == nullptr || *pluginPath == '\0')
+        {
+            return invalidArgument("IPluginRegistry::loadLibrary: the library path is null or empty");
+        }
+        std::string const path = pluginPath;
+        return loadLibraryFrom(path, path, baseName(path));
+    });
+}
 
-            dlerror(); // clear any stale message
-            void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
-            if (handle == nullptr)
-            {
-                char const* why = dlerror();
-                return invalidArgument(context + ": dlopen failed: " + (why != nullptr ? why : "unknown error"));
-            }
-            // From here on every failure unloads the library again.
-            auto fail = [&](Status const& status) -> StatusOr<void*> {
-                dlclose(handle);
-                return status.withContext(context);
-            };
-            {
-                std::lock_guard<std::mutex> lock(mMutex);
-                if (auto it = mLibraries.find(handle); it != mLibraries.end())
-                {
-                    return fail(invalidArgument("the library is already loaded into " + mLabel + " (as "
-                        + quote(it->second.path) + "), so its plugins are already registered"));
-                }
-            }
+StatusOr<IPluginRegistry::PluginLibraryHandle> PluginRegistry::loadLibraryFrom(
+    std::string const& path, std::string const& displayName, std::string const& fileName)
+{
+    std::string const context = "IPluginRegistry::loadLibrary(" + quote(displayName) + ")";
+    Library const info{displayName, baseName(fileName)};
 
-            // Messages the library logs while it is being loaded go to this registry's logger.
-            ScopedPluginLogger scope(logger());
-            if (auto setFinder = reinterpret_cast<SetLoggerFinderFn>(dlsym(handle, "setLoggerFinder")))
-            {
-                Status st = callUserCode("setLoggerFinder()", [&] { setFinder(&pluginLoggerFinder()); });
-                if (!st.isOk())
-                {
-                    return fail(st);
-                }
-            }
+    dlerror(); // clear any stale message (dlerror() state is per thread)
+    void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (handle == nullptr)
+    {
+        char const* why = dlerror();
+        return invalidArgument(context + ": dlopen failed: " + (why != nullptr ? why : "unknown error"));
+    }
+    // From here on every failure unloads the library again.
+    auto fail = [&](Status const& status) -> StatusOr<void*> {
+        dlclose(handle);
+        return status.withContext(context);
+    };
+    {
+        std::lock_guard<std::mutex> lock(mMutex);
+        if (auto it = mLibraries.find(handle); it != mLibraries.end())
+        {
+            return fail(invalidArgument("the library is already loaded into " + mLabel + " (as "
+                + quote(it->second.path) + "), so its plugins are already registered"));
+        }
+    }
 
-            std::vector<IPluginCreatorInterface*> creators;
-            int32_t count = 0;
-            char const* entryPoint = nullptr;
-            if (auto getCreators = reinterpret_cast<GetCreatorsFn>(dlsym(handle, "getCreators")))
-            {
-                entryPoint = "getCreators()";
-                IPluginCreatorInterface* const* list = nullptr;
-                Status st = callUserCode(entryPoint, [&] { list = getCreators(count); });
-                if (!st.isOk())
-                {
-                    return fail(st);
-                }
-                for (int32_t i = 0; list != nullptr && i < count; ++i)
-                {
-                    creators.push_back(list[i]);
-                }
-                if (count > 0 && list == nullptr)
-                {
-                    return fail(invalidArgument("getCreators() returned a null array for "
-                        + std::to_string(count) + " creator(s)"));
-                }
-            }
-            else if (auto getPluginCreators = reinterpret_cast<GetPluginCreatorsFn>(dlsym(handle, "getPluginCreators")))
-            {
-                entryPoint = "getPluginCreators()";
-                IPluginCreator* const* list = nullptr;
-                Status st = callUserCode(entryPoint, [&] { list = getPluginCreators(count); });
-                if (!st.isOk())
-                {
-                    return fail(st);
-                }
-                for (int32_t i = 0; list != nullptr && i < count; ++i)
-                {
-                    creators.push_back(list[i]);
-                }
-                if (count > 0 && list == nullptr)
-                {
-                    return fail(invalidArgument("getPluginCreators() returned a null array for "
-                        + std::to_string(count) + " creator(s)"));
-                }
-            }
-            else
-            {
-                return fail(invalidArgument(
-                    "the library exports neither getCreators() nor getPluginCreators(); a plugin library "
-                    "loaded at run time must export extern \"C\" IPluginCreatorInterface* const* "
-                    "getCreators(int32_t& nbCreators)"));
-            }
-            if (count < 0)
-            {
-                return fail(invalidArgument(std::string(entryPoint) + " returned a negative creator count ("
-                    + std::to_string(count) + ")"));
-            }
+    // Messages the library logs while it is being loaded go to this registry's logger.
+    ScopedPluginLogger scope(logger());
+    if (auto setFinder = reinterpret_cast<SetLoggerFinderFn>(dlsym(handle, "setLoggerFinder")))
+    {
+        Status st = callUserCode("setLoggerFinder()", [&] { setFinder(&pluginLoggerFinder()); });
+        if (!st.isOk())
+        {
+            return fail(st);
+        }
+    }
 
-            std::vector<Entry> entries;
-            for (size_t i = 0; i < creators.size(); ++i)
+    std::vector<IPluginCreatorInterface*> creators;
+    int32_t count = 0;
+    char const* entryPoint = nullptr;
+    if (auto getCreators = reinterpret_cast<GetCreatorsFn>(dlsym(handle, "getCreators")))
+    {
+        entryPoint = "getCreators()";
+        IPluginCreatorInterface* const* list = nullptr;
+        Status st = callUserCode(entryPoint, [&] { list = getCreators(count); });
+        if (!st.isOk())
+        {
+            return fail(st);
+        }
+        for (int32_t i = 0; list != nullptr && i < count; ++i)
+        {
+            creators.push_back(list[i]);
+        }
+        if (count > 0 && list == nullptr)
+        {
+            return fail(invalidArgument(
+                "getCreators() returned a null array for " + std::to_string(count) + " creator(s)"));
+        }
+    }
+    else if (auto getPluginCreators = reinterpret_cast<GetPluginCreatorsFn>(dlsym(handle, "getPluginCreators")))
+    {
+        entryPoint = "getPluginCreators()";
+        IPluginCreator* const* list = nullptr;
+        Status st = callUserCode(entryPoint, [&] { list = getPluginCreators(count); });
+        if (!st.isOk())
+        {
+            return fail(st);
+        }
+        for (int32_t i = 0; list != nullptr && i < count; ++i)
+        {
+            creators.push_back(list[i]);
+        }
+        if (count > 0 && list == nullptr)
+        {
+            return fail(invalidArgument(
+                "getPluginCreators() returned a null array for " + std::to_string(count) + " creator(s)"));
+        }
+    }
+    else
+    {
+        return fail(invalidArgument(
+            "the library exports neither getCreators() nor getPluginCreators(); a plugin library "
+            "loaded at run time must export extern \"C\" IPluginCreatorInterface* const* "
+            "getCreators(int32_t& nbCreators)"));
+    }
+    if (count < 0)
+    {
+        return fail(invalidArgument(
+            std::string(entryPoint) + " returned a negative creator count (" + std::to_string(count) + ")"));
+    }
+
+    std::vector<Entry> entries;
+    for (size_t i = 0; i < creators.size(); ++i)
+    {
+        if (creators[i] == nullptr)
+        {
+            return fail(invalidArgument(
+                std::string(entryPoint) + " returned a null creator at index " + std::to_string(i)));
+        }
+        Entry entry;
+        entry.creator = creators[i];
+        // Each creator is registered under the namespace it reports itself ("" if none).
+        Status st = describeCreator(*creators[i], entry.kind, entry.name, entry.version, entry.nspace);
+        if (!st.isOk())
+        {
+            return fail(st.withContext("creator " + std::to_string(i)));
+        }
+        entries.push_back(std::move(entry));
+    }
+    if (entries.empty())
+    {
+        logWarning(context + ": " + entryPoint + " returned no creators; the library is loaded but registers nothing");
+    }
+    Status st = insertEntries(std::move(entries), handle, info);
+    if (!st.isOk())
+    {
+        return fail(st);
+    }
+    logVerbose("Loaded plugin library " + quote(displayName) + " into " + mLabel + " (" + std::to_string(count)
+        + " creator(s) from " + entryPoint + ")");
+    return handle;
+}
+
+std::string PluginRegistry::findLibrary(std::string const& fileName) const
+{
+    std::string const wanted = baseName(fileName);
+    {
+        std::lock_guard<std::mutex> lock(mMutex);
+        for (auto const& [handle, library] : mLibraries)
+        {
+            if (library.fileName == wanted)
             {
-                if (creators[i] == nullptr)
-                {
-                    return fail(invalidArgument(std::string(entryPoint) + " returned a null creator at index "
-                        + std::to_string(i)));
-                }
-                Entry entry;
-                entry.creator = creators[i];
-                // Each creator is registered under the namespace it reports itself ("" if none).
-                Status st = describeCreator(*creators[i], entry.kind, entry.name, entry.version, entry.nspace);
-                if (!st.isOk())
-                {
-                    return fail(st.withContext("creator " + std::to_string(i)));
-                }
-                entries.push_back(std::move(entry));
+                return mLabel;
             }
-            if (entries.empty())
-            {
-                logWarning(context + ": " + entryPoint + " returned no creators; the library is loaded but "
-                    "registers nothing");
-            }
-            Status st = insertEntries(std::move(entries), handle, path);
-            if (!st.isOk())
-            {
-                return fail(st);
-            }
-            logVerbose("Loaded plugin library " + quote(path) + " into " + mLabel + " (" + std::to_string(count)
-                + " creator(s) from " + entryPoint + ")");
-            return handle;
-        });
+        }
+    }
+    if (mParentSearch.load() && mParent != nullptr)
+    {
+        if (auto const* kilnParent = dynamic_cast<PluginRegistry const*>(mParent))
+        {
+            return kilnParent->findLibrary(wanted);
+        }
+    }
+    return {};
 }
 
 void PluginRegistry::deregisterLibrary(PluginLibraryHandle handle) noexcept

@@ -93,6 +93,34 @@ public:
     //! Kind of a registered creator, or of any creator object (decided from its interface info); false if unknown.
     static bool creatorKindOf(nvinfer1::IPluginCreatorInterface const& creator, CreatorKind& kind) noexcept;
 
+    //! A creator visible to lookups, with the label of the registry holding it (for "closest names" messages).
+    struct VisibleCreator
+    {
+        std::string name;
+        std::string version;
+        std::string nspace;
+        CreatorKind kind{CreatorKind::kV1};
+        std::string registry;
+    };
+
+    //! Every creator a lookup here can find: this registry's, then (while parent search is enabled) its parents'.
+    std::vector<VisibleCreator> visibleCreators() const;
+    //! Labels of the registries a lookup searches, in order.
+    std::vector<std::string> searchedRegistries() const;
+
+    //! How messages name this registry ("the global plugin registry", "the runtime's plugin registry", ...).
+    std::string const& label() const noexcept { return mLabel; }
+
+    //! loadLibrary() that returns its failure instead of reporting it. dlopen opens `path`; messages name the
+    //! library `displayName`, and findLibrary() recognises it by `fileName` (its file's base name). Embedded
+    //! libraries are opened as "/proc/self/fd/<n>" and named after the file the builder read.
+    StatusOr<PluginLibraryHandle> loadLibraryFrom(
+        std::string const& path, std::string const& displayName, std::string const& fileName);
+
+    //! The label of the registry that has loaded a library whose file name is `fileName`: this one, else (while
+    //! parent search is enabled) a Kiln ancestor; "" when none has. File names are compared on their base names.
+    std::string findLibrary(std::string const& fileName) const;
+
 private:
     //! One registered creator, with its key copied at registration time.
     struct Entry
@@ -115,7 +143,8 @@ private:
     //! A library loaded by loadLibrary().
     struct Library
     {
-        std::string path;
+        std::string path;     //!< How messages name it (the path given to loadLibrary(), or the embedded name).
+        std::string fileName; //!< Base name of its file, for findLibrary().
     };
 
     //! A shared resource and its reference count.
@@ -128,7 +157,7 @@ private:
     using Key = std::tuple<std::string, std::string, std::string>;
 
     Status registerOne(nvinfer1::IPluginCreatorInterface& creator, char const* pluginNamespace);
-    Status insertEntries(std::vector<Entry> entries, void* library, std::string const& path);
+    Status insertEntries(std::vector<Entry> entries, void* library, Library const& info);
     Status removeCreator(nvinfer1::IPluginCreatorInterface const* creator);
     Found findLocal(std::string const& name, std::string const& version, std::string const& nspace) const;
     Found find(std::string const& name, std::string const& version, std::string const& nspace);

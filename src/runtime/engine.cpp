@@ -42,18 +42,23 @@ bool validSelector(OptProfileSelector s)
 
 } // namespace
 
-StatusOr<std::unique_ptr<Engine>> createEngine(Plan plan, Logger const& logger, nvinfer1::IErrorRecorder* recorder)
+StatusOr<std::unique_ptr<Engine>> createEngine(
+    Plan plan, Logger const& logger, nvinfer1::IErrorRecorder* recorder, EngineLoadOptions const& options)
 {
     KILN_RETURN_IF_ERROR(validatePlan(plan));
     KILN_ASSIGN_OR_RETURN(auto data, makeEngineData(std::move(plan)));
-    return std::make_unique<Engine>(std::move(data), logger.user(), recorder);
+    auto engineLogger = std::make_shared<Logger const>(logger.user());
+    KILN_ASSIGN_OR_RETURN(auto plugins, EnginePlugins::load(*data, options, engineLogger));
+    return std::make_unique<Engine>(std::move(data), std::move(engineLogger), recorder, std::move(plugins));
 }
 
-Engine::Engine(std::shared_ptr<EngineData const> data, nvinfer1::ILogger* logger, nvinfer1::IErrorRecorder* recorder)
+Engine::Engine(std::shared_ptr<EngineData const> data, std::shared_ptr<Logger const> logger,
+    nvinfer1::IErrorRecorder* recorder, std::shared_ptr<EnginePlugins> plugins)
     : mData(std::move(data))
-    , mLoggerHolder(std::make_shared<Logger const>(logger))
+    , mLoggerHolder(std::move(logger))
     , mLogger(*mLoggerHolder)
     , mRecorder(recorder)
+    , mPlugins(std::move(plugins))
 {
 }
 
@@ -137,8 +142,13 @@ nvinfer1::TensorIOMode Engine::getTensorIOMode(char const* tensorName) const noe
 
 char const* Engine::getAliasedInputTensor(char const* tensorName) const noexcept
 {
-    lookup("getAliasedInputTensor", tensorName);
-    return nullptr; // no aliased (in-place) outputs yet
+    // An output written in place of an input (a plugin's getAliasedInput), when both are network I/O.
+    int32_t const pos = lookup("getAliasedInputTensor", tensorName);
+    if (pos < 0 || mData->ioAliasedInput[static_cast<size_t>(pos)] < 0)
+    {
+        return nullptr;
+    }
+    return mData->ioTensor(mData->ioAliasedInput[static_cast<size_t>(pos)]).name.c_str();
 }
 
 int32_t Engine::getTensorBytesPerComponent(char const* tensorName) const noexcept

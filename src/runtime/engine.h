@@ -1,11 +1,14 @@
 // Engine: Kiln's ICudaEngine for the CPU backend. Immutable after creation and shared by its execution
-// contexts and inspectors (they hold the same EngineData). Tensor queries are by I/O name; names that are
-// not engine inputs/outputs are reported as errors and answered with the neutral value TensorRT uses.
+// contexts and inspectors (they hold the same EngineData). Its plugin objects (EnginePlugins, recreated from the
+// plan's plugin records at creation) are shared with its contexts, which attach their own clones. Tensor queries
+// are by I/O name; names that are not engine inputs/outputs are reported as errors and answered with the neutral
+// value TensorRT uses.
 #pragma once
 
 #include "NvInferRuntime.h"
 #include "core/logging.h"
 #include "runtime/engineData.h"
+#include "runtime/enginePlugins.h"
 #include "runtime/errorRecorderRef.h"
 
 #include <memory>
@@ -16,7 +19,9 @@ namespace kiln
 class Engine final : public nvinfer1::ICudaEngine
 {
 public:
-    Engine(std::shared_ptr<EngineData const> data, nvinfer1::ILogger* logger, nvinfer1::IErrorRecorder* recorder);
+    //! An engine whose plugins were recreated by EnginePlugins::load with `logger` (shared with them).
+    Engine(std::shared_ptr<EngineData const> data, std::shared_ptr<Logger const> logger,
+        nvinfer1::IErrorRecorder* recorder, std::shared_ptr<EnginePlugins> plugins);
     ~Engine() noexcept override = default;
 
     nvinfer1::Dims getTensorShape(char const* tensorName) const noexcept override;
@@ -85,6 +90,8 @@ public:
     Plan const& plan() const { return mData->plan; }
     Logger const& logger() const { return mLogger; }
     std::shared_ptr<Logger const> const& sharedLogger() const { return mLoggerHolder; }
+    //! The engine-level plugin objects (never nullptr; empty for engines without plugin nodes).
+    std::shared_ptr<EnginePlugins> const& plugins() const { return mPlugins; }
     nvinfer1::IErrorRecorder* recorder() const { return mRecorder.get(); }
     //! Report a failure of an engine API call (logger + error recorder).
     void report(Status const& status) const { mLogger.report(status, mRecorder.get()); }
@@ -100,12 +107,14 @@ private:
     std::shared_ptr<Logger const> mLoggerHolder; // shared with contexts, configs and inspectors
     Logger const& mLogger;
     ErrorRecorderRef mRecorder;
+    std::shared_ptr<EnginePlugins> mPlugins;
 };
 
 //! Wrap a plan in an Engine (the runtime's deserializeCudaEngine and the builder's buildEngineWithConfig both
-//! use this). Validates the plan (engine/engineReader.h validatePlan) and derives the runtime tables.
+//! use this). Validates the plan (engine/engineReader.h validatePlan), derives the runtime tables and recreates
+//! the plugins of plugin nodes through `options.registry` (see EnginePlugins::load).
 //! The engine logs to `logger`'s ILogger and starts with `recorder` as its error recorder.
-StatusOr<std::unique_ptr<Engine>> createEngine(
-    Plan plan, Logger const& logger, nvinfer1::IErrorRecorder* recorder = nullptr);
+StatusOr<std::unique_ptr<Engine>> createEngine(Plan plan, Logger const& logger,
+    nvinfer1::IErrorRecorder* recorder = nullptr, EngineLoadOptions const& options = EngineLoadOptions{});
 
 } // namespace kiln

@@ -174,6 +174,141 @@ Status findSymbolBinders(EngineData& d)
     return Status::ok();
 }
 
+//! Data-dependent symbols: each needs an upper bound and a size tensor written by a node; derive which node binds
+//! each symbol, which expressions and tensors depend on them, and the shape graph used at upper bounds.
+Status analyzeDataDependentShapes(EngineData& d)
+{
+    Plan const& plan = d.plan;
+    ShapeGraph const& g = plan.shapes;
+    size_t const nbSymbols = g.symbols().size();
+    d.symbolSizeTensor.assign(nbSymbols, -1);
+    d.symbolBinderNode.assign(nbSymbols, -1);
+    d.nodeBindsSymbols.assign(plan.nodes.size(), {});
+    d.exprLastBinder.assign(g.nodes().size(), -1);
+    d.tensorDependsOnData.assign(plan.tensors.size(), false);
+    d.dataDependentSymbols.clear();
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        int32_t const s = plan.tensors[t].sizeTensorSymbol;
+        if (s >= 0)
+        {
+            d.symbolSizeTensor[static_cast<size_t>(s)] = static_cast<int32_t>(t);
+        }
+    }
+    for (size_t s = 0; s < nbSymbols; ++s)
+    {
+        SymbolInfo const& info = g.symbols()[s];
+        if (info.kind != SymbolKind::kDATA_DEPENDENT || !d.symbolBinder[s].empty())
+        {
+            continue;
+        }
+        int32_t const tensor = d.symbolSizeTensor[s];
+        if (tensor < 0)
+        {
+            return invalidArgument("the engine's data-dependent shape symbol " + quoted(info.name)
+                + " has no size tensor (the engine is inconsistent)");
+        }
+        int32_t const node = d.producer[static_cast<size_t>(tensor)];
+        if (node < 0)
+        {
+            return invalidArgument("size tensor " + quoted(plan.tensors[static_cast<size_t>(tensor)].name)
+                + " of the data-dependent shape symbol " + quoted(info.name) + " is not written by any layer");
+        }
+        if (info.upper == kNO_EXPR)
+        {
+            return invalidArgument("the engine's data-dependent shape symbol " + quoted(info.name)
+                + " has no upper bound (declareSizeTensor gives one)");
+        }
+        d.symbolBinderNode[s] = node;
+        d.nodeBindsSymbols[static_cast<size_t>(node)].push_back(static_cast<int32_t>(s));
+        d.dataDependentSymbols.push_back(static_cast<int32_t>(s));
+    }
+    std::stable_sort(d.dataDependentSymbols.begin(), d.dataDependentSymbols.end(),
+        [&](int32_t a, int32_t b) { return d.symbolBinderNode[static_cast<size_t>(a)] < d.symbolBinderNode[static_cast<size_t>(b)]; });
+    for (size_t i = 0; i < g.nodes().size(); ++i)
+    {
+        ExprNode const& n = g.nodes()[i];
+        int32_t& last = d.exprLastBinder[i];
+        auto const from = [&](ExprId operand) { last = std::max(last, d.exprLastBinder[static_cast<size_t>(operand)]); };
+        switch (n.op)
+        {
+        case ExprOp::kCONSTANT: break;
+        case ExprOp::kSYMBOL: last = d.symbolBinderNode[static_cast<size_t>(n.value)]; break;
+        case ExprOp::kSELECT:
+            from(n.a);
+            from(n.b);
+            from(n.c);
+            break;
+        case ExprOp::kSCALE: from(n.a); break;
+        default:
+            from(n.a);
+            from(n.b);
+            break;
+        }
+    }
+    for (int32_t s : d.dataDependentSymbols)
+    {
+        SymbolInfo const& info = g.symbols()[static_cast<size_t>(s)];
+        int32_t const binder = d.symbolBinderNode[static_cast<size_t>(s)];
+        if (d.exprLastBinder[static_cast<size_t>(info.upper)] >= binder)
+        {
+            return invalidArgument("the upper bound of the data-dependent shape symbol " + quoted(info.name) + " ("
+                + g.toString(info.upper) + ") depends on a size tensor that is only known after layer "
+                + quoted(plan.nodes[static_cast<size_t>(binder)].name) + " ran");
+        }
+    }
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        for (ExprId id : plan.tensors[t].dims)
+        {
+            if (d.exprLastBinder[static_cast<size_t>(id)] >= 0)
+            {
+                d.tensorDependsOnData[t] = true;
+            }
+        }
+    }
+    if (d.hasDataDependentShapes)
+    {
+        std::vector<ShapeConstraint> constraints;
+        for (ShapeConstraint const& c : g.constraints())
+        {
+            if (d.exprLastBinder[static_cast<size_t>(c.condition)] < 0)
+            {
+                constraints.push_back(c);
+            }
+        }
+        KILN_ASSIGN_OR_RETURN(d.boundsGraph, ShapeGraph::fromParts(g.nodes(), g.symbols(), std::move(constraints)));
+    }
+    return Status::ok();
+}
+
+//! Outputs that alias an input (a plugin's getAliasedInput) where both are network I/O.
+void findAliasedInputs(EngineData& d)
+{
+    Plan const& plan = d.plan;
+    d.ioAliasedInput.assign(plan.ioTensors.size(), -1);
+    for (int32_t pos = d.nbInputs; pos < d.nbIo(); ++pos)
+    {
+        int32_t const t = plan.ioTensors[static_cast<size_t>(pos)];
+        int32_t const n = d.producer[static_cast<size_t>(t)];
+        if (n < 0)
+        {
+            continue;
+        }
+        PlanNode const& node = plan.nodes[static_cast<size_t>(n)];
+        std::vector<int64_t> const aliases = node.attrs.getInts("plugin.aliases");
+        for (size_t k = 0; k < node.outputs.size() && k < aliases.size(); ++k)
+        {
+            int64_t const a = aliases[k];
+            if (node.outputs[k] == t && a >= 0 && static_cast<size_t>(a) < node.inputs.size() && node.inputs[static_cast<size_t>(a)] >= 0)
+            {
+                int32_t const in = d.ioPosition[static_cast<size_t>(node.inputs[static_cast<size_t>(a)])];
+                d.ioAliasedInput[static_cast<size_t>(pos)] = in >= 0 && in < d.nbInputs ? in : -1;
+            }
+        }
+    }
+}
+
 } // namespace
 
 StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan)
@@ -272,6 +407,8 @@ StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan)
         d->totalWeightsSize += w.size;
     }
     KILN_RETURN_IF_ERROR(findSymbolBinders(*d));
+    KILN_RETURN_IF_ERROR(analyzeDataDependentShapes(*d));
+    findAliasedInputs(*d);
     return std::shared_ptr<EngineData const>(std::move(d));
 }
 

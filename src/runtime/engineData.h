@@ -32,6 +32,20 @@ struct EngineData
     std::vector<std::string> formatDesc;        // per I/O position (getTensorFormatDesc)
     std::vector<std::string> symbolBinder;      // per symbol: "input 'x' dimension 0" etc., empty when unbound
     bool hasDataDependentShapes{false};         // some symbol is only known after a layer runs
+    // Data-dependent shapes (plugin size tensors). A kDATA_DEPENDENT symbol is bound after the node that produces
+    // its size tensor ran; until then shapes are evaluated with the symbol at its upper bound.
+    std::vector<int32_t> dataDependentSymbols;       // in binding order (by producing node)
+    std::vector<int32_t> symbolSizeTensor;           // per symbol: its size tensor, or -1
+    std::vector<int32_t> symbolBinderNode;           // per symbol: the node producing its size tensor, or -1
+    std::vector<std::vector<int32_t>> nodeBindsSymbols; // per node: symbols bound once it ran
+    //! Per expression: the last node (largest index) binding a data-dependent symbol the expression depends on;
+    //! -1 when it depends on none. A dimension is unknown while that node has not run.
+    std::vector<int32_t> exprLastBinder;
+    std::vector<bool> tensorDependsOnData;           // per tensor: some dimension depends on a data-dependent symbol
+    //! The shape graph without the constraints that involve data-dependent symbols: used with symbols at their
+    //! upper bounds (the full graph's constraints are checked once every symbol is bound).
+    ShapeGraph boundsGraph;
+    std::vector<int32_t> ioAliasedInput; // per I/O position: the input position an output aliases (plugins), or -1
     int64_t maxArenaSize{0};                    // largest PlanProfile::arenaSize
     int64_t totalWeightsSize{0};                // bytes of all weights
 

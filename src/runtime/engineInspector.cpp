@@ -9,6 +9,7 @@
 
 #include "api/apiGuard.h"
 #include "core/dataType.h"
+#include "engine/engineFormat.h"
 #include "network/inferContext.h"
 #include "runtime/engine.h"
 #include "runtime/executionContext.h"
@@ -119,6 +120,35 @@ std::string formatAndType(nvinfer1::TensorFormat format, nvinfer1::DataType type
     return at == std::string::npos ? desc : desc.substr(0, at) + desc.substr(at + 7, desc.find(" (") - at - 7);
 }
 
+//! The attributes with every binary or long string value (plugin records: "plugin.data") replaced by its size and
+//! checksum, so that the inspector never prints raw bytes.
+Attributes printableAttributes(Attributes const& attrs)
+{
+    constexpr size_t kMAX_SHOWN = 256;
+    Attributes out = attrs;
+    for (auto& [key, value] : out.values())
+    {
+        auto* text = std::get_if<std::string>(&value);
+        if (text == nullptr)
+        {
+            continue;
+        }
+        bool printable = text->size() <= kMAX_SHOWN && key != "plugin.data";
+        for (char c : *text)
+        {
+            printable = printable && c >= 0x20 && c < 0x7f;
+        }
+        if (!printable)
+        {
+            char hash[24];
+            std::snprintf(hash, sizeof(hash), "%016llx",
+                static_cast<unsigned long long>(engine::checksum64(text->data(), text->size())));
+            value = "<" + std::to_string(text->size()) + " bytes, xxh64 " + hash + ">";
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 EngineInspector::EngineInspector(Engine const& engine)
@@ -221,7 +251,7 @@ std::string EngineInspector::layerText(int32_t index, bool json, EvaluatedShapes
     }
     f.raw("Outputs", list(outputs, json));
     f.str("ParameterType", layerKindName(node.kind));
-    std::string attrs = node.attrs.toJson();
+    std::string attrs = printableAttributes(node.attrs).toJson();
     if (attrs.size() > 2)
     {
         attrs = attrs.substr(1, attrs.size() - 2);

@@ -57,6 +57,8 @@ ExecutionContext::ExecutionContext(Engine const& engine, ExecutionContextAllocat
     mRunAddresses.assign(nbIo, nullptr);
     mConstAddresses.assign(nbIo, nullptr);
     mTensorData.assign(mData->plan.tensors.size(), nullptr);
+    mDataBuffers.resize(mData->plan.tensors.size());
+    mLastRunDims.resize(mData->plan.tensors.size());
 }
 
 StatusOr<std::unique_ptr<ExecutionContext>> ExecutionContext::create(
@@ -67,12 +69,8 @@ StatusOr<std::unique_ptr<ExecutionContext>> ExecutionContext::create(
         return invalidArgument("unknown ExecutionContextAllocationStrategy " + std::to_string(static_cast<int32_t>(strategy)));
     }
     EngineData const& d = engine.data();
-    if (d.hasDataDependentShapes)
-    {
-        return unsupported("the engine has data-dependent output shapes, which Kiln's CPU runtime does not "
-                           "support yet");
-    }
     std::unique_ptr<ExecutionContext> ctx(new ExecutionContext(engine, strategy));
+    KILN_RETURN_IF_ERROR(ctx->attachPlugins());
     KILN_RETURN_IF_ERROR(ctx->createKernels());
     if (strategy == ExecutionContextAllocationStrategy::kSTATIC)
     {
@@ -83,6 +81,68 @@ StatusOr<std::unique_ptr<ExecutionContext>> ExecutionContext::create(
         KILN_RETURN_IF_ERROR(ctx->mMemory.allocate(d.plan.profiles[0].arenaSize, true));
     }
     return ctx;
+}
+
+Status ExecutionContext::attachPlugins()
+{
+    Plan const& plan = mData->plan;
+    mEnginePlugins = mEngine.plugins();
+    mPlugins.resize(plan.nodes.size());
+    mPluginBindings.resize(plan.nodes.size());
+    if (mEnginePlugins == nullptr || mEnginePlugins->empty())
+    {
+        return Status::ok();
+    }
+    mPluginResources = std::make_unique<PluginResourceContext>(mEnginePlugins->allocator(), mRecorder);
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    {
+        EnginePlugin* shared = mEnginePlugins->node(n);
+        if (shared == nullptr)
+        {
+            continue;
+        }
+        StatusOr<std::unique_ptr<PluginAdapter>> attached = internalError("not attached");
+        {
+            // attachToContext clones the engine's object: contexts created on several threads take turns.
+            std::lock_guard<std::mutex> lock(shared->mutex);
+            attached = shared->adapter->attachToContext(*mPluginResources);
+        }
+        if (!attached.isOk())
+        {
+            return attached.status().withContext("cannot create an execution context");
+        }
+        if (attached.value() == nullptr)
+        {
+            return internalError("cannot create an execution context: " + shared->adapter->label()
+                + ": attachToContext gave no plugin object");
+        }
+        auto binding = std::make_unique<PluginBinding>();
+        binding->adapter = attached.value().get();
+        if (attached.value()->object() == shared->adapter->object())
+        {
+            // A plain IPluginV2 is shared by the engine's contexts.
+            binding->sharedMutex = &shared->mutex;
+            binding->sharedConfiguredBy = &shared->configuredBy;
+        }
+        PlanNode const& node = plan.nodes[n];
+        binding->nbShapeInputs = shared->nbShapeInputs;
+        size_t const nbRegular = node.inputs.size() - static_cast<size_t>(shared->nbShapeInputs);
+        for (size_t k = 0; k < nbRegular; ++k)
+        {
+            int32_t const t = node.inputs[k];
+            PlanTensor const* tensor = t >= 0 ? &plan.tensors[static_cast<size_t>(t)] : nullptr;
+            binding->inputFormats.push_back(tensor != nullptr ? tensor->format : nvinfer1::TensorFormat::kLINEAR);
+            binding->inputScales.push_back(tensor != nullptr ? tensor->scale : -1.0F);
+        }
+        for (int32_t t : node.outputs)
+        {
+            binding->outputFormats.push_back(plan.tensors[static_cast<size_t>(t)].format);
+            binding->outputScales.push_back(plan.tensors[static_cast<size_t>(t)].scale);
+        }
+        mPlugins[n] = std::move(attached).value();
+        mPluginBindings[n] = std::move(binding);
+    }
+    return Status::ok();
 }
 
 Status ExecutionContext::createKernels()
@@ -97,6 +157,7 @@ Status ExecutionContext::createKernels()
         std::string const label = "node " + quoted(node.name) + " (" + layerKindName(node.kind) + ")";
         KernelSetup setup;
         setup.node = &node;
+        setup.plugin = mPluginBindings[n].get();
         for (int32_t in : node.inputs)
         {
             bool const present = in >= 0;
@@ -173,7 +234,16 @@ Status ExecutionContext::prepareShapes(std::vector<void const*> const& addresses
     {
         return Status::ok();
     }
-    return evaluateShapes(*mData, mProfile, mSymbols, mShapes, mShapesNow);
+    if (!mData->hasDataDependentShapes)
+    {
+        return evaluateShapes(*mData, mProfile, mSymbols, mShapes, mShapesNow);
+    }
+    // Data-dependent symbols stand at their upper bounds until a run reads their size tensors.
+    mBoundSymbols = mSymbols;
+    KILN_RETURN_IF_ERROR(bindUpperBounds(*mData, mBoundSymbols, mScratchValues));
+    KILN_RETURN_IF_ERROR(evaluateShapes(*mData, mProfile, mBoundSymbols, mShapes, mShapesNow, &mData->boundsGraph));
+    mShapesNow.symbols = mSymbols; // the cache key is the input binding
+    return Status::ok();
 }
 
 Status ExecutionContext::prepareShapes() const
@@ -259,7 +329,7 @@ Dims ExecutionContext::getTensorShape(char const* tensorName) const noexcept
         {
             return engineDims(*mData, tensor);
         }
-        return mShapesNow.dims[static_cast<size_t>(tensor)];
+        return reportedShape(tensor);
     });
 }
 
@@ -350,6 +420,19 @@ int32_t ExecutionContext::inferShapes(int32_t nbMaxNames, char const** tensorNam
             return static_cast<int32_t>(mMissing.size());
         }
         writeShapeOutputs(mAddresses);
+        std::string dataDependent;
+        for (int32_t pos = mData->nbInputs; pos < mData->nbIo(); ++pos)
+        {
+            if (mData->tensorDependsOnData[static_cast<size_t>(mData->plan.ioTensors[static_cast<size_t>(pos)])])
+            {
+                dataDependent += (dataDependent.empty() ? "" : ", ") + quoted(mData->ioTensor(pos).name);
+            }
+        }
+        if (!dataDependent.empty())
+        {
+            mLogger.info("IExecutionContext::inferShapes: the shapes of output(s) " + dataDependent
+                + " depend on data and cannot be inferred; they are known after enqueueV3 (use an IOutputAllocator)");
+        }
         return int32_t{0};
     });
 }
@@ -382,10 +465,19 @@ void ExecutionContext::writeShapeOutputs(std::vector<void*> const& addresses) co
 int64_t ExecutionContext::requiredArenaBytes() const
 {
     int64_t required = 0;
+    PlanProfile const& profile = mData->plan.profiles[static_cast<size_t>(mProfile)];
+    for (size_t n = 0; n < profile.workspaceOffsets.size(); ++n)
+    {
+        if (profile.workspaceOffsets[n] >= 0 && profile.workspaceSizes[n] > 0)
+        {
+            required = std::max(required, profile.workspaceOffsets[n] + profile.workspaceSizes[n]);
+        }
+    }
     for (size_t t = 0; t < mData->plan.tensors.size(); ++t)
     {
         int64_t const offset = mData->arenaOffset(mProfile, static_cast<int32_t>(t));
-        if (offset >= 0 && mData->ioPosition[t] < 0 && mData->plan.tensors[t].constant < 0)
+        if (offset >= 0 && mData->ioPosition[t] < 0 && mData->plan.tensors[t].constant < 0
+            && !mData->tensorDependsOnData[t])
         {
             required = std::max(required, offset + mShapesNow.bytes[t]);
         }

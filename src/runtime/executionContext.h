@@ -2,15 +2,23 @@
 // CpuKernel per plan node, the activation arena, input shapes, tensor addresses, the evaluated shapes and
 // the layer timings — so contexts of one engine run concurrently on different threads without locks.
 //
-// CPU backend semantics: enqueueV3() executes synchronously on the calling thread and ignores its stream
-// argument (any value is accepted); "device memory" is host memory; input-consumed events are not supported.
+// CPU backend semantics: enqueueV3() executes synchronously on the calling thread; its stream argument is only
+// passed on to plugins' enqueue(); "device memory" is host memory; input-consumed events are not supported.
+//
+// Plugins: each plugin node gets the context's own plugin object at creation (attachToContext) and is detached and
+// destroyed with the context. Data-dependent shapes (plugin size tensors): shapes are first evaluated with every
+// data-dependent symbol at its upper bound; tensors depending on such symbols live in context-owned buffers of
+// that size; after the node writing a size tensor ran, its value binds the symbol and the remaining shapes are
+// re-evaluated. Network outputs with data-dependent shapes go to their IOutputAllocator after the run.
 #pragma once
 
 #include "NvInferRuntime.h"
 #include "backends/cpu/cpuKernel.h"
 #include "core/logging.h"
 #include "runtime/arena.h"
+#include "runtime/enginePlugins.h"
 #include "runtime/errorRecorderRef.h"
+#include "runtime/pluginResourceContext.h"
 #include "runtime/profiling.h"
 #include "runtime/runtimeConfig.h"
 #include "runtime/shapeBinding.h"
@@ -92,6 +100,8 @@ public:
 
 private:
     ExecutionContext(Engine const& engine, nvinfer1::ExecutionContextAllocationStrategy strategy);
+    //! attachToContext for every plugin node (the context's own plugin objects and their kernel bindings).
+    Status attachPlugins();
     Status createKernels();
 
     void report(Status const& status) const { mLogger.report(status, mRecorder.get()); }
@@ -114,6 +124,22 @@ private:
     Status bindTensorMemory(char const* api, std::vector<void*> const& addresses);
     void materializeValues();
     Status runNodes(char const* api);
+
+    // Data-dependent shapes (executionContextData.cpp).
+    //! Refuse runs that cannot deliver data-dependent outputs (executeV2, outputs without an IOutputAllocator).
+    Status checkDataDependentOutputs(char const* api, bool hasBindings) const;
+    //! Context-owned memory of a tensor outside the arena whose shape depends on data (grown as needed).
+    StatusOr<void*> dataBuffer(size_t tensor, int64_t bytes);
+    //! After node `n` ran: read the size tensors it wrote, bind their symbols and re-evaluate the shapes.
+    Status bindSizeTensors(size_t n);
+    //! After the run: check the constraints that involve data-dependent symbols, and hand outputs with
+    //! data-dependent shapes to their output allocators (reallocateOutputAsync, copy, notifyShape).
+    Status finishDataDependentRun(char const* api, cudaStream_t stream);
+    //! Shape of I/O tensor `tensor` as getTensorShape reports it: -1 for extents known only after a run, the
+    //! last run's extents when the inputs did not change since.
+    nvinfer1::Dims reportedShape(int32_t tensor) const;
+    //! Shapes of the run in progress (the upper-bound shapes until a size tensor is read).
+    EvaluatedShapes const& runShapes() const { return mRunBound ? mRunShapes : mShapesNow; }
 
     Engine const& mEngine;
     std::shared_ptr<EngineData const> mData;
@@ -138,13 +164,34 @@ private:
     mutable std::vector<void const*> mConstAddresses;
     mutable BindScratch mBindScratch;
 
-    // Execution state.
+    // Execution state. The plugin members come before the kernels (which point into the bindings), the engine's
+    // plugins and the resource context before the context's own plugins (destroyed in reverse order).
     ActivationMemory mMemory;
+    std::shared_ptr<EnginePlugins> mEnginePlugins;
+    std::unique_ptr<PluginResourceContext> mPluginResources;
+    std::vector<std::unique_ptr<PluginAdapter>> mPlugins;        // per node: the context's plugin, else nullptr
+    std::vector<std::unique_ptr<PluginBinding>> mPluginBindings; // per node
     std::vector<std::unique_ptr<CpuKernel>> mKernels;
     std::vector<std::vector<TensorView>> mNodeInputs;
     std::vector<std::vector<TensorView>> mNodeOutputs;
     std::vector<void*> mTensorData; // per tensor, for the current run
     std::vector<void*> mRunAddresses;
+
+    // Data-dependent shapes.
+    mutable std::vector<int64_t> mBoundSymbols; // mSymbols with data-dependent symbols at their upper bounds
+    std::vector<int64_t> mRunSymbols;           // during a run: symbols bound so far
+    EvaluatedShapes mRunShapes;                 // during a run: shapes once a size tensor was read
+    bool mRunBound{false};                      // mRunShapes is current
+    mutable std::vector<int64_t> mScratchValues;
+    struct HostBuffer
+    {
+        std::unique_ptr<void, void (*)(void*)> memory{nullptr, [](void*) {}};
+        int64_t size{0};
+    };
+    std::vector<HostBuffer> mDataBuffers;          // per tensor
+    std::vector<nvinfer1::Dims> mLastRunDims;      // per tensor: extents after the last successful run
+    std::vector<int64_t> mLastRunKey;              // input binding of that run (empty: none)
+    int32_t mLastRunProfile{-1};
 
     // Settings.
     nvinfer1::IProfiler* mProfiler{nullptr};

@@ -1,7 +1,8 @@
 // ExecutionContext: the run (enqueueV3 / executeV2). On the CPU backend a run is synchronous: it binds and
 // evaluates shapes, obtains output memory from output allocators, places every tensor (user buffers, the
-// arena, constant weights), writes the values of folded shape tensors, runs the nodes' kernels in order, and
-// reports per-layer timings.
+// arena, constant weights, context buffers for data-dependent shapes), writes the values of folded shape
+// tensors, runs the nodes' kernels in order (binding data-dependent symbols as their size tensors are written),
+// delivers data-dependent outputs to their allocators, and reports per-layer timings.
 #include "api/apiGuard.h"
 #include "core/dataType.h"
 #include "network/inferContext.h"
@@ -44,7 +45,7 @@ void storeValues(void* data, DataType type, std::vector<int64_t> const& values)
 
 bool ExecutionContext::enqueueV3(cudaStream_t stream) noexcept
 {
-    // The CPU backend runs synchronously on the calling thread; the stream is accepted and ignored.
+    // The CPU backend runs synchronously on the calling thread; the stream only reaches plugins' enqueue().
     return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status { return run("enqueueV3", nullptr, stream); });
 }
 
@@ -77,22 +78,37 @@ Status ExecutionContext::run(char const* api, void* const* bindings, cudaStream_
     {
         return missingInputsError(api);
     }
+    KILN_RETURN_IF_ERROR(checkDataDependentOutputs(api, bindings != nullptr));
     if (bindings == nullptr)
     {
         KILN_RETURN_IF_ERROR(assignOutputsFromAllocators(stream));
     }
+    mRunBound = false;
+    mRunSymbols = mData->hasDataDependentShapes ? mBoundSymbols : mSymbols;
     KILN_RETURN_IF_ERROR(bindTensorMemory(api, mRunAddresses));
     materializeValues();
+    for (auto const& binding : mPluginBindings)
+    {
+        if (binding != nullptr)
+        {
+            binding->stream = stream;
+        }
+    }
     KILN_RETURN_IF_ERROR(runNodes(api));
+    if (mData->hasDataDependentShapes)
+    {
+        KILN_RETURN_IF_ERROR(finishDataDependentRun(api, stream));
+    }
     if (bindings == nullptr)
     {
+        EvaluatedShapes const& finalShapes = runShapes();
         for (int32_t pos = mData->nbInputs; pos < nbIo; ++pos)
         {
             nvinfer1::IOutputAllocator* allocator = mAllocators[static_cast<size_t>(pos)];
-            if (allocator != nullptr)
+            int32_t const t = mData->plan.ioTensors[static_cast<size_t>(pos)];
+            if (allocator != nullptr && !mData->tensorDependsOnData[static_cast<size_t>(t)])
             {
-                int32_t const t = mData->plan.ioTensors[static_cast<size_t>(pos)];
-                allocator->notifyShape(mData->ioTensor(pos).name.c_str(), mShapesNow.dims[static_cast<size_t>(t)]);
+                allocator->notifyShape(mData->ioTensor(pos).name.c_str(), finalShapes.dims[static_cast<size_t>(t)]);
             }
         }
     }
@@ -109,6 +125,10 @@ Status ExecutionContext::assignOutputsFromAllocators(cudaStream_t stream)
             continue;
         }
         PlanTensor const& t = mData->ioTensor(pos);
+        if (mData->tensorDependsOnData[static_cast<size_t>(mData->plan.ioTensors[static_cast<size_t>(pos)])])
+        {
+            continue; // allocated after the run, once its size is known
+        }
         auto const bytes = static_cast<uint64_t>(mShapesNow.bytes[static_cast<size_t>(mData->plan.ioTensors[static_cast<size_t>(pos)])]);
         void* current = mAddresses[static_cast<size_t>(pos)];
         if (current != nullptr && bytes <= mAllocatedBytes[static_cast<size_t>(pos)])
@@ -145,7 +165,8 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
     for (int32_t pos = 0; pos < mData->nbIo(); ++pos)
     {
         int32_t const t = plan.ioTensors[static_cast<size_t>(pos)];
-        if (addresses[static_cast<size_t>(pos)] == nullptr && mShapesNow.bytes[static_cast<size_t>(t)] > 0)
+        if (addresses[static_cast<size_t>(pos)] == nullptr && mShapesNow.bytes[static_cast<size_t>(t)] > 0
+            && !mData->tensorDependsOnData[static_cast<size_t>(t)])
         {
             bool const input = pos < mData->nbInputs;
             return invalidState(prefix() + "no address is set for " + (input ? "input " : "output ")
@@ -175,7 +196,12 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
         int64_t const bytes = mShapesNow.bytes[t];
         int32_t const pos = mData->ioPosition[t];
         void* data = nullptr;
-        if (pos >= 0)
+        if (mData->tensorDependsOnData[t] && tensor.constant < 0)
+        {
+            // Sized at the upper bounds of its data-dependent dimensions; outputs are copied to their allocator.
+            KILN_ASSIGN_OR_RETURN(data, dataBuffer(t, bytes));
+        }
+        else if (pos >= 0)
         {
             data = addresses[static_cast<size_t>(pos)];
         }
@@ -206,6 +232,17 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
                 + " bytes) has no memory in optimization profile " + std::to_string(mProfile));
         }
         mTensorData[t] = data;
+    }
+    // Plugin workspaces live in the arena at the offsets of the current profile.
+    PlanProfile const& profile = plan.profiles[static_cast<size_t>(mProfile)];
+    for (size_t n = 0; n < mPluginBindings.size(); ++n)
+    {
+        if (mPluginBindings[n] == nullptr)
+        {
+            continue;
+        }
+        bool const has = n < profile.workspaceSizes.size() && profile.workspaceSizes[n] > 0 && profile.workspaceOffsets[n] >= 0;
+        mPluginBindings[n]->workspace = has && mMemory.base() != nullptr ? mMemory.base() + profile.workspaceOffsets[n] : nullptr;
     }
     return Status::ok();
 }
@@ -253,11 +290,27 @@ Status ExecutionContext::runNodes(char const* api)
             return v;
         }
         auto const ti = static_cast<size_t>(t);
+        EvaluatedShapes const& shapes = runShapes();
         v.data = mTensorData[ti];
         v.type = plan.tensors[ti].type;
-        v.dims = mShapesNow.dims[ti];
-        v.values = plan.tensors[ti].hasValues ? mShapesNow.values[ti].data() : nullptr;
+        v.dims = shapes.dims[ti];
+        v.values = plan.tensors[ti].hasValues ? shapes.values[ti].data() : nullptr;
         return v;
+    };
+    // Extents that depend on a size tensor the node itself (or a later one) writes are unknown (-1) to it.
+    auto const hideUnknown = [&](TensorView& v, int32_t t, size_t n) {
+        if (t < 0 || !mData->tensorDependsOnData[static_cast<size_t>(t)])
+        {
+            return;
+        }
+        auto const& dims = plan.tensors[static_cast<size_t>(t)].dims;
+        for (size_t i = 0; i < dims.size(); ++i)
+        {
+            if (mData->exprLastBinder[static_cast<size_t>(dims[i])] >= static_cast<int32_t>(n))
+            {
+                v.dims.d[i] = -1;
+            }
+        }
     };
     for (size_t n = 0; n < plan.nodes.size(); ++n)
     {
@@ -271,6 +324,7 @@ Status ExecutionContext::runNodes(char const* api)
         for (size_t k = 0; k < node.outputs.size(); ++k)
         {
             outputs[k] = view(node.outputs[k]);
+            hideUnknown(outputs[k], node.outputs[k], n);
         }
         auto const start = timing ? LayerTimes::Clock::now() : LayerTimes::Clock::time_point{};
         Status st;
@@ -290,12 +344,24 @@ Status ExecutionContext::runNodes(char const* api)
         {
             st = internalError("unknown exception");
         }
+        if (st.isOk() && !mData->nodeBindsSymbols.empty() && !mData->nodeBindsSymbols[n].empty())
+        {
+            st = bindSizeTensors(n);
+        }
         if (!st.isOk())
         {
             mTimes.clear();
-            return Status(st.code() == nvinfer1::ErrorCode::kSUCCESS ? nvinfer1::ErrorCode::kFAILED_EXECUTION : st.code(),
-                std::string("IExecutionContext::") + api + ": node " + quoted(node.name) + " (" + layerKindName(node.kind)
-                    + ") failed: " + st.message());
+            auto const code = st.code() == nvinfer1::ErrorCode::kSUCCESS ? nvinfer1::ErrorCode::kFAILED_EXECUTION : st.code();
+            if (mPluginBindings[n] != nullptr)
+            {
+                // The plugin adapter's messages name the plugin, its layer and the call.
+                std::string const label = mPlugins[n]->label();
+                std::string const& message = st.message();
+                return Status(code, std::string("IExecutionContext::") + api + ": "
+                        + (message.find(label) == std::string::npos ? label + ": " + message : message));
+            }
+            return Status(code, std::string("IExecutionContext::") + api + ": node " + quoted(node.name) + " ("
+                    + layerKindName(node.kind) + ") failed: " + st.message());
         }
         if (timing)
         {

@@ -16,8 +16,8 @@ namespace kiln
 
 using nvinfer1::ICudaEngine;
 
-StatusOr<ICudaEngine*> deserializeEngineBytes(
-    nvinfer1::ILogger& logger, nvinfer1::IErrorRecorder* recorder, void const* data, size_t size)
+StatusOr<ICudaEngine*> deserializeEngineBytes(nvinfer1::ILogger& logger, nvinfer1::IErrorRecorder* recorder,
+    void const* data, size_t size, EngineLoadOptions const& options)
 {
     if (data == nullptr)
     {
@@ -25,7 +25,7 @@ StatusOr<ICudaEngine*> deserializeEngineBytes(
     }
     KILN_ASSIGN_OR_RETURN(Plan plan, readEngine(data, size));
     Logger engineLogger(&logger);
-    KILN_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, createEngine(std::move(plan), engineLogger, recorder));
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, createEngine(std::move(plan), engineLogger, recorder, options));
     return static_cast<ICudaEngine*>(engine.release());
 }
 
@@ -106,11 +106,13 @@ int32_t Runtime::getNbDLACores() const noexcept
 
 void Runtime::setGpuAllocator(nvinfer1::IGpuAllocator* allocator) noexcept
 {
-    // Stored for getters and future backends; the CPU backend's contexts allocate host memory themselves.
+    // The CPU backend's contexts allocate their activation memory themselves; the allocator is offered to plugins
+    // (IPluginResourceContext::getGpuAllocator, IPluginV2Ext::attachToContext) of engines loaded afterwards.
     mGpuAllocator = allocator;
     if (allocator != nullptr)
     {
-        mLogger.verbose("IRuntime::setGpuAllocator: the CPU backend uses host memory; the allocator is not called");
+        mLogger.verbose("IRuntime::setGpuAllocator: the CPU backend uses host memory; the allocator is only offered "
+                        "to plugins");
     }
 }
 
@@ -127,7 +129,11 @@ nvinfer1::IErrorRecorder* Runtime::getErrorRecorder() const noexcept
 ICudaEngine* Runtime::deserializeBytes(char const* api, void const* data, size_t size) noexcept
 {
     return apiGuard(mLogger, mRecorder.get(), static_cast<ICudaEngine*>(nullptr), [&]() -> StatusOr<ICudaEngine*> {
-        auto engine = deserializeEngineBytes(mUserLogger, mRecorder.get(), data, size);
+        EngineLoadOptions options;
+        options.registry = mRegistry.get();
+        options.hostCodeAllowed = mEngineHostCodeAllowed;
+        options.allocator = mGpuAllocator;
+        auto engine = deserializeEngineBytes(mUserLogger, mRecorder.get(), data, size, options);
         if (!engine.isOk())
         {
             return engine.status().withContext(std::string("IRuntime::") + api + ": cannot deserialize the engine");
@@ -225,7 +231,7 @@ nvinfer1::IRuntime* Runtime::loadRuntime(char const* path) noexcept
 
 void Runtime::setEngineHostCodeAllowed(bool allowed) noexcept
 {
-    mEngineHostCodeAllowed = allowed; // Kiln engines never contain host code; the flag is only stored
+    mEngineHostCodeAllowed = allowed; // engines embedding plugin libraries load them only when this is true
 }
 
 bool Runtime::getEngineHostCodeAllowed() const noexcept

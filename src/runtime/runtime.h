@@ -60,10 +60,12 @@ private:
     bool mEngineHostCodeAllowed{false};
 };
 
-//! Read an engine file and wrap it in an Engine logging to `logger`, starting with `recorder`. Errors
-//! (truncated, corrupt, foreign or version-mismatched files, unsupported backends) come back as a Status with the
-//! reader's message. The builder's buildEngineWithConfig uses this so built and loaded engines are identical.
-StatusOr<nvinfer1::ICudaEngine*> deserializeEngineBytes(
-    nvinfer1::ILogger& logger, nvinfer1::IErrorRecorder* recorder, void const* data, size_t size);
+//! Read an engine file and wrap it in an Engine logging to `logger`, starting with `recorder`. Plugins are
+//! recreated through `options.registry` (the runtime's or the builder's own registry; parent search reaches the
+//! global one). Errors (truncated, corrupt, foreign or version-mismatched files, unsupported backends, missing
+//! plugin creators, plugin failures) come back as a Status with the reader's or the plugin's message. The
+//! builder's buildEngineWithConfig uses this so built and loaded engines are identical.
+StatusOr<nvinfer1::ICudaEngine*> deserializeEngineBytes(nvinfer1::ILogger& logger, nvinfer1::IErrorRecorder* recorder,
+    void const* data, size_t size, EngineLoadOptions const& options);
 
 } // namespace kiln

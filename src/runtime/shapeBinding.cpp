@@ -228,12 +228,67 @@ Status bindSymbols(EngineData const& d, int32_t profile, std::vector<InputShape>
     return Status::ok();
 }
 
+int64_t tensorBytes(DataType type, nvinfer1::TensorFormat format, Dims const& dims)
+{
+    int32_t const vectorDim = formatVectorizedDim(format, dims.nbDims);
+    int32_t const components = formatComponents(format);
+    int64_t volume = 1;
+    for (int32_t i = 0; i < dims.nbDims; ++i)
+    {
+        int64_t extent = dims.d[i];
+        if (i == vectorDim && components > 1)
+        {
+            extent = (extent + components - 1) / components * components;
+        }
+        if (extent < 0 || __builtin_mul_overflow(volume, extent, &volume))
+        {
+            return -1;
+        }
+    }
+    return volume > (int64_t{1} << 59) ? -1 : byteSize(type, volume);
+}
+
+Status bindUpperBounds(EngineData const& d, std::vector<int64_t>& symbols, std::vector<int64_t>& values)
+{
+    if (d.dataDependentSymbols.empty())
+    {
+        return Status::ok();
+    }
+    ShapeGraph const& g = d.boundsGraph;
+    for (int32_t s : d.dataDependentSymbols)
+    {
+        symbols[static_cast<size_t>(s)] = 1; // provisional: keeps divisions by a size defined
+    }
+    bool evaluated = false;
+    for (int32_t s : d.dataDependentSymbols)
+    {
+        SymbolInfo const& info = g.symbols()[static_cast<size_t>(s)];
+        if (!evaluated || d.exprLastBinder[static_cast<size_t>(info.upper)] >= 0)
+        {
+            Status const st = g.evaluate(symbols, values);
+            if (!st.isOk())
+            {
+                return st.withContext("evaluating the upper bound of the data-dependent shape symbol " + quoted(info.name));
+            }
+            evaluated = true;
+        }
+        int64_t const upper = values[static_cast<size_t>(info.upper)];
+        if (upper < 0)
+        {
+            return invalidArgument("the upper bound of the data-dependent shape symbol " + quoted(info.name) + " ("
+                + g.toString(info.upper) + ") is " + std::to_string(upper) + " for the current input shapes");
+        }
+        symbols[static_cast<size_t>(s)] = upper;
+    }
+    return Status::ok();
+}
+
 Status evaluateShapes(EngineData const& d, int32_t profile, std::vector<int64_t> const& symbols,
-    std::vector<InputShape> const& shapes, EvaluatedShapes& out)
+    std::vector<InputShape> const& shapes, EvaluatedShapes& out, ShapeGraph const* graph)
 {
     out.valid = false;
     Plan const& plan = d.plan;
-    KILN_RETURN_IF_ERROR(plan.shapes.evaluate(symbols, out.exprValues));
+    KILN_RETURN_IF_ERROR((graph != nullptr ? *graph : plan.shapes).evaluate(symbols, out.exprValues));
     size_t const nbTensors = plan.tensors.size();
     out.dims.resize(nbTensors);
     out.values.resize(nbTensors);
@@ -259,7 +314,11 @@ Status evaluateShapes(EngineData const& d, int32_t profile, std::vector<int64_t>
                 return invalidArgument("tensor " + quoted(t.name) + " would have more than 2^59 elements for the current input shapes");
             }
         }
-        out.bytes[ti] = byteSize(t.type, volume);
+        out.bytes[ti] = tensorBytes(t.type, t.format, dims);
+        if (out.bytes[ti] < 0)
+        {
+            return invalidArgument("tensor " + quoted(t.name) + " is too large for the current input shapes");
+        }
         auto& values = out.values[ti];
         values.clear();
         if (t.hasValues)

@@ -60,8 +60,19 @@ Status bindSymbols(EngineData const& d, int32_t profile, std::vector<InputShape>
 
 //! Evaluate all shapes for `symbols` into `out` (reusing its storage). Fails with the ShapeGraph's
 //! constraint message, for negative or oversized dimensions, and when an input's evaluated shape disagrees
-//! with what was given.
+//! with what was given. `graph` defaults to the plan's shape graph; engines with data-dependent shapes pass
+//! EngineData::boundsGraph while some data-dependent symbols still stand at their upper bounds. Byte sizes of
+//! tensors in vectorized formats include the padding of the vectorized dimension.
 Status evaluateShapes(EngineData const& d, int32_t profile, std::vector<int64_t> const& symbols,
-    std::vector<InputShape> const& shapes, EvaluatedShapes& out);
+    std::vector<InputShape> const& shapes, EvaluatedShapes& out, ShapeGraph const* graph = nullptr);
+
+//! Set every data-dependent symbol of `symbols` (whose input symbols are bound) to its upper bound, evaluated in
+//! binding order (a bound may depend on earlier data-dependent symbols). `values` is scratch space. Fails when a
+//! bound is negative or cannot be evaluated.
+Status bindUpperBounds(EngineData const& d, std::vector<int64_t>& symbols, std::vector<int64_t>& values);
+
+//! Storage bytes of a tensor of `type` and `format` with extents `dims` (vectorized formats pad their vectorized
+//! dimension to a multiple of the vector size). -1 when the size overflows.
+int64_t tensorBytes(nvinfer1::DataType type, nvinfer1::TensorFormat format, nvinfer1::Dims const& dims);
 
 } // namespace kiln

@@ -502,23 +502,23 @@ TEST(EngineFormatTest, HeaderFieldsAreWhereTheDocumentationSays)
     Bytes const bytes = write(plan);
     ASSERT_GE(bytes.size(), ef::kHEADER_SIZE);
     EXPECT_EQ(std::memcmp(bytes.data(), "KILNENG\0", 8), 0);
-    EXPECT_EQ(ef::loadU32(&bytes[8]), 1U);                      // format version
+    EXPECT_EQ(ef::loadU32(&bytes[8]), 2U);                      // format version
     EXPECT_EQ(ef::loadU32(&bytes[12]), ef::kHEADER_SIZE);        // header size
     EXPECT_EQ(ef::loadU32(&bytes[16]), 0U);                      // flags
-    EXPECT_EQ(ef::loadU32(&bytes[20]), 8U);                      // section count
+    EXPECT_EQ(ef::loadU32(&bytes[20]), 9U);                      // section count
     EXPECT_EQ(ef::loadU32(&bytes[24]), uint32_t{NV_TENSORRT_VERSION});
     EXPECT_EQ(ef::loadU32(&bytes[28]), 10203U);
     EXPECT_EQ(ef::loadU64(&bytes[32]), bytes.size());
     EXPECT_EQ(std::string(reinterpret_cast<char const*>(&bytes[64])), "cuda");
     // Little-endian: the low byte of the format version comes first.
-    EXPECT_EQ(bytes[8], 1);
+    EXPECT_EQ(bytes[8], 2);
     EXPECT_EQ(bytes[9], 0);
 
     auto header = readEngineHeader(bytes.data(), bytes.size());
     ASSERT_TRUE(header.isOk()) << header.status().message();
     EXPECT_EQ(header->backend, "cuda");
     EXPECT_EQ(header->kilnVersion, 10203);
-    ASSERT_EQ(header->sections.size(), 8U);
+    ASSERT_EQ(header->sections.size(), 9U);
     for (auto const& s : header->sections)
     {
         EXPECT_EQ(s.offset % (s.id == 8 ? 64 : 8), 0U) << ef::sectionName(s.id);
@@ -863,10 +863,10 @@ TEST(EngineFormatTest, WrongMagicIsNotAKilnEngine)
 TEST(EngineFormatTest, FutureFormatVersionIsRefused)
 {
     Bytes bytes = write(makeTinyPlan());
-    ef::storeU32(&bytes[ef::kOFF_FORMAT_VERSION], 2);
+    ef::storeU32(&bytes[ef::kOFF_FORMAT_VERSION], 3);
     ef::recomputeChecksums(bytes);
     EXPECT_EQ(readError(bytes),
-        "engine built by Kiln engine format version 2; this Kiln reads version 1 (rebuild the engine with this Kiln)");
+        "engine built by Kiln engine format version 3; this Kiln reads version 2 (rebuild the engine with this Kiln)");
 }
 
 TEST(EngineFormatTest, UnknownHeaderFlagsAndReservedBytesAreRefused)
@@ -888,8 +888,8 @@ TEST(EngineFormatTest, UnknownHeaderFlagsAndReservedBytesAreRefused)
     ef::storeU32(&c[ef::kOFF_KILN_VERSION], 0);
     expectReadFails(c, "invalid engine header: Kiln version 0");
     c = bytes;
-    ef::storeU32(&c[ef::kOFF_SECTION_COUNT], 9);
-    expectReadFails(c, "invalid engine header: header size 352, 9 sections");
+    ef::storeU32(&c[ef::kOFF_SECTION_COUNT], 10);
+    expectReadFails(c, "invalid engine header: header size 384, 10 sections");
     c = bytes;
     ef::storeU32(&c[ef::kFIXED_HEADER_SIZE + 3 * ef::kSECTION_ENTRY_SIZE], 5); // entry 3 claims to be 'nodes'
     expectReadFails(c, "section table entry 3 has id 5, expected 4 ('I/O order')");

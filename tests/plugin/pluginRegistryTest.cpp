@@ -3,6 +3,7 @@
 #include "NvInfer.h"
 #include "NvInferPlugin.h"
 #include "plugin/pluginRegistry.h"
+#include "registryTestHelpers.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -23,199 +24,11 @@ namespace
 using namespace nvinfer1;
 using ::testing::HasSubstr;
 
+using namespace kiln::registry_test;
+
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------------------------
-
-class CapturingLogger final : public ILogger
-{
-public:
-    void log(Severity severity, AsciiChar const* msg) noexcept override
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        mMessages.emplace_back(severity, msg);
-    }
-
-    //! Whether a message of `severity` containing `text` was logged.
-    bool has(Severity severity, std::string const& text) const
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        for (auto const& [s, m] : mMessages)
-        {
-            if (s == severity && m.find(text) != std::string::npos)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    //! All messages of `severity`, one per line (for failure output).
-    std::string dump(Severity severity) const
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        std::string out;
-        for (auto const& [s, m] : mMessages)
-        {
-            if (s == severity)
-            {
-                out += m + "\n";
-            }
-        }
-        return out;
-    }
-
-    void clear()
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        mMessages.clear();
-    }
-
-private:
-    mutable std::mutex mMutex;
-    std::vector<std::pair<Severity, std::string>> mMessages;
-};
-
-class RecordingErrorRecorder final : public IErrorRecorder
-{
-public:
-    int32_t getNbErrors() const noexcept override
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        return static_cast<int32_t>(mErrors.size());
-    }
-    ErrorCode getErrorCode(int32_t errorIdx) const noexcept override
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        return mErrors.at(static_cast<size_t>(errorIdx)).first;
-    }
-    ErrorDesc getErrorDesc(int32_t errorIdx) const noexcept override
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        return mErrors.at(static_cast<size_t>(errorIdx)).second.c_str();
-    }
-    bool hasOverflowed() const noexcept override
-    {
-        return false;
-    }
-    void clear() noexcept override
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        mErrors.clear();
-    }
-    bool reportError(ErrorCode val, ErrorDesc desc) noexcept override
-    {
-        std::lock_guard<std::mutex> lock(mMutex);
-        mErrors.emplace_back(val, desc);
-        return true;
-    }
-    RefCount incRefCount() noexcept override
-    {
-        return ++mRefs;
-    }
-    RefCount decRefCount() noexcept override
-    {
-        return --mRefs;
-    }
-    RefCount refs() const
-    {
-        return mRefs.load();
-    }
-
-private:
-    mutable std::mutex mMutex;
-    std::vector<std::pair<ErrorCode, std::string>> mErrors;
-    std::atomic<RefCount> mRefs{0};
-};
-
-//! A deprecated-generation creator: the registry gives it its namespace through setPluginNamespace().
-class ToyV1Creator final : public IPluginCreator
-{
-public:
-    ToyV1Creator(std::string name, std::string version)
-        : mName(std::move(name))
-        , mVersion(std::move(version))
-    {
-    }
-    AsciiChar const* getPluginName() const noexcept override
-    {
-        return mName.c_str();
-    }
-    AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return mVersion.c_str();
-    }
-    PluginFieldCollection const* getFieldNames() noexcept override
-    {
-        return &mFields;
-    }
-    IPluginV2* createPlugin(AsciiChar const*, PluginFieldCollection const*) noexcept override
-    {
-        return nullptr;
-    }
-    IPluginV2* deserializePlugin(AsciiChar const*, void const*, size_t) noexcept override
-    {
-        return nullptr;
-    }
-    void setPluginNamespace(AsciiChar const* pluginNamespace) noexcept override
-    {
-        mNamespace = pluginNamespace;
-        ++mSetNamespaceCalls;
-    }
-    AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace.c_str();
-    }
-    int32_t setNamespaceCalls() const
-    {
-        return mSetNamespaceCalls;
-    }
-
-private:
-    std::string mName;
-    std::string mVersion;
-    std::string mNamespace;
-    PluginFieldCollection mFields{};
-    int32_t mSetNamespaceCalls{0};
-};
-
-//! A current-generation creator; its namespace is its own.
-class ToyV3Creator final : public IPluginCreatorV3One
-{
-public:
-    ToyV3Creator(std::string name, std::string version, std::string nspace = "")
-        : mName(std::move(name))
-        , mVersion(std::move(version))
-        , mNamespace(std::move(nspace))
-    {
-    }
-    IPluginV3* createPlugin(AsciiChar const*, PluginFieldCollection const*, TensorRTPhase) noexcept override
-    {
-        return nullptr;
-    }
-    PluginFieldCollection const* getFieldNames() noexcept override
-    {
-        return &mFields;
-    }
-    AsciiChar const* getPluginName() const noexcept override
-    {
-        return mName.c_str();
-    }
-    AsciiChar const* getPluginVersion() const noexcept override
-    {
-        return mVersion.c_str();
-    }
-    AsciiChar const* getPluginNamespace() const noexcept override
-    {
-        return mNamespace.c_str();
-    }
-
-private:
-    std::string mName;
-    std::string mVersion;
-    std::string mNamespace;
-    PluginFieldCollection mFields{};
-};
 
 //! Registered at static initialization through REGISTER_TENSORRT_PLUGIN.
 class StaticToyCreator final : public IPluginCreatorV3One
@@ -334,38 +147,6 @@ public:
         return InterfaceInfo{"PLUGIN CREATOR_V9", 1, 0};
     }
 };
-
-std::string libraryPath(char const* name)
-{
-    return std::string(KILN_LIBRARY_DIR) + "/lib" + name + ".so";
-}
-
-//! A local registry with no parent, logging verbosely into `logger`.
-std::unique_ptr<kiln::PluginRegistry> makeRegistry(CapturingLogger& logger, IPluginRegistry* parent = nullptr)
-{
-    return kiln::createLocalRegistry(parent, &logger, "the test registry");
-}
-
-//! Points the process-wide registry logger at `logger` for the test's duration (other tests may have left a
-//! logger there that no longer exists).
-class GlobalLoggerScope
-{
-public:
-    explicit GlobalLoggerScope(ILogger* logger)
-        : mPrevious(kiln::registryLogger())
-    {
-        kiln::setRegistryLogger(logger);
-    }
-    ~GlobalLoggerScope()
-    {
-        kiln::setRegistryLogger(mPrevious);
-    }
-
-private:
-    ILogger* mPrevious;
-};
-
-using Severity = ILogger::Severity;
 
 } // namespace
 
@@ -723,12 +504,30 @@ TEST(PluginRegistryTest, GlobalRegistryLogsThroughTheRegistryLogger)
     EXPECT_TRUE(global->deregisterCreator(static_cast<IPluginCreatorInterface const&>(creator)));
 }
 
-TEST(PluginRegistryTest, InitLibNvInferPluginsSucceedsAndLogs)
+TEST(PluginRegistryTest, InitLibNvInferPluginsRegistersPerNamespace)
 {
     CapturingLogger logger;
+    GlobalLoggerScope scope(&logger);
+    IPluginRegistry* global = getPluginRegistry();
+    ASSERT_TRUE(initLibNvInferPlugins(&logger, ""));
+    IPluginCreatorInterface* plain = global->getCreator("LReLU_TRT", "1", "");
+    ASSERT_NE(plain, nullptr) << logger.dump(Severity::kERROR);
+    EXPECT_STREQ(plain->getInterfaceInfo().kind, "PLUGIN CREATOR_V1");
+    EXPECT_EQ(global->getPluginCreator("LReLU_TRT", "1", ""), plain);
+
+    // A second call with the same namespace succeeds and changes nothing; nullptr means "".
     EXPECT_TRUE(initLibNvInferPlugins(&logger, ""));
-    EXPECT_TRUE(logger.has(Severity::kINFO, "bundles no plugins yet")) << logger.dump(Severity::kINFO);
     EXPECT_TRUE(initLibNvInferPlugins(nullptr, nullptr));
+    EXPECT_EQ(global->getCreator("LReLU_TRT", "1", ""), plain);
+
+    // Another namespace gets its own creator, kept apart from the first.
+    ASSERT_TRUE(initLibNvInferPlugins(&logger, "kilnRegistryTestNs"));
+    IPluginCreatorInterface* spaced = global->getCreator("LReLU_TRT", "1", "kilnRegistryTestNs");
+    ASSERT_NE(spaced, nullptr);
+    EXPECT_NE(spaced, plain);
+    EXPECT_STREQ(static_cast<IPluginCreator*>(spaced)->getPluginNamespace(), "kilnRegistryTestNs");
+    EXPECT_STREQ(static_cast<IPluginCreator*>(plain)->getPluginNamespace(), "");
+    EXPECT_EQ(logger.dump(Severity::kERROR), "");
 }
 
 // ---------------------------------------------------------------------------------------------------------------

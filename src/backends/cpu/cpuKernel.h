@@ -7,11 +7,14 @@
 #include "engine/plan.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace kiln
 {
+
+class PluginAdapter;
 
 struct TensorView
 {
@@ -41,6 +44,26 @@ struct WeightsView
     bool present() const { return count > 0; }
 };
 
+//! What the kernel of a plugin node (kPLUGIN_V2 / kPLUGIN_V3) gets from its execution context: the context's own
+//! plugin object, the formats and INT8 scales the builder negotiated, and, refreshed before every run, the
+//! workspace and the stream given to enqueueV3. Owned by the execution context; it outlives the kernel.
+struct PluginBinding
+{
+    PluginAdapter* adapter{nullptr};
+    //! Set for a plugin object shared by all contexts of the engine (plain IPluginV2): calls are serialized and
+    //! *configuredBy names the kernel that configured the object last.
+    std::mutex* sharedMutex{nullptr};
+    void const** sharedConfiguredBy{nullptr};
+    int32_t nbShapeInputs{0}; //!< trailing node inputs that are V3 shape inputs (not passed to enqueue)
+    std::vector<nvinfer1::TensorFormat> inputFormats; //!< per regular input
+    std::vector<float> inputScales;
+    std::vector<nvinfer1::TensorFormat> outputFormats;
+    std::vector<float> outputScales;
+    // Per run.
+    void* workspace{nullptr};
+    cudaStream_t stream{nullptr};
+};
+
 //! What a kernel knows when it is created: the node (kind, attributes, tactic), I/O types and ranks, weights.
 struct KernelSetup
 {
@@ -51,6 +74,7 @@ struct KernelSetup
     std::vector<nvinfer1::DataType> outputTypes;
     std::vector<int32_t> outputRanks;
     std::vector<WeightsView> weights; // one per node weights slot (count 0 when absent)
+    PluginBinding* plugin{nullptr};    // plugin nodes in an execution context only
 };
 
 class CpuKernel

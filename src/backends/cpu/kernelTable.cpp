@@ -64,6 +64,8 @@ CpuKernelFactory cpuKernelFactory(LayerType kind)
     case LayerType::kNORMALIZATION: return createNormalizationKernel;
     case LayerType::kPADDING: return createPaddingKernel;
     case LayerType::kPARAMETRIC_RELU: return createParametricReLUKernel;
+    case LayerType::kPLUGIN_V2:
+    case LayerType::kPLUGIN_V3: return createPluginKernel;
     case LayerType::kPOOLING: return createPoolingKernel;
     case LayerType::kREDUCE: return createReduceKernel;
     case LayerType::kRESIZE: return createResizeKernel;
@@ -88,6 +90,8 @@ CpuTacticsFn cpuKernelTactics(LayerType kind)
     case LayerType::kDECONVOLUTION: return deconvolutionTactics;
     case LayerType::kMATRIX_MULTIPLY: return matrixMultiplyTactics;
     case LayerType::kPOOLING: return poolingTactics;
+    case LayerType::kPLUGIN_V2:
+    case LayerType::kPLUGIN_V3: return pluginTactics;
     default: return cpuKernelFactory(kind) != nullptr ? referenceOnly : nullptr;
     }
 }

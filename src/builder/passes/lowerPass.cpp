@@ -4,7 +4,11 @@
 //   evaluates their values and writes them into the tensors (TensorRT likewise computes shape tensors on the host).
 // - Constant layers become constant tensors bound to weights, unless their output is a network output.
 // - An output whose type the user overrode is produced in the layer's own type and converted by an Identity node.
+// - Plugin layers always execute when needed (their size-tensor outputs carry data-dependent values); values that
+//   depend on a data-dependent size do not count as known. Plugin nodes are remembered for the plugin pass.
 #include "builder/buildContext.h"
+#include "builder/dataDependentShapes.h"
+#include "network/layers/pluginLayer.h"
 
 #include "core/dataType.h"
 
@@ -49,6 +53,11 @@ int32_t addTensor(BuildContext& ctx, Tensor const* t)
             pt.values.push_back(v.id());
         }
     }
+    auto sizeTensor = ctx.analysis->sizeTensorSymbols.find(t);
+    if (sizeTensor != ctx.analysis->sizeTensorSymbols.end())
+    {
+        pt.sizeTensorSymbol = sizeTensor->second;
+    }
     int32_t const index = static_cast<int32_t>(ctx.plan.tensors.size());
     ctx.plan.tensors.push_back(std::move(pt));
     ctx.tensorIndex[t] = index;
@@ -89,6 +98,19 @@ Status lowerPass(BuildContext& ctx)
     NetworkDefinition const& net = ctx.network;
 
     ctx.plan.shapes = *a.graph;
+    std::vector<bool> const dataDependent = dataDependentExprs(ctx.plan.shapes);
+    auto knownValues = [&](TensorInfo const& info) {
+        if (!info.values.has_value())
+        {
+            return false;
+        }
+        std::vector<ExprId> ids;
+        for (DimExpr const& v : *info.values)
+        {
+            ids.push_back(v.id());
+        }
+        return !dependsOnData(dataDependent, ids);
+    };
 
     // 1. Liveness, from the outputs backwards.
     std::unordered_set<Tensor const*> needed(net.outputs().begin(), net.outputs().end());
@@ -103,7 +125,7 @@ Status lowerPass(BuildContext& ctx)
             if (needed.count(o) != 0)
             {
                 anyNeeded = true;
-                allKnown = allKnown && a.infos.at(o).values.has_value();
+                allKnown = allKnown && knownValues(a.infos.at(o));
             }
         }
         if (!anyNeeded)
@@ -112,7 +134,8 @@ Status lowerPass(BuildContext& ctx)
         }
         bool const isOutputConstant = layer.kind() == LayerType::kCONSTANT
             && std::any_of(layer.outputs().begin(), layer.outputs().end(), [](Tensor const* o) { return o->isOutput(); });
-        if ((allKnown || layer.kind() == LayerType::kCONSTANT) && !isOutputConstant)
+        bool const isPlugin = pluginLayerState(layer) != nullptr;
+        if ((allKnown || layer.kind() == LayerType::kCONSTANT) && !isOutputConstant && !isPlugin)
         {
             continue; // materialized from values, or bound to weights
         }
@@ -204,6 +227,11 @@ Status lowerPass(BuildContext& ctx)
             convert.inputs = {tmpIdx};
             convert.outputs = {idx};
             conversions.push_back(std::move(convert));
+        }
+        if (PluginLayerState const* plugin = pluginLayerState(layer))
+        {
+            node.attrs.setInt("plugin.nbShapeInputs", plugin->nbShapeInputs());
+            ctx.nodePlugins[ctx.plan.nodes.size()] = plugin;
         }
         ctx.plan.nodes.push_back(std::move(node));
         for (auto& c : conversions)

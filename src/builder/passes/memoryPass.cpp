@@ -1,11 +1,18 @@
 // memoryPass: plans one activation arena per optimization profile. Every intermediate tensor gets an offset
 // and a capacity large enough for the profile's kMIN, kOPT and kMAX shapes; tensors whose lifetimes do not
 // overlap share memory (greedy first fit, largest first). Network I/O and constants need no arena space.
+// Plugins: a tensor in a vectorized format takes its padded size; a plugin output aliased to an input
+// (getAliasedInput) shares the input's slot; a plugin's workspace is a slot live during its node only
+// (PlanProfile::workspaceOffsets). Tensors whose shape depends on a data-dependent size (plugin size tensors)
+// stay out of the arena (offset -1): the runtime allocates them.
+#include "backends/cpu/kernels/identityReformat.h"
 #include "builder/buildContext.h"
-
+#include "builder/dataDependentShapes.h"
 #include "core/dataType.h"
+#include "plugin/pluginAdapter.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace kiln
 {
@@ -20,12 +27,24 @@ int64_t alignUp(int64_t v)
 
 struct Interval
 {
-    int32_t tensor;
+    int32_t tensor; // group representative, or -1 for a workspace
+    int32_t node;   // workspace owner, or -1
     int32_t first;
     int32_t last;
     int64_t size;
     int64_t offset{-1};
 };
+
+int32_t findRoot(std::vector<int32_t>& parent, int32_t t)
+{
+    while (parent[static_cast<size_t>(t)] != t)
+    {
+        parent[static_cast<size_t>(t)] = parent[static_cast<size_t>(parent[static_cast<size_t>(t)])];
+        t = parent[static_cast<size_t>(t)];
+    }
+    return t;
+}
+
 } // namespace
 
 Status memoryPass(BuildContext& ctx)
@@ -57,6 +76,27 @@ Status memoryPass(BuildContext& ctx)
             }
         }
     }
+    // Aliased plugin outputs share their input's slot.
+    std::vector<int32_t> parent(nbTensors);
+    std::iota(parent.begin(), parent.end(), 0);
+    for (PlanNode const& node : plan.nodes)
+    {
+        if (node.kind != nvinfer1::LayerType::kPLUGIN_V2 && node.kind != nvinfer1::LayerType::kPLUGIN_V3)
+        {
+            continue;
+        }
+        KILN_ASSIGN_OR_RETURN(PluginRecord record, loadPluginRecord(node.attrs));
+        for (size_t o = 0; o < record.aliases.size() && o < node.outputs.size(); ++o)
+        {
+            int64_t const a = record.aliases[o];
+            if (a >= 0 && static_cast<size_t>(a) < node.inputs.size() && node.inputs[static_cast<size_t>(a)] >= 0)
+            {
+                parent[static_cast<size_t>(findRoot(parent, node.outputs[o]))]
+                    = findRoot(parent, node.inputs[static_cast<size_t>(a)]);
+            }
+        }
+    }
+    std::vector<bool> const dataDependent = dataDependentExprs(plan.shapes);
     for (PlanProfile& profile : plan.profiles)
     {
         std::vector<int64_t> bytes(nbTensors, 0);
@@ -67,33 +107,63 @@ Status memoryPass(BuildContext& ctx)
             KILN_RETURN_IF_ERROR(plan.shapes.evaluate(symbols, values));
             for (size_t t = 0; t < nbTensors; ++t)
             {
-                int64_t volume = 1;
+                std::vector<int64_t> extents;
                 for (ExprId id : plan.tensors[t].dims)
                 {
-                    volume *= values[static_cast<size_t>(id)];
+                    extents.push_back(values[static_cast<size_t>(id)]);
                 }
+                int64_t const volume = formattedVolume(plan.tensors[t].format, extents);
                 bytes[t] = std::max(bytes[t], byteSize(plan.tensors[t].type, volume));
             }
         }
+        // One interval per group of tensors sharing a slot (a single tensor unless aliased).
         std::vector<Interval> intervals;
+        std::vector<int32_t> groupInterval(nbTensors, -1);
         for (size_t t = 0; t < nbTensors; ++t)
         {
             PlanTensor const& pt = plan.tensors[t];
-            bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0;
+            bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0
+                && !dependsOnData(dataDependent, pt.dims);
             bool const used = last[t] != -2 || pt.hasValues;
-            if (inArena && used)
+            if (!inArena || !used)
             {
-                intervals.push_back(Interval{static_cast<int32_t>(t), first[t], std::max(last[t], first[t]),
-                    alignUp(std::max<int64_t>(bytes[t], 1))});
+                continue;
+            }
+            int32_t const root = findRoot(parent, static_cast<int32_t>(t));
+            int32_t& slot = groupInterval[static_cast<size_t>(root)];
+            int64_t const size = alignUp(std::max<int64_t>(bytes[t], 1));
+            if (slot < 0)
+            {
+                slot = static_cast<int32_t>(intervals.size());
+                intervals.push_back(Interval{root, -1, first[t], std::max(last[t], first[t]), size});
+                continue;
+            }
+            Interval& iv = intervals[static_cast<size_t>(slot)];
+            iv.first = std::min(iv.first, first[t]);
+            iv.last = std::max(iv.last, std::max(last[t], first[t]));
+            iv.size = std::max(iv.size, size);
+        }
+        // Plugin workspaces: live while their node runs.
+        profile.workspaceSizes.resize(plan.nodes.size(), 0);
+        profile.workspaceOffsets.assign(plan.nodes.size(), -1);
+        for (size_t n = 0; n < plan.nodes.size(); ++n)
+        {
+            if (profile.workspaceSizes[n] > 0)
+            {
+                int32_t const step = static_cast<int32_t>(n);
+                intervals.push_back(Interval{-1, step, step, step, alignUp(profile.workspaceSizes[n])});
             }
         }
         // Largest first, ties by index, so the plan is deterministic.
-        std::stable_sort(intervals.begin(), intervals.end(),
-            [](Interval const& a, Interval const& b) { return a.size > b.size; });
+        std::vector<size_t> order(intervals.size());
+        std::iota(order.begin(), order.end(), size_t{0});
+        std::stable_sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return intervals[a].size > intervals[b].size; });
         std::vector<Interval const*> placed;
         int64_t arena = 0;
-        for (Interval& iv : intervals)
+        for (size_t index : order)
         {
+            Interval& iv = intervals[index];
             std::vector<std::pair<int64_t, int64_t>> busy;
             for (Interval const* p : placed)
             {
@@ -120,8 +190,23 @@ Status memoryPass(BuildContext& ctx)
         profile.tensorCapacity.assign(nbTensors, 0);
         for (Interval const& iv : intervals)
         {
-            profile.tensorOffsets[static_cast<size_t>(iv.tensor)] = iv.offset;
-            profile.tensorCapacity[static_cast<size_t>(iv.tensor)] = iv.size;
+            if (iv.node >= 0)
+            {
+                profile.workspaceOffsets[static_cast<size_t>(iv.node)] = iv.offset;
+            }
+        }
+        for (size_t t = 0; t < nbTensors; ++t)
+        {
+            int32_t const slot = groupInterval[static_cast<size_t>(findRoot(parent, static_cast<int32_t>(t)))];
+            PlanTensor const& pt = plan.tensors[t];
+            bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0
+                && !dependsOnData(dataDependent, pt.dims);
+            bool const used = last[t] != -2 || pt.hasValues;
+            if (slot >= 0 && inArena && used)
+            {
+                profile.tensorOffsets[t] = intervals[static_cast<size_t>(slot)].offset;
+                profile.tensorCapacity[t] = intervals[static_cast<size_t>(slot)].size;
+            }
         }
         profile.arenaSize = arena;
     }

@@ -1,7 +1,9 @@
 // profilesPass: turns the config's optimization profiles into PlanProfiles, checking each one against the
 // network inputs, and evaluates the network's shapes at every profile's kMIN/kOPT/kMAX so that a profile
 // the network cannot run with fails the build (naming the profile, selector and the failing check).
+// Data-dependent sizes (plugin size tensors) are evaluated at 0, their opt value and their upper bound.
 #include "builder/buildContext.h"
+#include "builder/dataDependentShapes.h"
 
 namespace kiln
 {
@@ -191,6 +193,8 @@ StatusOr<std::vector<int64_t>> profileSymbolValues(Plan const& plan, PlanProfile
             return internalError("shape symbol '" + plan.shapes.symbols()[s].name + "' is not bound by any input");
         }
     }
+    // Plugin size tensors: 0 at kMIN, their opt value at kOPT and their upper bound at kMAX.
+    KILN_RETURN_IF_ERROR(bindDataDependentSymbols(plan.shapes, selector, values));
     return values;
 }
 

@@ -3,6 +3,7 @@
 // KILN_CPU_TACTIC=reference forces the reference kernels (useful to compare against fast paths).
 // Memory pools: oneDNN tactics use scratch memory (the kWORKSPACE pool); the reference kernels use none. With
 // IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, 0) only tactics that need no workspace are chosen.
+// Plugin nodes are skipped: pluginPass configured them and chose their tactics.
 #include "builder/buildContext.h"
 
 #include "backends/cpu/cpuKernel.h"
@@ -20,6 +21,10 @@ Status tacticsPass(BuildContext& ctx)
     char const* forced = std::getenv("KILN_CPU_TACTIC");
     for (PlanNode& node : ctx.plan.nodes)
     {
+        if (node.kind == nvinfer1::LayerType::kPLUGIN_V2 || node.kind == nvinfer1::LayerType::kPLUGIN_V3)
+        {
+            continue; // pluginPass chose the plugin's tactic ("plugin" / "plugin:<n>")
+        }
         std::string const label = "layer '" + node.name + "' (" + layerKindName(node.kind) + ")";
         CpuTacticsFn tacticsFn = cpuKernelTactics(node.kind);
         CpuKernelFactory factory = cpuKernelFactory(node.kind);

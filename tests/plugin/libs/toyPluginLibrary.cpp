@@ -1,14 +1,19 @@
-// toyPluginLibrary.cpp — a minimal plugin library for the registry tests (tests/plugin/pluginRegistryTest.cpp).
-// Built three times (see tests/plugin/CMakeLists.txt): KILN_TOY_VARIANT_V3 exports getCreators() and
-// setLoggerFinder(), KILN_TOY_VARIANT_V1 exports getPluginCreators(), KILN_TOY_VARIANT_NoEntry exports neither.
+// toyPluginLibrary.cpp — a minimal plugin library for the registry tests (tests/plugin/pluginRegistry*Test.cpp).
+// Built once per variant (see tests/plugin/CMakeLists.txt): KILN_TOY_VARIANT_V3 exports getCreators() and
+// setLoggerFinder(), KILN_TOY_VARIANT_V1 exports getPluginCreators(), KILN_TOY_VARIANT_NoEntry exports neither;
+// OtherNs offers the V3 variant's plugin name and version under another namespace ("otherlib"); the broken
+// variants Throw (getCreators() throws), NullCreator (a null entry in the list) and Dup (one key offered twice)
+// exercise the registry's error paths.
 #include "NvInferRuntime.h"
 
 #include <cstdint>
+#include <stdexcept>
 
 namespace
 {
 
-#if defined(KILN_TOY_VARIANT_V3)
+#if defined(KILN_TOY_VARIANT_V3) || defined(KILN_TOY_VARIANT_NullCreator) || defined(KILN_TOY_VARIANT_Dup)         \
+    || defined(KILN_TOY_VARIANT_OtherNs)
 
 class ToyV3Creator final : public nvinfer1::IPluginCreatorV3One
 {
@@ -32,15 +37,28 @@ public:
     }
     nvinfer1::AsciiChar const* getPluginNamespace() const noexcept override
     {
+#if defined(KILN_TOY_VARIANT_OtherNs)
+        return "otherlib";
+#else
         return "toylib";
+#endif
     }
 
 private:
     nvinfer1::PluginFieldCollection mFields{};
 };
 
+#if defined(KILN_TOY_VARIANT_V3) || defined(KILN_TOY_VARIANT_OtherNs)
 ToyV3Creator gCreator;
 nvinfer1::IPluginCreatorInterface* gCreators[] = {&gCreator};
+#elif defined(KILN_TOY_VARIANT_NullCreator)
+ToyV3Creator gCreator;
+nvinfer1::IPluginCreatorInterface* gCreators[] = {&gCreator, nullptr};
+#else
+ToyV3Creator gFirst;
+ToyV3Creator gSecond;
+nvinfer1::IPluginCreatorInterface* gCreators[] = {&gFirst, &gSecond};
+#endif
 
 #elif defined(KILN_TOY_VARIANT_V1)
 
@@ -91,7 +109,7 @@ KILN_IGNORE_DEPRECATED_END
 
 } // namespace
 
-#if defined(KILN_TOY_VARIANT_V3)
+#if defined(KILN_TOY_VARIANT_V3) || defined(KILN_TOY_VARIANT_OtherNs)
 
 extern "C" void setLoggerFinder(nvinfer1::ILoggerFinder* finder)
 {
@@ -109,6 +127,21 @@ extern "C" nvinfer1::IPluginCreatorInterface* const* getCreators(int32_t& nbCrea
 {
     nbCreators = 1;
     return gCreators;
+}
+
+#elif defined(KILN_TOY_VARIANT_NullCreator) || defined(KILN_TOY_VARIANT_Dup)
+
+extern "C" nvinfer1::IPluginCreatorInterface* const* getCreators(int32_t& nbCreators)
+{
+    nbCreators = 2;
+    return gCreators;
+}
+
+#elif defined(KILN_TOY_VARIANT_Throw)
+
+extern "C" nvinfer1::IPluginCreatorInterface* const* getCreators(int32_t&)
+{
+    throw std::runtime_error("toy getCreators exploded");
 }
 
 #elif defined(KILN_TOY_VARIANT_V1)

@@ -21,6 +21,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup cons
 StatusOr<std::unique_ptr<CpuKernel>> createNormalizationKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createPaddingKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createParametricReLUKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createPluginKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createPoolingKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createReduceKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createResizeKernel(KernelSetup const& setup);
@@ -39,5 +40,7 @@ std::vector<std::string> convolutionTactics(KernelSetup const& setup);
 std::vector<std::string> deconvolutionTactics(KernelSetup const& setup);
 std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup);
 std::vector<std::string> poolingTactics(KernelSetup const& setup);
+//! Plugin nodes run the plugin's own enqueue(); the builder records "plugin" or "plugin:<tactic>" itself.
+std::vector<std::string> pluginTactics(KernelSetup const& setup);
 
 } // namespace kiln

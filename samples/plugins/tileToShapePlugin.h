@@ -1,0 +1,64 @@
+// tileToShapePlugin.h — TileToShapePlugin, an IPluginV3 with a shape-tensor input (addPluginV3 shapeInputs):
+//   input 0 (regular):      FP32 or INT32 data of any rank
+//   shape input 0:          1-D INT32 shape tensor; its *values* are the output shape
+//   output 0:               input 0 broadcast to that shape (NumPy rules: dims aligned right, each input extent is
+//                           1 or equal to the output's); same type as input 0
+// getOutputShapes() receives the shape input's values in shapeInputs[0].d[i]; enqueue() sees only input 0.
+#pragma once
+
+#include "sampleV3Base.h"
+
+namespace samples
+{
+
+class TileToShapePlugin : public SampleV3Base
+{
+public:
+    explicit TileToShapePlugin(std::string pluginNamespace);
+
+    nvinfer1::IPluginV3* clone() noexcept override;
+
+    // IPluginV3OneBuild
+    int32_t configurePlugin(nvinfer1::DynamicPluginTensorDesc const*, int32_t, nvinfer1::DynamicPluginTensorDesc const*,
+        int32_t) noexcept override
+    {
+        return 0;
+    }
+    int32_t getOutputDataTypes(nvinfer1::DataType* outputTypes, int32_t nbOutputs,
+        nvinfer1::DataType const* inputTypes, int32_t nbInputs) const noexcept override;
+    int32_t getOutputShapes(nvinfer1::DimsExprs const* inputs, int32_t nbInputs, nvinfer1::DimsExprs const* shapeInputs,
+        int32_t nbShapeInputs, nvinfer1::DimsExprs* outputs, int32_t nbOutputs,
+        nvinfer1::IExprBuilder& exprBuilder) noexcept override;
+    bool supportsFormatCombination(int32_t pos, nvinfer1::DynamicPluginTensorDesc const* inOut, int32_t nbInputs,
+        int32_t nbOutputs) noexcept override;
+    int32_t getNbOutputs() const noexcept override { return 1; }
+
+    // IPluginV3OneRuntime
+    int32_t onShapeChange(nvinfer1::PluginTensorDesc const*, int32_t, nvinfer1::PluginTensorDesc const*,
+        int32_t) noexcept override
+    {
+        return 0;
+    }
+    int32_t enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
+        void const* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept override;
+    nvinfer1::PluginFieldCollection const* getFieldsToSerialize() noexcept override { return &mNoFields; }
+
+private:
+    nvinfer1::PluginFieldCollection mNoFields{0, nullptr};
+};
+
+class TileToShapePluginCreator : public nvinfer1::IPluginCreatorV3One
+{
+public:
+    nvinfer1::IPluginV3* createPlugin(
+        char const* name, nvinfer1::PluginFieldCollection const* fc, nvinfer1::TensorRTPhase phase) noexcept override;
+    nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override { return &mNoFields; }
+    char const* getPluginName() const noexcept override;
+    char const* getPluginVersion() const noexcept override;
+    char const* getPluginNamespace() const noexcept override;
+
+private:
+    nvinfer1::PluginFieldCollection mNoFields{0, nullptr};
+};
+
+} // namespace samples

@@ -1,0 +1,44 @@
+// Reformat nodes: kIDENTITY plan nodes with attribute "reformat" = 1, inserted by the builder between a plugin and
+// a neighbour that wants another data type or tensor format. The kernel converts any type to any type (TensorRT
+// cast semantics), quantizes/dequantizes INT8 with the tensors' scales, and converts between kLINEAR and the
+// vectorized / channel-last formats. Node attributes (copies of the tensors' PlanTensor fields, so the kernel
+// needs no plan): "inFormat", "outFormat" (int, nvinfer1::TensorFormat), "inScale", "outScale" (float, INT8 scale
+// or -1).
+//
+// Format layouts (TensorRT's), for a tensor of rank r with channel dimension c:
+//   kCHW2/4/16/32 (c = r-3), kCDHW32 (c = r-4): [d0..d(c-1), ceil(C/v), d(c+1)..d(r-1), v]
+//   kHWC8/16, kHWC (v = 1) (c = r-3), kDHWC8, kDHWC (v = 1) (c = r-4): [d0..d(c-1), d(c+1)..d(r-1), roundUp(C, v)]
+// Padding channels are zero.
+#pragma once
+
+#include "backends/cpu/cpuKernel.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln
+{
+
+//! How a format stores a tensor of a given rank.
+struct FormatLayout
+{
+    bool linear{true};
+    int32_t channelDim{-1}; //!< the vectorized (channel) dimension
+    int32_t vector{1};      //!< channels per vector (1 for kHWC/kDHWC)
+    bool channelLast{false};
+};
+
+//! Layout of `format` for a tensor of `rank`; false when the format cannot hold such a tensor on Kiln (DLA formats,
+//! channel formats on too small a rank).
+bool formatLayout(nvinfer1::TensorFormat format, int32_t rank, FormatLayout& layout);
+
+//! Elements a tensor of `dims` occupies in `format` (the channel dimension padded to the vector size).
+int64_t formattedVolume(nvinfer1::TensorFormat format, std::vector<int64_t> const& dims);
+
+//! Storage index of every element, in row-major logical order, for a tensor of `dims` in `layout`.
+void storageIndices(FormatLayout const& layout, nvinfer1::Dims const& dims, std::vector<int64_t>& indices);
+
+//! The reformat kernel (created by the identity kernel factory for nodes with "reformat" = 1).
+StatusOr<std::unique_ptr<CpuKernel>> createReformatKernel(KernelSetup const& setup);
+
+} // namespace kiln

@@ -1,0 +1,231 @@
+// ExecutionContext: data-dependent shapes (plugin size tensors, IExprBuilder::declareSizeTensor). Before a run the
+// shapes are evaluated with every data-dependent symbol at its upper bound, which sizes the context-owned buffers
+// of the tensors depending on them. After the node writing a size tensor ran, the value is checked against the
+// bound, binds the symbol, and the shapes are evaluated again for the remaining nodes. After the run, network
+// outputs with data-dependent shapes go to their IOutputAllocator: reallocateOutputAsync with the real size, a
+// copy, then notifyShape with the real dimensions.
+#include "core/dataType.h"
+#include "runtime/engine.h"
+#include "runtime/executionContext.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace kiln
+{
+
+namespace
+{
+
+std::string quoted(std::string const& s)
+{
+    return "'" + s + "'";
+}
+
+} // namespace
+
+Status ExecutionContext::checkDataDependentOutputs(char const* api, bool hasBindings) const
+{
+    if (!mData->hasDataDependentShapes)
+    {
+        return Status::ok();
+    }
+    for (int32_t pos = mData->nbInputs; pos < mData->nbIo(); ++pos)
+    {
+        int32_t const t = mData->plan.ioTensors[static_cast<size_t>(pos)];
+        if (!mData->tensorDependsOnData[static_cast<size_t>(t)])
+        {
+            continue;
+        }
+        std::string const name = quoted(mData->ioTensor(pos).name);
+        if (hasBindings)
+        {
+            return invalidState(std::string("IExecutionContext::") + api + ": output " + name
+                + " has a data-dependent shape, so its size is only known after the run; use enqueueV3 with an "
+                  "IOutputAllocator (setOutputAllocator) instead of executeV2");
+        }
+        if (mAllocators[static_cast<size_t>(pos)] == nullptr)
+        {
+            return invalidState(std::string("IExecutionContext::") + api + ": output " + name
+                + " has a data-dependent shape: set an IOutputAllocator for it with setOutputAllocator (its size "
+                  "is only known after the run, up to " + std::to_string(mShapesNow.bytes[static_cast<size_t>(t)])
+                + " bytes, see getMaxOutputSize)");
+        }
+    }
+    return Status::ok();
+}
+
+StatusOr<void*> ExecutionContext::dataBuffer(size_t tensor, int64_t bytes)
+{
+    HostBuffer& buffer = mDataBuffers[tensor];
+    if (bytes <= 0)
+    {
+        return static_cast<void*>(buffer.memory.get());
+    }
+    if (buffer.size < bytes)
+    {
+        int64_t const rounded = (bytes + ActivationMemory::kALIGNMENT - 1) / ActivationMemory::kALIGNMENT
+            * ActivationMemory::kALIGNMENT;
+        void* memory = std::aligned_alloc(static_cast<size_t>(ActivationMemory::kALIGNMENT), static_cast<size_t>(rounded));
+        if (memory == nullptr)
+        {
+            return failedAllocation("out of memory for " + std::to_string(bytes) + " bytes of tensor "
+                + quoted(mData->plan.tensors[tensor].name) + " (data-dependent shape at its upper bound)");
+        }
+        buffer.memory = std::unique_ptr<void, void (*)(void*)>(memory, [](void* p) { std::free(p); });
+        buffer.size = rounded;
+        mLogger.verbose("IExecutionContext " + quoted(mName) + ": tensor " + quoted(mData->plan.tensors[tensor].name)
+            + " has a data-dependent shape; its buffer grew to " + std::to_string(rounded)
+            + " bytes (the size at the upper bounds)");
+    }
+    return static_cast<void*>(buffer.memory.get());
+}
+
+Status ExecutionContext::bindSizeTensors(size_t n)
+{
+    Plan const& plan = mData->plan;
+    ShapeGraph const& g = plan.shapes;
+    std::string const who = mPlugins[n] != nullptr ? mPlugins[n]->label() : "layer " + quoted(plan.nodes[n].name);
+    for (int32_t s : mData->nodeBindsSymbols[n])
+    {
+        auto const symbol = static_cast<size_t>(s);
+        auto const t = static_cast<size_t>(mData->symbolSizeTensor[symbol]);
+        PlanTensor const& tensor = plan.tensors[t];
+        if (mTensorData[t] == nullptr)
+        {
+            return internalError(who + ": size tensor " + quoted(tensor.name) + " has no memory");
+        }
+        int64_t const value = loadInt(mTensorData[t], tensor.type, 0);
+        int64_t const upper = mBoundSymbols[symbol];
+        if (value < 0 || value > upper)
+        {
+            return Status(nvinfer1::ErrorCode::kFAILED_EXECUTION, who + " wrote " + std::to_string(value)
+                + " to its size tensor " + quoted(tensor.name) + " (data-dependent dimension "
+                + quoted(g.symbols()[symbol].name) + "), outside [0, " + std::to_string(upper)
+                + "]: the upper bound declared with declareSizeTensor (" + g.toString(g.symbols()[symbol].upper) + ")");
+        }
+        mRunSymbols[symbol] = value;
+    }
+    KILN_RETURN_IF_ERROR(evaluateShapes(*mData, mProfile, mRunSymbols, mShapes, mRunShapes, &mData->boundsGraph)
+                             .withContext(who + ": shapes after its size tensors were read"));
+    mRunBound = true;
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        if (!mData->tensorDependsOnData[t])
+        {
+            continue;
+        }
+        int64_t const need = mRunShapes.bytes[t];
+        if (need > mShapesNow.bytes[t])
+        {
+            return invalidState(who + ": tensor " + quoted(plan.tensors[t].name) + " needs " + std::to_string(need)
+                + " bytes once its data-dependent dimensions are known, more than the " + std::to_string(mShapesNow.bytes[t])
+                + " bytes at their upper bounds");
+        }
+    }
+    // Folded value tensors (no producer) that depend on the new symbols get their real values.
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        PlanTensor const& tensor = plan.tensors[t];
+        if (!tensor.hasValues || mData->producer[t] >= 0 || tensor.constant >= 0 || mTensorData[t] == nullptr
+            || tensor.ioMode == nvinfer1::TensorIOMode::kINPUT)
+        {
+            continue;
+        }
+        bool dependent = false;
+        for (ExprId id : tensor.values)
+        {
+            dependent = dependent || mData->exprLastBinder[static_cast<size_t>(id)] == static_cast<int32_t>(n);
+        }
+        if (!dependent)
+        {
+            continue;
+        }
+        auto const& values = mRunShapes.values[t];
+        for (size_t i = 0; i < values.size(); ++i)
+        {
+            if (isIntegerType(tensor.type) || tensor.type == nvinfer1::DataType::kBOOL)
+            {
+                storeInt(mTensorData[t], tensor.type, static_cast<int64_t>(i), values[i]);
+            }
+            else
+            {
+                storeElement(mTensorData[t], tensor.type, static_cast<int64_t>(i), static_cast<double>(values[i]));
+            }
+        }
+    }
+    return Status::ok();
+}
+
+Status ExecutionContext::finishDataDependentRun(char const* api, cudaStream_t stream)
+{
+    Plan const& plan = mData->plan;
+    std::string const prefix = std::string("IExecutionContext::") + api + ": ";
+    // Every constraint, including those on data-dependent dimensions, must hold for the real sizes.
+    Status const constraints = plan.shapes.evaluate(mRunSymbols, mScratchValues);
+    if (!constraints.isOk())
+    {
+        return Status(nvinfer1::ErrorCode::kFAILED_EXECUTION,
+            prefix + "the data-dependent sizes of this run violate a shape constraint: " + constraints.message());
+    }
+    EvaluatedShapes const& finalShapes = runShapes();
+    for (int32_t pos = mData->nbInputs; pos < mData->nbIo(); ++pos)
+    {
+        auto const t = static_cast<size_t>(plan.ioTensors[static_cast<size_t>(pos)]);
+        if (!mData->tensorDependsOnData[t])
+        {
+            continue;
+        }
+        PlanTensor const& tensor = plan.tensors[t];
+        nvinfer1::IOutputAllocator* allocator = mAllocators[static_cast<size_t>(pos)];
+        int64_t const bytes = finalShapes.bytes[t];
+        // TensorRT asks for at least one byte, so that an empty output still gets a distinct address.
+        uint64_t const request = bytes == 0 ? 1 : static_cast<uint64_t>(bytes);
+        void* memory = allocator->reallocateOutputAsync(tensor.name.c_str(), mAddresses[static_cast<size_t>(pos)],
+            request, static_cast<uint64_t>(ActivationMemory::kALIGNMENT), stream);
+        if (memory == nullptr)
+        {
+            return failedAllocation(prefix + "the output allocator of " + quoted(tensor.name) + " returned no memory for "
+                + std::to_string(request) + " bytes");
+        }
+        if (bytes > 0)
+        {
+            std::memcpy(memory, mTensorData[t], static_cast<size_t>(bytes));
+        }
+        mAddresses[static_cast<size_t>(pos)] = memory;
+        mAllocatedBytes[static_cast<size_t>(pos)] = request;
+        allocator->notifyShape(tensor.name.c_str(), finalShapes.dims[t]);
+    }
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        mLastRunDims[t] = finalShapes.dims[t];
+    }
+    mLastRunKey = mShapesNow.symbols;
+    mLastRunProfile = mProfile;
+    return Status::ok();
+}
+
+nvinfer1::Dims ExecutionContext::reportedShape(int32_t tensor) const
+{
+    auto const t = static_cast<size_t>(tensor);
+    nvinfer1::Dims dims = mShapesNow.dims[t];
+    if (!mData->tensorDependsOnData[t])
+    {
+        return dims;
+    }
+    if (mLastRunProfile == mProfile && !mLastRunKey.empty() && mLastRunKey == mShapesNow.symbols)
+    {
+        return mLastRunDims[t];
+    }
+    auto const& exprs = mData->plan.tensors[t].dims;
+    for (size_t i = 0; i < exprs.size(); ++i)
+    {
+        if (mData->exprLastBinder[static_cast<size_t>(exprs[i])] >= 0)
+        {
+            dims.d[i] = -1;
+        }
+    }
+    return dims;
+}
+
+} // namespace kiln
