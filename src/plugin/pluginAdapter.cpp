@@ -3,6 +3,7 @@
 // generation's adapter (pluginAdapterV2.h, pluginAdapterV3.h).
 #include "plugin/pluginAdapter.h"
 
+#include "kiln/KilnPluginCpu.h"
 #include "plugin/pluginAdapterV2.h"
 #include "plugin/pluginAdapterV3.h"
 #include "plugin/pluginCallGuard.h"
@@ -83,6 +84,23 @@ void PluginAdapter::setTraceSink(PluginTraceSink sink)
     std::lock_guard<std::mutex> lock(gSinkMutex);
     gSink = sink ? std::make_shared<PluginTraceSink>(std::move(sink)) : nullptr;
     gHasSink.store(gSink != nullptr);
+}
+
+bool PluginAdapter::askCpuSupport(IPluginCpuSupport const* cpu) const
+{
+    if (cpu == nullptr)
+    {
+        return false;
+    }
+    trace("supportsCpu");
+    bool result = false;
+    Status const st = guardedCall(*this, "supportsCpu", [&] { result = cpu->supportsCpu(); });
+    if (!st.isOk())
+    {
+        logger().error(st.message());
+        return false;
+    }
+    return result;
 }
 
 void PluginAdapter::trace(char const* call) const

@@ -28,6 +28,7 @@
 namespace kiln
 {
 
+class IPluginCpuSupport;
 class PluginRegistry;
 
 //! Plugin generations. The values of the V2 family equal nvinfer1::PluginVersion (top byte of the plugin's
@@ -187,6 +188,9 @@ protected:
         Logger const& logger);
     //! Log "<label>: <call>" at kVERBOSE and feed the trace sink.
     void trace(char const* call) const;
+    //! Ask the plugin's CPU opt-in mix-in (nullptr: the plugin has none) whether enqueue runs on the CPU; a
+    //! throwing supportsCpu() is logged and counts as no.
+    bool askCpuSupport(IPluginCpuSupport const* cpu) const;
     Logger const& logger() const { return mLogger; }
 
 private:

@@ -185,19 +185,7 @@ StatusOr<std::unique_ptr<PluginAdapter>> PluginAdapterV2::clone() const
 bool PluginAdapterV2::supportsCpu() const
 {
     auto const* cpu = dynamic_cast<kiln::IPluginCpuSupport const*>(mPlugin);
-    if (cpu == nullptr)
-    {
-        return false;
-    }
-    trace("supportsCpu");
-    bool result = false;
-    Status st = guardedCall(*this, "supportsCpu", [&] { result = cpu->supportsCpu(); });
-    if (!st.isOk())
-    {
-        logger().error(st.message());
-        return false;
-    }
-    return result;
+    return askCpuSupport(cpu);
 }
 
 StatusOr<int32_t> PluginAdapterV2::nbOutputs() const

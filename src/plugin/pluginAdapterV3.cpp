@@ -196,19 +196,7 @@ bool PluginAdapterV3::supportsCpu() const
     {
         cpu = dynamic_cast<kiln::IPluginCpuSupport const*>(mRuntime);
     }
-    if (cpu == nullptr)
-    {
-        return false;
-    }
-    trace("supportsCpu");
-    bool result = false;
-    Status st = guardedCall(*this, "supportsCpu", [&] { result = cpu->supportsCpu(); });
-    if (!st.isOk())
-    {
-        logger().error(st.message());
-        return false;
-    }
-    return result;
+    return askCpuSupport(cpu);
 }
 
 StatusOr<int32_t> PluginAdapterV3::nbOutputs() const

@@ -4,6 +4,7 @@
 // names the plugin, the registries searched, the closest registered creators and how to register one.
 #include "plugin/pluginAdapter.h"
 
+#include "core/editDistance.h"
 #include "plugin/pluginCallGuard.h"
 #include "plugin/pluginRegistry.h"
 
@@ -30,29 +31,6 @@ std::string quote(std::string const& s)
 std::string describeRecord(PluginRecord const& r)
 {
     return quote(r.name) + " version " + quote(r.version) + " namespace " + quote(r.pluginNamespace);
-}
-
-//! Case-insensitive Levenshtein distance.
-size_t editDistance(std::string const& a, std::string const& b)
-{
-    std::vector<size_t> prev(b.size() + 1);
-    std::vector<size_t> cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-    {
-        prev[j] = j;
-    }
-    for (size_t i = 1; i <= a.size(); ++i)
-    {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-        {
-            bool const same = std::tolower(static_cast<unsigned char>(a[i - 1]))
-                == std::tolower(static_cast<unsigned char>(b[j - 1]));
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
-        }
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
 }
 
 bool isV2Family(PluginGeneration g)

@@ -1,6 +1,7 @@
 // Creator lookup, creation from fields and recreation from serialized bytes for the plugin contract checker.
 #include "plugin/checker/checkCreator.h"
 
+#include "core/editDistance.h"
 #include "impl/NvInferPythonPlugin.h"
 #include "plugin/pluginCallGuard.h"
 
@@ -26,29 +27,6 @@ std::string quote(std::string const& s)
 std::string keyText(std::string const& name, std::string const& version, std::string const& nspace)
 {
     return quote(name) + " version " + quote(version) + " namespace " + quote(nspace);
-}
-
-//! Case-insensitive Levenshtein distance, to list the registered names closest to a missing one first.
-size_t editDistance(std::string const& a, std::string const& b)
-{
-    std::vector<size_t> prev(b.size() + 1);
-    std::vector<size_t> cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-    {
-        prev[j] = j;
-    }
-    for (size_t i = 1; i <= a.size(); ++i)
-    {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j)
-        {
-            bool const same = std::tolower(static_cast<unsigned char>(a[i - 1]))
-                == std::tolower(static_cast<unsigned char>(b[j - 1]));
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
-        }
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
 }
 
 std::string safeString(char const* s)
