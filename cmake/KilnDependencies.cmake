@@ -1,5 +1,6 @@
 # KilnDependencies.cmake — finds the libraries the kiln core links against (Threads, dl, optional oneDNN) and
-# gathers them, with the KILN_HAVE_* feature macros, in the interface target kiln_dependencies.
+# gathers them, with the KILN_HAVE_* feature macros, in the interface target kiln_dependencies; and those of
+# the ONNX parser (protobuf, ONNX) in kiln_onnx_dependencies.
 # Test/bench dependencies (GoogleTest, Google Benchmark) are found where they are used.
 
 find_package(Threads REQUIRED)
@@ -43,3 +44,28 @@ set(KILN_HAVE_CUDA 0)
 target_compile_definitions(kiln_dependencies INTERFACE
     KILN_HAVE_ONEDNN=${KILN_HAVE_ONEDNN}
     KILN_HAVE_CUDA=${KILN_HAVE_CUDA})
+
+# The ONNX parser (kiln_onnxparser only; libkiln and plugin libraries never see these): protobuf
+# (Debian: libprotobuf-dev) and ONNX's generated protobuf classes (libonnx-dev, libonnx_proto). They are
+# gathered in kiln_onnx_dependencies, which CMakeLists.txt links privately into the parser's objects.
+find_package(Protobuf REQUIRED)
+add_library(kiln_onnx_dependencies INTERFACE)
+find_package(ONNX CONFIG QUIET)
+if(ONNX_FOUND AND TARGET onnx_proto)
+    target_link_libraries(kiln_onnx_dependencies INTERFACE onnx_proto protobuf::libprotobuf)
+    message(STATUS "Kiln: ONNX ${ONNX_VERSION} found (CMake package), protobuf ${Protobuf_VERSION}")
+else()
+    # ONNX's CMake package is missing or unusable: locate the header and libonnx_proto directly.
+    find_path(KILN_ONNX_INCLUDE_DIR onnx/onnx_pb.h)
+    find_library(KILN_ONNX_PROTO_LIBRARY NAMES onnx_proto)
+    if(NOT KILN_ONNX_INCLUDE_DIR OR NOT KILN_ONNX_PROTO_LIBRARY)
+        message(FATAL_ERROR "Kiln: ONNX was not found; the ONNX parser needs it (apt-get install libonnx-dev).")
+    endif()
+    add_library(kiln_onnx_proto UNKNOWN IMPORTED)
+    set_target_properties(kiln_onnx_proto PROPERTIES
+        IMPORTED_LOCATION "${KILN_ONNX_PROTO_LIBRARY}"
+        INTERFACE_INCLUDE_DIRECTORIES "${KILN_ONNX_INCLUDE_DIR}"
+        INTERFACE_COMPILE_DEFINITIONS "ONNX_NAMESPACE=onnx;ONNX_ML=1")
+    target_link_libraries(kiln_onnx_dependencies INTERFACE kiln_onnx_proto protobuf::libprotobuf)
+    message(STATUS "Kiln: ONNX found at ${KILN_ONNX_PROTO_LIBRARY}, protobuf ${Protobuf_VERSION}")
+endif()

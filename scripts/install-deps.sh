@@ -19,10 +19,12 @@ done
 
 # Build: CMake >= 3.25, Ninja, g++ 12. Tests: GoogleTest/GoogleMock. Bench: Google Benchmark.
 # CPU backend: oneDNN (its CMake package needs the OpenCL development files, only "recommended" by Debian).
+# ONNX parser: protobuf and ONNX's protobuf classes; libonnx-testdata holds the ONNX backend node tests.
 packages=(
     cmake ninja-build g++ pkg-config python3
     libgtest-dev libgmock-dev libbenchmark-dev
     libdnnl-dev ocl-icd-opencl-dev
+    libprotobuf-dev libonnx-dev libonnx-testdata
 )
 if [[ $withFuzz -eq 1 ]]; then
     packages+=(clang libclang-rt-14-dev)
