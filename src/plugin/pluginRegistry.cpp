@@ -377,6 +377,19 @@ bool PluginRegistry::creatorKindOf(IPluginCreatorInterface const& creator, Creat
     }
 }
 
+Status PluginRegistry::readCreatorKey(IPluginCreatorInterface& creator, CreatorKind& kind, std::string& name,
+    std::string& version, std::string& nspace) noexcept
+{
+    try
+    {
+        return describeCreator(creator, kind, name, version, nspace);
+    }
+    catch (...)
+    {
+        return failedAllocation("reading a plugin creator's name, version and namespace: out of memory");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Registration
 // ---------------------------------------------------------------------------------------------------------------

@@ -93,6 +93,11 @@ public:
     //! Kind of a registered creator, or of any creator object (decided from its interface info); false if unknown.
     static bool creatorKindOf(nvinfer1::IPluginCreatorInterface const& creator, CreatorKind& kind) noexcept;
 
+    //! Kind, name, version and own namespace any creator object reports, read the way registration reads them
+    //! (every call guarded, every string checked; a null namespace means "").
+    static Status readCreatorKey(nvinfer1::IPluginCreatorInterface& creator, CreatorKind& kind, std::string& name,
+        std::string& version, std::string& nspace) noexcept;
+
     //! A creator visible to lookups, with the label of the registry holding it (for "closest names" messages).
     struct VisibleCreator
     {

@@ -2,7 +2,6 @@
 #include "plugin/checker/checkCreator.h"
 
 #include "core/editDistance.h"
-#include "impl/NvInferPythonPlugin.h"
 #include "plugin/pluginCallGuard.h"
 
 #include <algorithm>
@@ -29,11 +28,6 @@ std::string keyText(std::string const& name, std::string const& version, std::st
     return quote(name) + " version " + quote(version) + " namespace " + quote(nspace);
 }
 
-std::string safeString(char const* s)
-{
-    return s == nullptr ? std::string() : std::string(s);
-}
-
 //! Name, version and namespace a creator reports (empty name when a call failed).
 struct CreatorInfo
 {
@@ -47,41 +41,16 @@ struct CreatorInfo
 bool describe(IPluginCreatorInterface* creator, CreatorInfo& info)
 {
     info.creator = creator;
-    if (creator == nullptr || !PluginRegistry::creatorKindOf(*creator, info.kind))
+    if (creator == nullptr)
     {
         return false;
     }
-    std::string const who = std::string("a registered ") + creatorKindName(info.kind);
-    Status st = guardedCallNamed(who, "getPluginName/getPluginVersion/getPluginNamespace", [&] {
-        switch (info.kind)
-        {
-        case CreatorKind::kV1:
-        {
-            auto* c = static_cast<IPluginCreator*>(creator);
-            info.name = safeString(c->getPluginName());
-            info.version = safeString(c->getPluginVersion());
-            info.nspace = safeString(c->getPluginNamespace());
-            break;
-        }
-        case CreatorKind::kV3One:
-        {
-            auto* c = static_cast<IPluginCreatorV3One*>(creator);
-            info.name = safeString(c->getPluginName());
-            info.version = safeString(c->getPluginVersion());
-            info.nspace = safeString(c->getPluginNamespace());
-            break;
-        }
-        case CreatorKind::kV3Quick:
-        {
-            auto* c = static_cast<IPluginCreatorV3Quick*>(creator);
-            info.name = safeString(c->getPluginName());
-            info.version = safeString(c->getPluginVersion());
-            info.nspace = safeString(c->getPluginNamespace());
-            break;
-        }
-        }
-    });
-    return st.isOk() && !info.name.empty();
+    // The registry's own reader; the guard also survives a creator that throws through its noexcept getters.
+    Status key;
+    Status const st = guardedCallNamed("a registered plugin creator",
+        "getPluginName/getPluginVersion/getPluginNamespace",
+        [&] { key = PluginRegistry::readCreatorKey(*creator, info.kind, info.name, info.version, info.nspace); });
+    return st.isOk() && key.isOk() && !info.name.empty();
 }
 
 std::vector<CreatorInfo> allCreators(IPluginRegistry& registry)
