@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — runs every Kiln test on a fresh Debian 12 machine: installs missing packages, builds build/
-# (Ninja, RelWithDebInfo, asserts on), runs ctest (unit tests, header checks, fuzz replays), checks the installed
+# (Ninja, RelWithDebInfo, asserts on), runs ctest (unit tests, header checks, fuzz replays, the ONNX conformance
+# suite, whose summary becomes docs/onnx-conformance.md), checks the installed
 # package (scripts/test-install.sh) and fuzzes each target briefly (scripts/run-fuzz.sh). Prints a summary and
 # exits non-zero if anything failed.
 # Usage: ./test.sh [--jobs N] [--fuzz-time SECONDS] [--no-fuzz] [--no-install-test] [--build-dir DIR]
@@ -78,6 +79,11 @@ fi
 
 if run_step "build (-j$jobs)" cmake --build "$buildDir" -j "$jobs"; then
     run_step "ctest" ctest --test-dir "$buildDir" --output-on-failure -j "$jobs" --no-tests=error
+    # The ctest "onnxConformance" ran the ONNX backend node tests; publish its summary page.
+    if [[ -f "$buildDir/onnx-conformance.md" ]]; then
+        cp "$buildDir/onnx-conformance.md" docs/onnx-conformance.md
+        echo "test.sh: $(grep -m1 -o '| passed | [0-9]* | [0-9.]*%' docs/onnx-conformance.md) of the ONNX node tests (docs/onnx-conformance.md)"
+    fi
     if [[ $doInstall -eq 1 ]]; then
         run_step "install + consumers" scripts/test-install.sh --build-dir "$buildDir"
     fi

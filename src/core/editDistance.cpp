@@ -30,4 +30,17 @@ size_t editDistance(std::string const& a, std::string const& b)
     return prev[b.size()];
 }
 
+std::vector<size_t> rankByCloseness(std::string const& target, std::vector<std::string> const& names)
+{
+    std::vector<size_t> order(names.size());
+    std::vector<size_t> distance(names.size());
+    for (size_t i = 0; i < names.size(); ++i)
+    {
+        order[i] = i;
+        distance[i] = names[i] == target ? 0 : 1 + editDistance(names[i], target);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return distance[a] < distance[b]; });
+    return order;
+}
+
 } // namespace kiln

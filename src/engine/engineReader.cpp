@@ -21,7 +21,7 @@ namespace
 
 using namespace engine;
 
-std::string quoted(std::string const& s)
+std::string printableQuoted(std::string const& s)
 {
     std::string out = "'";
     for (char c : s.substr(0, 64))
@@ -474,7 +474,7 @@ void decodeAttributes(Cursor& c, Attributes& attrs)
         std::string key = c.str("attribute name");
         if (!values.empty() && !(values.rbegin()->first < key))
         {
-            c.fail("attribute " + quoted(key) + " is out of order or repeated (names must be strictly ascending)");
+            c.fail("attribute " + printableQuoted(key) + " is out of order or repeated (names must be strictly ascending)");
             return;
         }
         uint8_t const tag = c.u8();
@@ -496,7 +496,7 @@ void decodeAttributes(Cursor& c, Attributes& attrs)
         }
         case AttrTag::kSTRING: value = c.str("attribute value"); break;
         default:
-            c.fail("attribute " + quoted(key) + " has the unknown value type tag " + std::to_string(tag));
+            c.fail("attribute " + printableQuoted(key) + " has the unknown value type tag " + std::to_string(tag));
             return;
         }
         values.emplace_hint(values.end(), std::move(key), std::move(value));
@@ -683,12 +683,12 @@ bool enumInRange(E e)
 
 std::string tensorLabel(Plan const& plan, size_t i)
 {
-    return "tensor " + std::to_string(i) + " (" + quoted(plan.tensors[i].name) + ")";
+    return "tensor " + std::to_string(i) + " (" + printableQuoted(plan.tensors[i].name) + ")";
 }
 
 std::string nodeLabel(Plan const& plan, size_t i)
 {
-    return "node " + std::to_string(i) + " (" + quoted(plan.nodes[i].name) + ")";
+    return "node " + std::to_string(i) + " (" + printableQuoted(plan.nodes[i].name) + ")";
 }
 
 std::string weightsLabel(size_t i)
@@ -754,7 +754,7 @@ Status checkSymbols(Plan const& plan)
     for (size_t s = 0; s < symbols.size(); ++s)
     {
         SymbolInfo const& info = symbols[s];
-        std::string const label = "shape symbol " + std::to_string(s) + " (" + quoted(info.name) + ")";
+        std::string const label = "shape symbol " + std::to_string(s) + " (" + printableQuoted(info.name) + ")";
         bool const dataDependent = info.kind == SymbolKind::kDATA_DEPENDENT;
         for (auto const& [what, id] : {std::pair<char const*, ExprId>{"upper bound", info.upper}, {"opt value", info.opt}})
         {
@@ -794,7 +794,7 @@ Status checkSizeTensor(Plan const& plan, size_t i, std::vector<int32_t>& sizeTen
     auto const s = static_cast<size_t>(t.sizeTensorSymbol);
     if (symbols[s].kind != SymbolKind::kDATA_DEPENDENT)
     {
-        return corrupt(label + " is the size tensor of shape symbol " + quoted(symbols[s].name)
+        return corrupt(label + " is the size tensor of shape symbol " + printableQuoted(symbols[s].name)
             + ", which is not data-dependent");
     }
     if (!t.dims.empty() || (t.type != nvinfer1::DataType::kINT32 && t.type != nvinfer1::DataType::kINT64))
@@ -804,7 +804,7 @@ Status checkSizeTensor(Plan const& plan, size_t i, std::vector<int32_t>& sizeTen
     if (sizeTensorOf[s] != -1)
     {
         return corrupt(label + " and " + tensorLabel(plan, static_cast<size_t>(sizeTensorOf[s]))
-            + " are both the size tensor of shape symbol " + quoted(symbols[s].name));
+            + " are both the size tensor of shape symbol " + printableQuoted(symbols[s].name));
     }
     sizeTensorOf[s] = static_cast<int32_t>(i);
     return Status::ok();
@@ -1003,7 +1003,7 @@ Status checkPluginLibraries(Plan const& plan)
     for (size_t i = 0; i < plan.pluginLibraries.size(); ++i)
     {
         PlanPluginLibrary const& lib = plan.pluginLibraries[i];
-        std::string const label = "plugin library " + std::to_string(i) + " (" + quoted(lib.fileName) + ")";
+        std::string const label = "plugin library " + std::to_string(i) + " (" + printableQuoted(lib.fileName) + ")";
         bool plain = !lib.fileName.empty() && lib.fileName.size() <= 255 && lib.fileName != "." && lib.fileName != "..";
         for (char c : lib.fileName)
         {
@@ -1110,14 +1110,14 @@ Status validatePlan(Plan const& plan)
 {
     if (plan.backend.empty() || plan.backend.size() >= kBACKEND_FIELD_SIZE)
     {
-        return corrupt("the backend name " + quoted(plan.backend) + " must have 1 to "
+        return corrupt("the backend name " + printableQuoted(plan.backend) + " must have 1 to "
             + std::to_string(kBACKEND_FIELD_SIZE - 1) + " characters");
     }
     for (char c : plan.backend)
     {
         if (!(c > 0x20 && c < 0x7f))
         {
-            return corrupt("the backend name " + quoted(plan.backend) + " must be printable ASCII without spaces");
+            return corrupt("the backend name " + printableQuoted(plan.backend) + " must be printable ASCII without spaces");
         }
     }
     if (!enumInRange(plan.profilingVerbosity))

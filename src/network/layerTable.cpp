@@ -14,18 +14,26 @@ InferFn inferFunction(LayerType kind)
     case LayerType::kCONCATENATION: return inferConcatenation;
     case LayerType::kCONSTANT: return inferConstant;
     case LayerType::kCONVOLUTION: return inferConvolution;
+    case LayerType::kCUMULATIVE: return inferCumulative;
     case LayerType::kDECONVOLUTION: return inferDeconvolution;
+    case LayerType::kEINSUM: return inferEinsum;
     case LayerType::kELEMENTWISE: return inferElementWise;
     case LayerType::kFILL: return inferFill;
     case LayerType::kGATHER: return inferGather;
+    case LayerType::kGRID_SAMPLE: return inferGridSample;
     case LayerType::kIDENTITY: return inferIdentity;
+    case LayerType::kLRN: return inferLRN;
     case LayerType::kMATRIX_MULTIPLY: return inferMatrixMultiply;
+    case LayerType::kNMS: return inferNMS;
+    case LayerType::kNON_ZERO: return inferNonZero;
     case LayerType::kNORMALIZATION: return inferNormalization;
+    case LayerType::kONE_HOT: return inferOneHot;
     case LayerType::kPADDING: return inferPadding;
     case LayerType::kPARAMETRIC_RELU: return inferParametricReLU;
     case LayerType::kPOOLING: return inferPooling;
     case LayerType::kREDUCE: return inferReduce;
     case LayerType::kRESIZE: return inferResize;
+    case LayerType::kREVERSE_SEQUENCE: return inferReverseSequence;
     case LayerType::kSCALE: return inferScale;
     case LayerType::kSCATTER: return inferScatter;
     case LayerType::kSELECT: return inferSelect;
@@ -33,8 +41,10 @@ InferFn inferFunction(LayerType kind)
     case LayerType::kSHUFFLE: return inferShuffle;
     case LayerType::kSLICE: return inferSlice;
     case LayerType::kSOFTMAX: return inferSoftMax;
+    case LayerType::kSQUEEZE: return inferSqueeze;
     case LayerType::kTOPK: return inferTopK;
     case LayerType::kUNARY: return inferUnary;
+    case LayerType::kUNSQUEEZE: return inferUnsqueeze;
     case LayerType::kPLUGIN_V2:
     case LayerType::kPLUGIN_V3: return nullptr; // need the layer's plugin: networkAnalysis calls inferPluginLayer
     default: return nullptr; // not implemented yet: the builder reports the kind by name
@@ -51,6 +61,10 @@ bool isShapeInputSlot(LayerType kind, int32_t slot, nvinfer1::DataType slotType)
     case LayerType::kFILL: return slot == 0 || (slot >= 1 && isInt);  // dimensions; int alpha/beta
     case LayerType::kRESIZE: return slot == 1 && isInt;               // output dimensions
     case LayerType::kTOPK: return slot == 1;                          // k
+    case LayerType::kNMS: return slot == 2;                           // maxOutputBoxesPerClass
+    case LayerType::kONE_HOT: return slot == 2;                       // depth
+    case LayerType::kSQUEEZE:
+    case LayerType::kUNSQUEEZE: return slot == 1;                     // axes
     // kPLUGIN_V3: the layer's last nbShapeInputs() inputs (networkAnalysis asks the layer, see pluginLayer.h).
     default: return false;
     }

@@ -275,10 +275,30 @@ Status inferLayer(NetworkDefinition const& network, Layer const& layer, NetworkA
     InferContext ctx(*a.graph, layer.name(), layer.kind(), layer.attrs(), std::move(inputs), std::move(weights),
         static_cast<int32_t>(layer.outputs().size()), network.stronglyTyped());
     std::vector<std::pair<int32_t, int32_t>> sizeTensors; // plugin size-tensor outputs: (output, symbol)
+    size_t const symbolsBefore = a.graph->symbols().size();
     Status st = plugin != nullptr ? inferPluginLayer(layer, *plugin, ctx, sizeTensors) : fn(ctx);
     if (!st.isOk())
     {
         return st;
+    }
+    if (plugin == nullptr)
+    {
+        // Built-in layers with data-dependent shapes (NonZero, NMS): an output whose value is a kDATA_DEPENDENT
+        // symbol the layer's own inference created is that symbol's size tensor (see layers/dataDependentOutput.h).
+        for (int32_t o = 0; o < ctx.nbOutputs(); ++o)
+        {
+            TensorInfo const& info = ctx.outputs()[static_cast<size_t>(o)];
+            if (!info.values.has_value() || info.values->size() != 1)
+            {
+                continue;
+            }
+            ExprNode const& n = a.graph->node((*info.values)[0].id());
+            if (n.op == ExprOp::kSYMBOL && static_cast<size_t>(n.value) >= symbolsBefore
+                && a.graph->symbols()[static_cast<size_t>(n.value)].kind == SymbolKind::kDATA_DEPENDENT)
+            {
+                sizeTensors.emplace_back(o, static_cast<int32_t>(n.value));
+            }
+        }
     }
     for (auto const& [output, symbol] : sizeTensors)
     {

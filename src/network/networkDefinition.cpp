@@ -386,11 +386,7 @@ bool NetworkDefinition::areWeightsMarkedRefittable(char const*) const noexcept
 }
 
 // ---- Layer kinds Kiln declares but does not implement yet ----
-nvinfer1::ILRNLayer* NetworkDefinition::addLRN(ITensor&, int64_t, float, float, float) noexcept { return notSupported("addLRN"); }
-nvinfer1::IOneHotLayer* NetworkDefinition::addOneHot(ITensor&, ITensor&, ITensor&, int32_t) noexcept { return notSupported("addOneHot"); }
 nvinfer1::IRaggedSoftMaxLayer* NetworkDefinition::addRaggedSoftMax(ITensor&, ITensor&) noexcept { return notSupported("addRaggedSoftMax"); }
-nvinfer1::INonZeroLayer* NetworkDefinition::addNonZero(ITensor&) noexcept { return notSupported("addNonZero"); }
-nvinfer1::INonZeroLayer* NetworkDefinition::addNonZero(ITensor&, DataType) noexcept { return notSupported("addNonZero"); }
 nvinfer1::ILoop* NetworkDefinition::addLoop() noexcept { return notSupported("addLoop"); }
 nvinfer1::IIfConditional* NetworkDefinition::addIfConditional() noexcept { return notSupported("addIfConditional"); }
 nvinfer1::IAssertionLayer* NetworkDefinition::addAssertion(ITensor&, char const*) noexcept { return notSupported("addAssertion"); }
@@ -400,19 +396,11 @@ nvinfer1::IQuantizeLayer* NetworkDefinition::addQuantize(ITensor&, ITensor&) noe
 nvinfer1::IQuantizeLayer* NetworkDefinition::addQuantize(ITensor&, ITensor&, DataType) noexcept { return notSupported("addQuantize"); }
 nvinfer1::IDynamicQuantizeLayer* NetworkDefinition::addDynamicQuantize(ITensor&, int32_t, int32_t, DataType, DataType) noexcept { return notSupported("addDynamicQuantize"); }
 nvinfer1::IDynamicQuantizeLayer* NetworkDefinition::addDynamicQuantizeV2(ITensor&, Dims const&, DataType, DataType) noexcept { return notSupported("addDynamicQuantizeV2"); }
-nvinfer1::IEinsumLayer* NetworkDefinition::addEinsum(ITensor* const*, int32_t, char const*) noexcept { return notSupported("addEinsum"); }
-nvinfer1::IGridSampleLayer* NetworkDefinition::addGridSample(ITensor&, ITensor&) noexcept { return notSupported("addGridSample"); }
-nvinfer1::INMSLayer* NetworkDefinition::addNMS(ITensor&, ITensor&, ITensor&) noexcept { return notSupported("addNMS"); }
-nvinfer1::INMSLayer* NetworkDefinition::addNMS(ITensor&, ITensor&, ITensor&, DataType) noexcept { return notSupported("addNMS"); }
-nvinfer1::IReverseSequenceLayer* NetworkDefinition::addReverseSequence(ITensor&, ITensor&) noexcept { return notSupported("addReverseSequence"); }
-nvinfer1::ICumulativeLayer* NetworkDefinition::addCumulative(ITensor&, ITensor&, nvinfer1::CumulativeOperation, bool, bool) noexcept { return notSupported("addCumulative"); }
 nvinfer1::IAttention* NetworkDefinition::addAttention(ITensor&, ITensor&, ITensor&, nvinfer1::AttentionNormalizationOp, bool) noexcept { return notSupported("addAttention"); }
 nvinfer1::IRotaryEmbeddingLayer* NetworkDefinition::addRotaryEmbedding(ITensor&, ITensor&, ITensor&, bool, int32_t) noexcept { return notSupported("addRotaryEmbedding"); }
 nvinfer1::IKVCacheUpdateLayer* NetworkDefinition::addKVCacheUpdate(ITensor&, ITensor&, ITensor&, nvinfer1::KVCacheMode) noexcept { return notSupported("addKVCacheUpdate"); }
 nvinfer1::IMoELayer* NetworkDefinition::addMoE(ITensor&, ITensor&, ITensor&) noexcept { return notSupported("addMoE"); }
 nvinfer1::IDistCollectiveLayer* NetworkDefinition::addDistCollective(ITensor&, nvinfer1::CollectiveOperation, nvinfer1::ReduceOperation, int64_t, int64_t*, int64_t) noexcept { return notSupported("addDistCollective"); }
-nvinfer1::ISqueezeLayer* NetworkDefinition::addSqueeze(ITensor&, ITensor&) noexcept { return notSupported("addSqueeze"); }
-nvinfer1::IUnsqueezeLayer* NetworkDefinition::addUnsqueeze(ITensor&, ITensor&) noexcept { return notSupported("addUnsqueeze"); }
 
 // ---- Cached lenient analysis for ITensor getters ----
 NetworkAnalysis const* NetworkDefinition::analysis() const

@@ -61,15 +61,18 @@ std::string missingCreatorMessage(PluginRegistry const& registry, PluginRecord c
     else
     {
         // Same name (another version or namespace) first, then by edit distance on the name.
-        std::stable_sort(creators.begin(), creators.end(), [&](auto const& a, auto const& b) {
-            bool const sa = a.name == record.name;
-            bool const sb = b.name == record.name;
-            if (sa != sb)
-            {
-                return sa;
-            }
-            return editDistance(a.name, record.name) < editDistance(b.name, record.name);
-        });
+        std::vector<std::string> names;
+        for (auto const& c : creators)
+        {
+            names.push_back(c.name);
+        }
+        auto ranked = creators;
+        auto const order = rankByCloseness(record.name, names);
+        for (size_t i = 0; i < order.size(); ++i)
+        {
+            ranked[i] = creators[order[i]];
+        }
+        creators = std::move(ranked);
         message += "; closest registered: ";
         for (size_t i = 0; i < creators.size() && i < kMAX_CLOSEST; ++i)
         {

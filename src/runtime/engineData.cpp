@@ -1,5 +1,6 @@
 // EngineData: derivation of the runtime lookup tables from a Plan.
 #include "runtime/engineData.h"
+#include "core/quoting.h"
 
 #include "core/dataType.h"
 
@@ -122,11 +123,6 @@ std::string formatDescription(TensorFormat format, nvinfer1::DataType type)
 namespace
 {
 
-std::string quoted(std::string const& s)
-{
-    return "'" + s + "'";
-}
-
 //! Record which input binds each symbol (for error messages), and check that every input-bound symbol
 //! has a binder.
 Status findSymbolBinders(EngineData& d)
@@ -143,7 +139,7 @@ Status findSymbolBinders(EngineData& d)
             if (n.op == ExprOp::kSYMBOL && d.symbolBinder[static_cast<size_t>(n.value)].empty())
             {
                 d.symbolBinder[static_cast<size_t>(n.value)]
-                    = "input " + quoted(t.name) + " dimension " + std::to_string(i);
+                    = "input " + singleQuoted(t.name) + " dimension " + std::to_string(i);
             }
         }
         for (size_t i = 0; i < t.values.size(); ++i)
@@ -151,7 +147,7 @@ Status findSymbolBinders(EngineData& d)
             ExprNode const& n = g.node(t.values[i]);
             if (n.op == ExprOp::kSYMBOL && d.symbolBinder[static_cast<size_t>(n.value)].empty())
             {
-                d.symbolBinder[static_cast<size_t>(n.value)] = "input " + quoted(t.name) + " value " + std::to_string(i);
+                d.symbolBinder[static_cast<size_t>(n.value)] = "input " + singleQuoted(t.name) + " value " + std::to_string(i);
             }
         }
     }
@@ -168,7 +164,7 @@ Status findSymbolBinders(EngineData& d)
             continue;
         }
         // A runtime dimension or value that no engine input supplies cannot ever be evaluated.
-        return invalidArgument("the engine's shape symbol " + quoted(info.name)
+        return invalidArgument("the engine's shape symbol " + singleQuoted(info.name)
             + " is not bound by any input tensor (the engine is inconsistent)");
     }
     return Status::ok();
@@ -205,18 +201,18 @@ Status analyzeDataDependentShapes(EngineData& d)
         int32_t const tensor = d.symbolSizeTensor[s];
         if (tensor < 0)
         {
-            return invalidArgument("the engine's data-dependent shape symbol " + quoted(info.name)
+            return invalidArgument("the engine's data-dependent shape symbol " + singleQuoted(info.name)
                 + " has no size tensor (the engine is inconsistent)");
         }
         int32_t const node = d.producer[static_cast<size_t>(tensor)];
         if (node < 0)
         {
-            return invalidArgument("size tensor " + quoted(plan.tensors[static_cast<size_t>(tensor)].name)
-                + " of the data-dependent shape symbol " + quoted(info.name) + " is not written by any layer");
+            return invalidArgument("size tensor " + singleQuoted(plan.tensors[static_cast<size_t>(tensor)].name)
+                + " of the data-dependent shape symbol " + singleQuoted(info.name) + " is not written by any layer");
         }
         if (info.upper == kNO_EXPR)
         {
-            return invalidArgument("the engine's data-dependent shape symbol " + quoted(info.name)
+            return invalidArgument("the engine's data-dependent shape symbol " + singleQuoted(info.name)
                 + " has no upper bound (declareSizeTensor gives one)");
         }
         d.symbolBinderNode[s] = node;
@@ -252,9 +248,9 @@ Status analyzeDataDependentShapes(EngineData& d)
         int32_t const binder = d.symbolBinderNode[static_cast<size_t>(s)];
         if (d.exprLastBinder[static_cast<size_t>(info.upper)] >= binder)
         {
-            return invalidArgument("the upper bound of the data-dependent shape symbol " + quoted(info.name) + " ("
+            return invalidArgument("the upper bound of the data-dependent shape symbol " + singleQuoted(info.name) + " ("
                 + g.toString(info.upper) + ") depends on a size tensor that is only known after layer "
-                + quoted(plan.nodes[static_cast<size_t>(binder)].name) + " ran");
+                + singleQuoted(plan.nodes[static_cast<size_t>(binder)].name) + " ran");
         }
     }
     for (size_t t = 0; t < plan.tensors.size(); ++t)
@@ -345,9 +341,9 @@ StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan)
         {
             if (d->producer[static_cast<size_t>(out)] != -1)
             {
-                return invalidArgument("tensor " + quoted(p.tensors[static_cast<size_t>(out)].name)
-                    + " is written by two nodes (" + quoted(p.nodes[static_cast<size_t>(d->producer[static_cast<size_t>(out)])].name)
-                    + " and " + quoted(p.nodes[n].name) + ")");
+                return invalidArgument("tensor " + singleQuoted(p.tensors[static_cast<size_t>(out)].name)
+                    + " is written by two nodes (" + singleQuoted(p.nodes[static_cast<size_t>(d->producer[static_cast<size_t>(out)])].name)
+                    + " and " + singleQuoted(p.nodes[n].name) + ")");
             }
             d->producer[static_cast<size_t>(out)] = static_cast<int32_t>(n);
         }
@@ -365,12 +361,12 @@ StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan)
         int32_t const ti = p.ioTensors[static_cast<size_t>(pos)];
         if (t.ioMode == TensorIOMode::kINPUT && d->producer[static_cast<size_t>(ti)] != -1)
         {
-            return invalidArgument("input tensor " + quoted(t.name) + " is written by a node");
+            return invalidArgument("input tensor " + singleQuoted(t.name) + " is written by a node");
         }
         if (t.ioMode == TensorIOMode::kOUTPUT && d->producer[static_cast<size_t>(ti)] == -1 && !t.hasValues
             && t.constant < 0)
         {
-            return invalidArgument("output tensor " + quoted(t.name) + " is not computed by any node");
+            return invalidArgument("output tensor " + singleQuoted(t.name) + " is not computed by any node");
         }
         d->formatDesc.push_back(formatDescription(t.format, t.type));
     }
@@ -387,7 +383,7 @@ StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan)
             if (pos < 0)
             {
                 return invalidArgument("optimization profile " + std::to_string(pi) + " lists tensor "
-                    + quoted(p.tensors[static_cast<size_t>(prof.inputs[k].tensor)].name) + ", which is not an input");
+                    + singleQuoted(p.tensors[static_cast<size_t>(prof.inputs[k].tensor)].name) + ", which is not an input");
             }
             d->profileInput[pi][static_cast<size_t>(pos)] = static_cast<int32_t>(k);
             std::vector<int64_t> const* values[3] = {&prof.inputs[k].minValues, &prof.inputs[k].optValues, &prof.inputs[k].maxValues};

@@ -1,5 +1,6 @@
 // EnginePlugins: recreation of an engine's plugins from their records at engine load, and their teardown.
 #include "runtime/enginePlugins.h"
+#include "core/quoting.h"
 
 #include "plugin/embeddedLibraries.h"
 #include "plugin/pluginRegistry.h"
@@ -10,14 +11,9 @@ namespace kiln
 namespace
 {
 
-std::string quoted(std::string const& s)
-{
-    return "'" + s + "'";
-}
-
 Status loadNode(EnginePlugin& plugin, PlanNode const& node, PluginRegistry& registry, Logger const& logger)
 {
-    std::string const layer = "layer " + quoted(node.name);
+    std::string const layer = "layer " + singleQuoted(node.name);
     auto record = loadPluginRecord(node.attrs);
     if (!record.isOk())
     {

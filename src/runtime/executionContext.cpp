@@ -1,6 +1,7 @@
 // ExecutionContext: creation (kernels, arena), input shapes and shape inference, profiles and activation memory.
 // Addresses, allocators and settings are in executionContextSettings.cpp; the run in executionContextRun.cpp.
 #include "runtime/executionContext.h"
+#include "core/quoting.h"
 
 #include "api/apiGuard.h"
 #include "core/dataType.h"
@@ -20,14 +21,9 @@ using nvinfer1::TensorIOMode;
 namespace
 {
 
-std::string quoted(std::string const& s)
-{
-    return "'" + s + "'";
-}
-
 std::string nameOrNull(char const* name)
 {
-    return name == nullptr ? std::string("(null)") : quoted(name);
+    return name == nullptr ? std::string("(null)") : singleQuoted(name);
 }
 
 Dims invalidDims()
@@ -154,7 +150,7 @@ Status ExecutionContext::createKernels()
     for (size_t n = 0; n < plan.nodes.size(); ++n)
     {
         PlanNode const& node = plan.nodes[n];
-        std::string const label = "node " + quoted(node.name) + " (" + layerKindName(node.kind) + ")";
+        std::string const label = "node " + singleQuoted(node.name) + " (" + layerKindName(node.kind) + ")";
         KernelSetup setup;
         setup.node = &node;
         setup.plugin = mPluginBindings[n].get();
@@ -192,7 +188,7 @@ Status ExecutionContext::createKernels()
         if (!kernel.isOk())
         {
             return Status(kernel.status().code(), "cannot create an execution context: the CPU kernel for " + label
-                + (node.tactic.empty() ? std::string() : ", tactic " + quoted(node.tactic)) + " failed: "
+                + (node.tactic.empty() ? std::string() : ", tactic " + singleQuoted(node.tactic)) + " failed: "
                 + kernel.status().message());
         }
         if (kernel.value() == nullptr)
@@ -262,7 +258,7 @@ Status ExecutionContext::missingInputsError(char const* api) const
     {
         PlanTensor const& t = mData->ioTensor(pos);
         bool const needsShape = pos < static_cast<int32_t>(mShapes.size()) && !mShapes[static_cast<size_t>(pos)].set;
-        names += (names.empty() ? "" : ", ") + quoted(t.name)
+        names += (names.empty() ? "" : ", ") + singleQuoted(t.name)
             + (needsShape && !t.hostShapeTensor ? " (call setInputShape)" : " (set its host address with setTensorAddress)");
     }
     return invalidState(std::string("IExecutionContext::") + api + ": input shapes are not fully specified: " + names);
@@ -284,7 +280,7 @@ bool ExecutionContext::setInputShape(char const* tensorName, Dims const& dims) n
     return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status {
         if (pos >= mData->nbInputs)
         {
-            return invalidArgument("IExecutionContext::setInputShape: " + quoted(tensorName)
+            return invalidArgument("IExecutionContext::setInputShape: " + singleQuoted(tensorName)
                 + " is an output; only input shapes can be set");
         }
         Status const st = checkInputShape(*mData, mProfile, pos, dims);
@@ -322,7 +318,7 @@ Dims ExecutionContext::getTensorShape(char const* tensorName) const noexcept
         Status const st = prepareShapes();
         if (!st.isOk())
         {
-            report(st.withContext("IExecutionContext::getTensorShape(" + quoted(tensorName) + ")"));
+            report(st.withContext("IExecutionContext::getTensorShape(" + singleQuoted(tensorName) + ")"));
             return invalidDims();
         }
         if (!mMissing.empty())
@@ -425,7 +421,7 @@ int32_t ExecutionContext::inferShapes(int32_t nbMaxNames, char const** tensorNam
         {
             if (mData->tensorDependsOnData[static_cast<size_t>(mData->plan.ioTensors[static_cast<size_t>(pos)])])
             {
-                dataDependent += (dataDependent.empty() ? "" : ", ") + quoted(mData->ioTensor(pos).name);
+                dataDependent += (dataDependent.empty() ? "" : ", ") + singleQuoted(mData->ioTensor(pos).name);
             }
         }
         if (!dataDependent.empty())
@@ -511,7 +507,7 @@ int64_t ExecutionContext::getMaxOutputSize(char const* tensorName) const noexcep
         }
         if (pos < mData->nbInputs)
         {
-            report(invalidArgument("IExecutionContext::getMaxOutputSize: " + quoted(tensorName) + " is an input"));
+            report(invalidArgument("IExecutionContext::getMaxOutputSize: " + singleQuoted(tensorName) + " is an input"));
             return -1;
         }
         Status const st = prepareShapes();

@@ -5,6 +5,7 @@
 // outputs with data-dependent shapes go to their IOutputAllocator: reallocateOutputAsync with the real size, a
 // copy, then notifyShape with the real dimensions.
 #include "core/dataType.h"
+#include "core/quoting.h"
 #include "runtime/engine.h"
 #include "runtime/executionContext.h"
 
@@ -13,16 +14,6 @@
 
 namespace kiln
 {
-
-namespace
-{
-
-std::string quoted(std::string const& s)
-{
-    return "'" + s + "'";
-}
-
-} // namespace
 
 Status ExecutionContext::checkDataDependentOutputs(char const* api, bool hasBindings) const
 {
@@ -37,7 +28,7 @@ Status ExecutionContext::checkDataDependentOutputs(char const* api, bool hasBind
         {
             continue;
         }
-        std::string const name = quoted(mData->ioTensor(pos).name);
+        std::string const name = singleQuoted(mData->ioTensor(pos).name);
         if (hasBindings)
         {
             return invalidState(std::string("IExecutionContext::") + api + ": output " + name
@@ -70,11 +61,11 @@ StatusOr<void*> ExecutionContext::dataBuffer(size_t tensor, int64_t bytes)
         if (memory == nullptr)
         {
             return failedAllocation("out of memory for " + std::to_string(bytes) + " bytes of tensor "
-                + quoted(mData->plan.tensors[tensor].name) + " (data-dependent shape at its upper bound)");
+                + singleQuoted(mData->plan.tensors[tensor].name) + " (data-dependent shape at its upper bound)");
         }
         buffer.memory = std::unique_ptr<void, void (*)(void*)>(memory, [](void* p) { std::free(p); });
         buffer.size = rounded;
-        mLogger.verbose("IExecutionContext " + quoted(mName) + ": tensor " + quoted(mData->plan.tensors[tensor].name)
+        mLogger.verbose("IExecutionContext " + singleQuoted(mName) + ": tensor " + singleQuoted(mData->plan.tensors[tensor].name)
             + " has a data-dependent shape; its buffer grew to " + std::to_string(rounded)
             + " bytes (the size at the upper bounds)");
     }
@@ -85,7 +76,7 @@ Status ExecutionContext::bindSizeTensors(size_t n)
 {
     Plan const& plan = mData->plan;
     ShapeGraph const& g = plan.shapes;
-    std::string const who = mPlugins[n] != nullptr ? mPlugins[n]->label() : "layer " + quoted(plan.nodes[n].name);
+    std::string const who = mPlugins[n] != nullptr ? mPlugins[n]->label() : "layer " + singleQuoted(plan.nodes[n].name);
     for (int32_t s : mData->nodeBindsSymbols[n])
     {
         auto const symbol = static_cast<size_t>(s);
@@ -93,15 +84,15 @@ Status ExecutionContext::bindSizeTensors(size_t n)
         PlanTensor const& tensor = plan.tensors[t];
         if (mTensorData[t] == nullptr)
         {
-            return internalError(who + ": size tensor " + quoted(tensor.name) + " has no memory");
+            return internalError(who + ": size tensor " + singleQuoted(tensor.name) + " has no memory");
         }
         int64_t const value = loadInt(mTensorData[t], tensor.type, 0);
         int64_t const upper = mBoundSymbols[symbol];
         if (value < 0 || value > upper)
         {
             return Status(nvinfer1::ErrorCode::kFAILED_EXECUTION, who + " wrote " + std::to_string(value)
-                + " to its size tensor " + quoted(tensor.name) + " (data-dependent dimension "
-                + quoted(g.symbols()[symbol].name) + "), outside [0, " + std::to_string(upper)
+                + " to its size tensor " + singleQuoted(tensor.name) + " (data-dependent dimension "
+                + singleQuoted(g.symbols()[symbol].name) + "), outside [0, " + std::to_string(upper)
                 + "]: the upper bound declared with declareSizeTensor (" + g.toString(g.symbols()[symbol].upper) + ")");
         }
         mRunSymbols[symbol] = value;
@@ -118,7 +109,7 @@ Status ExecutionContext::bindSizeTensors(size_t n)
         int64_t const need = mRunShapes.bytes[t];
         if (need > mShapesNow.bytes[t])
         {
-            return invalidState(who + ": tensor " + quoted(plan.tensors[t].name) + " needs " + std::to_string(need)
+            return invalidState(who + ": tensor " + singleQuoted(plan.tensors[t].name) + " needs " + std::to_string(need)
                 + " bytes once its data-dependent dimensions are known, more than the " + std::to_string(mShapesNow.bytes[t])
                 + " bytes at their upper bounds");
         }
@@ -185,7 +176,7 @@ Status ExecutionContext::finishDataDependentRun(char const* api, cudaStream_t st
             request, static_cast<uint64_t>(ActivationMemory::kALIGNMENT), stream);
         if (memory == nullptr)
         {
-            return failedAllocation(prefix + "the output allocator of " + quoted(tensor.name) + " returned no memory for "
+            return failedAllocation(prefix + "the output allocator of " + singleQuoted(tensor.name) + " returned no memory for "
                 + std::to_string(request) + " bytes");
         }
         if (bytes > 0)

@@ -4,6 +4,7 @@
 // tensors, runs the nodes' kernels in order (binding data-dependent symbols as their size tensors are written),
 // delivers data-dependent outputs to their allocators, and reports per-layer timings.
 #include "api/apiGuard.h"
+#include "core/quoting.h"
 #include "core/dataType.h"
 #include "network/inferContext.h"
 #include "runtime/engine.h"
@@ -20,11 +21,6 @@ using nvinfer1::DataType;
 
 namespace
 {
-
-std::string quoted(std::string const& s)
-{
-    return "'" + s + "'";
-}
 
 void storeValues(void* data, DataType type, std::vector<int64_t> const& values)
 {
@@ -141,13 +137,13 @@ Status ExecutionContext::assignOutputsFromAllocators(cudaStream_t stream)
             t.name.c_str(), current, request, static_cast<uint64_t>(ActivationMemory::kALIGNMENT), stream);
         if (memory == nullptr)
         {
-            return failedAllocation("IExecutionContext::enqueueV3: the output allocator of " + quoted(t.name)
+            return failedAllocation("IExecutionContext::enqueueV3: the output allocator of " + singleQuoted(t.name)
                 + " returned no memory for " + std::to_string(request) + " bytes");
         }
         int64_t const align = elementSize(t.type);
         if (align > 1 && reinterpret_cast<uintptr_t>(memory) % static_cast<uintptr_t>(align) != 0)
         {
-            return invalidArgument("IExecutionContext::enqueueV3: the output allocator of " + quoted(t.name)
+            return invalidArgument("IExecutionContext::enqueueV3: the output allocator of " + singleQuoted(t.name)
                 + " returned memory that is not aligned to its element size");
         }
         mAddresses[static_cast<size_t>(pos)] = memory;
@@ -170,7 +166,7 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
         {
             bool const input = pos < mData->nbInputs;
             return invalidState(prefix() + "no address is set for " + (input ? "input " : "output ")
-                + quoted(plan.tensors[static_cast<size_t>(t)].name) + " (call "
+                + singleQuoted(plan.tensors[static_cast<size_t>(t)].name) + " (call "
                 + (input ? "setInputTensorAddress" : "setOutputTensorAddress") + " or setTensorAddress"
                 + (std::strcmp(api, "executeV2") == 0 ? ", or pass it in the bindings" : "") + ")");
         }
@@ -210,7 +206,7 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
             PlanWeights const& w = plan.weights[static_cast<size_t>(tensor.constant)];
             if (w.size < bytes)
             {
-                return internalError(prefix() + "constant tensor " + quoted(tensor.name) + " needs " + std::to_string(bytes)
+                return internalError(prefix() + "constant tensor " + singleQuoted(tensor.name) + " needs " + std::to_string(bytes)
                     + " bytes but its weights hold " + std::to_string(w.size));
             }
             data = const_cast<uint8_t*>(w.data);
@@ -220,7 +216,7 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
             int64_t const capacity = mData->arenaCapacity(mProfile, static_cast<int32_t>(t));
             if (bytes > capacity)
             {
-                return invalidState(prefix() + "tensor " + quoted(tensor.name) + " needs " + std::to_string(bytes)
+                return invalidState(prefix() + "tensor " + singleQuoted(tensor.name) + " needs " + std::to_string(bytes)
                     + " bytes at the current shapes, but optimization profile " + std::to_string(mProfile)
                     + " reserved only " + std::to_string(capacity) + " bytes for it");
             }
@@ -228,7 +224,7 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
         }
         if (data == nullptr && bytes > 0 && (mData->consumed[t] || mData->producer[t] >= 0))
         {
-            return internalError(prefix() + "tensor " + quoted(tensor.name) + " (" + std::to_string(bytes)
+            return internalError(prefix() + "tensor " + singleQuoted(tensor.name) + " (" + std::to_string(bytes)
                 + " bytes) has no memory in optimization profile " + std::to_string(mProfile));
         }
         mTensorData[t] = data;
@@ -360,7 +356,7 @@ Status ExecutionContext::runNodes(char const* api)
                 return Status(code, std::string("IExecutionContext::") + api + ": "
                         + (message.find(label) == std::string::npos ? label + ": " + message : message));
             }
-            return Status(code, std::string("IExecutionContext::") + api + ": node " + quoted(node.name) + " ("
+            return Status(code, std::string("IExecutionContext::") + api + ": node " + singleQuoted(node.name) + " ("
                     + layerKindName(node.kind) + ") failed: " + st.message());
         }
         if (timing)
@@ -372,7 +368,7 @@ Status ExecutionContext::runNodes(char const* api)
             }
             if (mDebugSync)
             {
-                mLogger.verbose("IExecutionContext " + quoted(mName) + ": node " + quoted(node.name) + " ("
+                mLogger.verbose("IExecutionContext " + singleQuoted(mName) + ": node " + singleQuoted(node.name) + " ("
                     + layerKindName(node.kind) + (node.tactic.empty() ? "" : ", tactic " + node.tactic) + ") finished in "
                     + std::to_string(std::chrono::duration<double, std::milli>(end - start).count()) + " ms");
             }

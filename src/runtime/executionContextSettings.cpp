@@ -1,6 +1,7 @@
 // ExecutionContext: tensor addresses, output allocators, profiler and the plain settings (debug, NVTX,
 // persistent cache, aux streams, debug tensors, communicator) — including what the CPU backend does not support.
 #include "api/apiGuard.h"
+#include "core/quoting.h"
 #include "core/dataType.h"
 #include "runtime/engine.h"
 #include "runtime/executionContext.h"
@@ -11,14 +12,9 @@ namespace kiln
 namespace
 {
 
-std::string quoted(std::string const& s)
-{
-    return "'" + s + "'";
-}
-
 std::string nameOrNull(char const* name)
 {
-    return name == nullptr ? std::string("(null)") : quoted(name);
+    return name == nullptr ? std::string("(null)") : singleQuoted(name);
 }
 
 //! Ordering of profiling verbosities by the amount of detail (kNONE < kLAYER_NAMES_ONLY < kDETAILED).
@@ -51,7 +47,7 @@ bool ExecutionContext::setTensorAddress(char const* tensorName, void* data) noex
         int64_t const align = elementSize(t.type);
         if (align > 1 && reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(align) != 0)
         {
-            return invalidArgument("IExecutionContext::setTensorAddress: the address for " + quoted(t.name)
+            return invalidArgument("IExecutionContext::setTensorAddress: the address for " + singleQuoted(t.name)
                 + " is not aligned to its element size (" + std::to_string(align) + " bytes for " + dataTypeName(t.type) + ")");
         }
         if (mAddresses[static_cast<size_t>(pos)] != data)
@@ -68,7 +64,7 @@ bool ExecutionContext::setInputTensorAddress(char const* tensorName, void const*
     int32_t const pos = mData->findIo(tensorName);
     if (pos >= mData->nbInputs)
     {
-        report(invalidArgument("IExecutionContext::setInputTensorAddress: " + quoted(tensorName) + " is an output"));
+        report(invalidArgument("IExecutionContext::setInputTensorAddress: " + singleQuoted(tensorName) + " is an output"));
         return false;
     }
     return setTensorAddress(tensorName, const_cast<void*>(data));
@@ -79,7 +75,7 @@ bool ExecutionContext::setOutputTensorAddress(char const* tensorName, void* data
     int32_t const pos = mData->findIo(tensorName);
     if (pos >= 0 && pos < mData->nbInputs)
     {
-        report(invalidArgument("IExecutionContext::setOutputTensorAddress: " + quoted(tensorName) + " is an input"));
+        report(invalidArgument("IExecutionContext::setOutputTensorAddress: " + singleQuoted(tensorName) + " is an input"));
         return false;
     }
     return setTensorAddress(tensorName, data);
@@ -100,7 +96,7 @@ void* ExecutionContext::getOutputTensorAddress(char const* tensorName) const noe
     }
     if (pos < mData->nbInputs)
     {
-        report(invalidArgument("IExecutionContext::getOutputTensorAddress: " + quoted(tensorName) + " is an input"));
+        report(invalidArgument("IExecutionContext::getOutputTensorAddress: " + singleQuoted(tensorName) + " is an input"));
         return nullptr;
     }
     return mAddresses[static_cast<size_t>(pos)];
@@ -115,7 +111,7 @@ bool ExecutionContext::setOutputAllocator(char const* tensorName, nvinfer1::IOut
     }
     if (pos < mData->nbInputs)
     {
-        report(invalidArgument("IExecutionContext::setOutputAllocator: " + quoted(tensorName) + " is an input"));
+        report(invalidArgument("IExecutionContext::setOutputAllocator: " + singleQuoted(tensorName) + " is an input"));
         return false;
     }
     mAllocators[static_cast<size_t>(pos)] = outputAllocator;

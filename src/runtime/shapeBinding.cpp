@@ -1,5 +1,6 @@
 // Shape binding: symbol values from input shapes and host shape values, profile checks, evaluation.
 #include "runtime/shapeBinding.h"
+#include "core/quoting.h"
 
 #include "core/dataType.h"
 
@@ -13,11 +14,6 @@ using nvinfer1::Dims;
 
 namespace
 {
-
-std::string quoted(std::string const& s)
-{
-    return "'" + s + "'";
-}
 
 std::string valuesText(std::vector<int64_t> const& v)
 {
@@ -47,7 +43,7 @@ bool isShapeValueInput(EngineData const& d, PlanTensor const& t)
 
 std::string binderText(EngineData const& d, int32_t position, bool value, int32_t index)
 {
-    return "input " + quoted(d.ioTensor(position).name) + (value ? " value " : " dimension ") + std::to_string(index);
+    return "input " + singleQuoted(d.ioTensor(position).name) + (value ? " value " : " dimension ") + std::to_string(index);
 }
 
 } // namespace
@@ -77,7 +73,7 @@ Dims engineDims(EngineData const& d, int32_t tensor)
 Status checkInputShape(EngineData const& d, int32_t profile, int32_t position, Dims const& dims)
 {
     PlanTensor const& t = d.ioTensor(position);
-    std::string const what = "input " + quoted(t.name);
+    std::string const what = "input " + singleQuoted(t.name);
     if (dims.nbDims < 0 || dims.nbDims > Dims::MAX_DIMS || static_cast<size_t>(dims.nbDims) != t.dims.size())
     {
         return invalidArgument(what + " has rank " + std::to_string(t.dims.size()) + ", but the given dims have "
@@ -146,7 +142,7 @@ Status bindSymbols(EngineData const& d, int32_t profile, std::vector<InputShape>
             return invalidArgument(binderText(d, pos, isValue, static_cast<int32_t>(index)) + " is "
                 + std::to_string(value) + ", but "
                 + binderText(d, scratch.position[s], scratch.isValue[s] != 0, scratch.index[s]) + " is "
-                + std::to_string(symbols[s]) + "; both are the runtime dimension " + quoted(g.symbols()[s].name)
+                + std::to_string(symbols[s]) + "; both are the runtime dimension " + singleQuoted(g.symbols()[s].name)
                 + " and must be equal");
         }
         return Status::ok();
@@ -185,7 +181,7 @@ Status bindSymbols(EngineData const& d, int32_t profile, std::vector<InputShape>
             {
                 if (t.type != DataType::kINT32 && t.type != DataType::kINT64)
                 {
-                    return invalidArgument("shape tensor input " + quoted(t.name) + " has type "
+                    return invalidArgument("shape tensor input " + singleQuoted(t.name) + " has type "
                         + dataTypeName(t.type) + "; shape tensors must be INT32 or INT64");
                 }
                 std::vector<int64_t>& values = scratch.values;
@@ -206,7 +202,7 @@ Status bindSymbols(EngineData const& d, int32_t profile, std::vector<InputShape>
                             if (values[i] < in.minValues[i] || values[i] > in.maxValues[i])
                             {
                                 return invalidArgument("values " + valuesText(values) + " of shape tensor input "
-                                    + quoted(t.name) + " are outside optimization profile " + std::to_string(profile)
+                                    + singleQuoted(t.name) + " are outside optimization profile " + std::to_string(profile)
                                     + ": value " + std::to_string(i) + " must be in [" + std::to_string(in.minValues[i])
                                     + ", " + std::to_string(in.maxValues[i]) + "] (min " + valuesText(in.minValues)
                                     + ", max " + valuesText(in.maxValues) + ")");
@@ -268,14 +264,14 @@ Status bindUpperBounds(EngineData const& d, std::vector<int64_t>& symbols, std::
             Status const st = g.evaluate(symbols, values);
             if (!st.isOk())
             {
-                return st.withContext("evaluating the upper bound of the data-dependent shape symbol " + quoted(info.name));
+                return st.withContext("evaluating the upper bound of the data-dependent shape symbol " + singleQuoted(info.name));
             }
             evaluated = true;
         }
         int64_t const upper = values[static_cast<size_t>(info.upper)];
         if (upper < 0)
         {
-            return invalidArgument("the upper bound of the data-dependent shape symbol " + quoted(info.name) + " ("
+            return invalidArgument("the upper bound of the data-dependent shape symbol " + singleQuoted(info.name) + " ("
                 + g.toString(info.upper) + ") is " + std::to_string(upper) + " for the current input shapes");
         }
         symbols[static_cast<size_t>(s)] = upper;
@@ -305,19 +301,19 @@ Status evaluateShapes(EngineData const& d, int32_t profile, std::vector<int64_t>
             int64_t const v = out.exprValues[static_cast<size_t>(t.dims[i])];
             if (v < 0)
             {
-                return invalidArgument("tensor " + quoted(t.name) + ": dimension " + std::to_string(i) + " evaluates to "
+                return invalidArgument("tensor " + singleQuoted(t.name) + ": dimension " + std::to_string(i) + " evaluates to "
                     + std::to_string(v) + " (" + plan.shapes.toString(t.dims[i]) + ") for the current input shapes");
             }
             dims.d[i] = v;
             if (__builtin_mul_overflow(volume, v, &volume) || volume > kMAX_ELEMENTS)
             {
-                return invalidArgument("tensor " + quoted(t.name) + " would have more than 2^59 elements for the current input shapes");
+                return invalidArgument("tensor " + singleQuoted(t.name) + " would have more than 2^59 elements for the current input shapes");
             }
         }
         out.bytes[ti] = tensorBytes(t.type, t.format, dims);
         if (out.bytes[ti] < 0)
         {
-            return invalidArgument("tensor " + quoted(t.name) + " is too large for the current input shapes");
+            return invalidArgument("tensor " + singleQuoted(t.name) + " is too large for the current input shapes");
         }
         auto& values = out.values[ti];
         values.clear();
@@ -336,7 +332,7 @@ Status evaluateShapes(EngineData const& d, int32_t profile, std::vector<int64_t>
         Dims const& evaluated = out.dims[static_cast<size_t>(plan.ioTensors[static_cast<size_t>(pos)])];
         if (shape.set && std::memcmp(evaluated.d, shape.dims.d, sizeof(int64_t) * static_cast<size_t>(evaluated.nbDims)) != 0)
         {
-            return invalidArgument("input " + quoted(d.ioTensor(pos).name) + " was given shape " + dimsText(shape.dims)
+            return invalidArgument("input " + singleQuoted(d.ioTensor(pos).name) + " was given shape " + dimsText(shape.dims)
                 + ", which contradicts the engine's shape " + dimsText(evaluated) + " for the other inputs");
         }
     }

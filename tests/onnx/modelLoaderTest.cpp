@@ -200,6 +200,40 @@ TEST_F(ModelLoaderTest, ExternalDataIsRead)
     expectError(loadOnnxModelFromMemory(serialized.data(), serialized.size()), "no model directory");
 }
 
+TEST_F(ModelLoaderTest, ExternalDataBeyondTwoGiBIsRead)
+{
+    // Models over 2 GB keep their weights in external files; offsets past 2^31 must work. The weight file is
+    // sparse (3 GiB long, 16 bytes written), so the test needs no real disk space.
+    fs::create_directories(modelDir() / "weights");
+    fs::path const blob = modelDir() / "weights" / "big.bin";
+    { std::ofstream create(blob, std::ios::binary); }
+    std::error_code ec;
+    fs::resize_file(blob, 3ULL << 30, ec);
+    if (ec)
+    {
+        GTEST_SKIP() << "cannot create a 3 GiB sparse file here: " << ec.message();
+    }
+    uint64_t const offset = (1ULL << 31) + 4096;
+    float const values[4] = {-7.5F, 0.25F, 1e3F, -0.0625F};
+    {
+        std::fstream out(blob, std::ios::binary | std::ios::in | std::ios::out);
+        out.seekp(static_cast<std::streamoff>(offset));
+        out.write(reinterpret_cast<char const*>(values), sizeof(values));
+        ASSERT_TRUE(out.good());
+    }
+    ::onnx::ModelProto model = makeModel();
+    makeExternal(model, "weights/big.bin", std::to_string(offset), "16");
+    auto loaded = loadOnnxModelFromFile(saveModel(model).string());
+    ASSERT_TRUE(loaded.isOk()) << loaded.status().message();
+    std::vector<uint8_t> const* bytes = loaded->externalData("w");
+    ASSERT_NE(bytes, nullptr);
+    ASSERT_EQ(bytes->size(), sizeof(values));
+    EXPECT_EQ(std::memcmp(bytes->data(), values, sizeof(values)), 0);
+
+    // A range that runs past the end of the 3 GiB file is refused.
+    expectExternalError("weights/big.bin", std::to_string((3ULL << 30) - 8), "16", "weights/big.bin");
+}
+
 TEST_F(ModelLoaderTest, ExternalDataPathTraversalIsRefused)
 {
     writeFile(mDir / "secret.bin", std::string(16, 's'));

@@ -10,29 +10,23 @@ namespace kilnexec
 namespace
 {
 
-//! trtexec flags that kilnexec knows but does not implement yet, with the issue that brings them.
-std::map<std::string, char const*> const& plannedFlags()
+//! trtexec flags that kilnexec recognises but does not offer, with the reason.
+std::map<std::string, char const*> const& unsupportedFlags()
 {
     static std::map<std::string, char const*> const flags = [] {
         std::map<std::string, char const*> m;
-        m["onnx"] = "ONNX import issue";
-        for (char const* name : {"saveEngine", "loadEngine", "minShapes", "optShapes", "maxShapes", "shapes",
-                 "profile", "memPoolSize", "noTF32", "fp16", "bf16", "int8", "fp8", "int4", "best", "stronglyTyped",
-                 "precisionConstraints", "layerPrecisions", "layerOutputTypes", "calib", "inputIOFormats",
-                 "outputIOFormats", "timingCacheFile", "noBuilderCache", "builderOptimizationLevel", "maxTactics",
-                 "tacticSources", "versionCompatible", "vc", "excludeLeanRuntime", "leanDLLPath",
-                 "hardwareCompatibilityLevel", "runtimePlatform", "refit", "stripWeights", "cpuOnly",
-                 "setPluginsToSerialize", "ignoreParsedPluginLibs", "skipInference", "useRuntime",
-                 "asyncFileReader", "getPlanVersionOnly", "loadInputs", "iterations", "warmUp", "duration",
-                 "sleepTime", "idleTime", "infStreams", "streams", "exposeDMA", "noDataTransfers", "useManagedMemory",
-                 "useSpinWait", "threads", "useCudaGraph", "timeDeserialize", "timeRefit", "separateProfileRun",
-                 "useProfile", "allocationStrategy", "persistentCacheRatio", "saveDebugTensors",
-                 "weightStreamingBudget", "avgRuns", "percentile", "dumpOutput", "dumpProfile", "dumpLayerInfo",
-                 "dumpOptimizationProfile", "dumpRefit", "exportTimes", "exportOutput", "exportProfile",
-                 "exportLayerInfo", "profilingVerbosity", "pluginInstanceNorm", "enablePluginOverride", "device",
-                 "useDLACore", "allowGPUFallback"})
+        for (char const* name : {"fp8", "int4", "calib", "precisionConstraints", "layerPrecisions",
+                 "layerOutputTypes", "inputIOFormats", "outputIOFormats", "timingCacheFile", "noBuilderCache",
+                 "builderOptimizationLevel", "maxTactics", "tacticSources", "versionCompatible", "vc",
+                 "excludeLeanRuntime", "leanDLLPath", "hardwareCompatibilityLevel", "runtimePlatform", "refit",
+                 "stripWeights", "cpuOnly", "ignoreParsedPluginLibs", "useRuntime", "asyncFileReader",
+                 "getPlanVersionOnly", "sleepTime", "idleTime", "infStreams", "streams", "exposeDMA",
+                 "useManagedMemory", "useSpinWait", "threads", "timeDeserialize", "timeRefit", "useProfile",
+                 "allocationStrategy", "persistentCacheRatio", "saveDebugTensors", "weightStreamingBudget",
+                 "dumpOptimizationProfile", "dumpRefit", "pluginInstanceNorm", "enablePluginOverride", "useDLACore",
+                 "allowGPUFallback"})
         {
-            m[name] = "the trtexec-flags issue (issue 4)";
+            m[name] = "not supported by kilnexec yet (docs/kilnexec.md lists the flags it takes)";
         }
         return m;
     }();
@@ -86,6 +80,10 @@ bool parseNumber(std::string const& text, double& value)
 
 bool parseOptions(int argc, char const* const* argv, Options& options, std::string& error)
 {
+    for (int i = 0; i < argc; ++i)
+    {
+        options.commandLine.emplace_back(argv[i]);
+    }
     for (int i = 1; i < argc; ++i)
     {
         std::string const arg = argv[i];
@@ -248,9 +246,16 @@ bool parseOptions(int argc, char const* const* argv, Options& options, std::stri
             }
             options.haveInputRange = true;
         }
-        else if (plannedFlags().count(name) != 0)
+        else if (int const handled = parseRunOption(name, hasValue, value, options, error); handled != 0)
         {
-            error = "kilnexec: --" + name + " is not implemented yet (planned: " + plannedFlags().at(name) + ")";
+            if (handled < 0)
+            {
+                return false;
+            }
+        }
+        else if (unsupportedFlags().count(name) != 0)
+        {
+            error = "kilnexec: --" + name + " is a trtexec flag that is " + unsupportedFlags().at(name);
             return false;
         }
         else
@@ -259,21 +264,67 @@ bool parseOptions(int argc, char const* const* argv, Options& options, std::stri
             return false;
         }
     }
-    return true;
+    return validateRunOptions(options, error);
 }
 
 std::string usageText()
 {
-    return R"(kilnexec: Kiln's trtexec-style command-line tool.
+    return R"(kilnexec: Kiln's trtexec-style command-line tool (docs/kilnexec.md).
 
-Usage: kilnexec --checkPlugin=name[:version[:namespace]] [plugin options]
+Usage: kilnexec --onnx=model.onnx [build options] [inference options] [reporting options]
+       kilnexec --loadEngine=engine.plan [inference options] [reporting options]
+       kilnexec --checkPlugin=name[:version[:namespace]] [plugin options]
+
+Model and engine:
+  --onnx=file                Build an engine from an ONNX model (nvonnxparser).
+  --saveEngine=file          Save the built engine.
+  --loadEngine=file          Load a built engine instead of building one.
+  --skipInference            Build/load only; no inference.
+
+Build options:
+  --minShapes=spec, --optShapes=spec, --maxShapes=spec
+                             Optimization profile shapes; spec is name:AxBxC[,name2:...] ('quoted:name':AxB
+                             for names with commas). Missing opt = max (or min), missing min/max = opt.
+  --profile=N                Start shape group N (repeat with its own --min/--opt/--maxShapes for several
+                             profiles; repeating a shape flag also starts a new profile) and use profile N for
+                             inference.
+  --shapes=spec              Inference shapes; given alone (no --minShapes...) it also sets min = opt = max.
+  --fp16, --bf16, --int8, --best
+                             Precision flags (weak typing; --best = all three). --int8 without calibration gives
+                             tensors placeholder ranges, as trtexec does.
+  --stronglyTyped            Create the network with NetworkDefinitionCreationFlag::kSTRONGLY_TYPED.
+  --noTF32                   Clear BuilderFlag::kTF32.
+  --memPoolSize=pool:size    e.g. workspace:1024M (suffix B, K, M, G; MiB without one).
+  --setPluginsToSerialize=lib.so
+                             Embed plugin libraries into the engine (then loading needs no --dynamicPlugins).
+  --profilingVerbosity=layer_names_only|detailed|none
+
+Inference options:
+  --loadInputs=name:file     Raw binary input data (as trtexec); other inputs get seeded random data.
+  --iterations=N             Run at least N timed inferences (default 10).
+  --warmUp=ms                Warm up for this long first (default 200; at least one run).
+  --duration=s               Run timed inferences for at least this long (default 3).
+  --useCudaGraph, --noDataTransfers
+                             GPU options; accepted, and reported as not applying on the CPU backend.
+  --separateProfileRun       Time without the profiler; collect the per-layer profile in a separate run.
+  --device=cpu|gpu|N         Backend (default cpu). This build has no GPU backend: gpu gives exit code 3.
+
+Reporting options:
+  --avgRuns=N                Runs per "Average on N runs" trace line (default 10).
+  --percentile=P1,P2,...     Percentiles of the summary (default 90,95,99).
+  --dumpOutput, --exportOutput=file.json
+  --dumpProfile, --exportProfile=file.json
+  --exportTimes=file.json
+  --dumpLayerInfo, --exportLayerInfo=file.json
+  --verbose                  Verbose logging (and the plugin checker's lifecycle trace).
 
 Plugin libraries:
   --dynamicPlugins=lib.so    Load a plugin library with IPluginRegistry::loadLibrary (repeatable, or comma list).
   --staticPlugins=lib.so     dlopen a library whose creators register themselves (REGISTER_TENSORRT_PLUGIN);
                              if it also exports getCreators/getPluginCreators it is loaded as with
                              --dynamicPlugins. --plugins is the deprecated trtexec alias.
-  --initPlugins              Register Kiln's standard plugins (initLibNvInferPlugins(logger, "")).
+  --initPlugins              Register Kiln's standard plugins (initLibNvInferPlugins(logger, "")) for --checkPlugin;
+                             engine commands always register them, as trtexec does.
 
 Plugin contract check (docs/plugin-checker.md):
   --checkPlugin=name[:version[:namespace]]
@@ -294,14 +345,13 @@ Plugin contract check (docs/plugin-checker.md):
                              integers, [-127, 127] for INT8).
 
 Other:
-  --verbose                  Print the plugin's lifecycle calls as the checker makes them.
   --noIsolation              Run the check in the kilnexec process itself (by default it runs in a child
                              process, so that a plugin that crashes is reported with the last step and call).
   --help                     This text.
 
-Exit status: 0 when every rule passes, 1 when the check has findings (a broken rule, a failed lifecycle call,
-a creator that is not registered), 2 on usage errors (bad flags, unloadable libraries, an unusable request).
-trtexec's build, inference and reporting flags are not implemented yet and are refused with exit status 2.
+Exit status: 0 passed; 1 failed (model does not parse, build or inference fails, unreadable file, shape outside
+the profile; --checkPlugin: the check has findings); 2 usage error (unknown flag, malformed value, conflicting
+flags; --checkPlugin: unloadable library, unusable request); 3 not available in this build (--device=gpu).
 )";
 }
 

@@ -55,13 +55,20 @@ CpuKernelFactory cpuKernelFactory(LayerType kind)
     case LayerType::kCONCATENATION: return createConcatenationKernel;
     case LayerType::kCONSTANT: return createConstantKernel;
     case LayerType::kCONVOLUTION: return createConvolutionKernel;
+    case LayerType::kCUMULATIVE: return createCumulativeKernel;
     case LayerType::kDECONVOLUTION: return createDeconvolutionKernel;
+    case LayerType::kEINSUM: return createEinsumKernel;
     case LayerType::kELEMENTWISE: return createElementWiseKernel;
     case LayerType::kFILL: return createFillKernel;
     case LayerType::kGATHER: return createGatherKernel;
+    case LayerType::kGRID_SAMPLE: return createGridSampleKernel;
     case LayerType::kIDENTITY: return createIdentityKernel;
+    case LayerType::kLRN: return createLRNKernel;
     case LayerType::kMATRIX_MULTIPLY: return createMatrixMultiplyKernel;
+    case LayerType::kNMS: return createNMSKernel;
+    case LayerType::kNON_ZERO: return createNonZeroKernel;
     case LayerType::kNORMALIZATION: return createNormalizationKernel;
+    case LayerType::kONE_HOT: return createOneHotKernel;
     case LayerType::kPADDING: return createPaddingKernel;
     case LayerType::kPARAMETRIC_RELU: return createParametricReLUKernel;
     case LayerType::kPLUGIN_V2:
@@ -69,6 +76,7 @@ CpuKernelFactory cpuKernelFactory(LayerType kind)
     case LayerType::kPOOLING: return createPoolingKernel;
     case LayerType::kREDUCE: return createReduceKernel;
     case LayerType::kRESIZE: return createResizeKernel;
+    case LayerType::kREVERSE_SEQUENCE: return createReverseSequenceKernel;
     case LayerType::kSCALE: return createScaleKernel;
     case LayerType::kSCATTER: return createScatterKernel;
     case LayerType::kSELECT: return createSelectKernel;
@@ -76,8 +84,10 @@ CpuKernelFactory cpuKernelFactory(LayerType kind)
     case LayerType::kSHUFFLE: return createShuffleKernel;
     case LayerType::kSLICE: return createSliceKernel;
     case LayerType::kSOFTMAX: return createSoftMaxKernel;
+    case LayerType::kSQUEEZE: return createSqueezeKernel;
     case LayerType::kTOPK: return createTopKKernel;
     case LayerType::kUNARY: return createUnaryKernel;
+    case LayerType::kUNSQUEEZE: return createUnsqueezeKernel;
     default: return nullptr; // not implemented on the CPU yet
     }
 }

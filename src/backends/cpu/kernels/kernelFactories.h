@@ -12,19 +12,27 @@ StatusOr<std::unique_ptr<CpuKernel>> createCastKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createConcatenationKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createConstantKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createConvolutionKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createCumulativeKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createDeconvolutionKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createEinsumKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createElementWiseKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createFillKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createGatherKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createGridSampleKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createIdentityKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createLRNKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createNMSKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createNonZeroKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createNormalizationKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createOneHotKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createPaddingKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createParametricReLUKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createPluginKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createPoolingKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createReduceKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createResizeKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createReverseSequenceKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createScaleKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createScatterKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createSelectKernel(KernelSetup const& setup);
@@ -32,8 +40,10 @@ StatusOr<std::unique_ptr<CpuKernel>> createShapeKernel(KernelSetup const& setup)
 StatusOr<std::unique_ptr<CpuKernel>> createShuffleKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createSliceKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createSoftMaxKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createSqueezeKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createTopKKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createUnaryKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createUnsqueezeKernel(KernelSetup const& setup);
 
 // Kinds with several implementations list them best first; the builder records the choice in the node.
 std::vector<std::string> convolutionTactics(KernelSetup const& setup);
