@@ -1,8 +1,11 @@
 // initLibNvInferPlugins(): entry point of Kiln's standard plugin library. It registers the bundled plugin
-// creators (today: LReLU_TRT, plugins/leakyRelu/) with the global registry under the given namespace and keeps the
+// creators (LReLU_TRT, plugins/leakyRelu/; ROIAlign_TRT, plugins/roiAlign/; ModulatedDeformConv2d,
+// plugins/modulatedDeformConv/) with the global registry under the given namespace and keeps the
 // logger, through which the plugins report field problems.
 #include "NvInferPlugin.h"
 #include "leakyRelu/leakyReluPlugin.h"
+#include "modulatedDeformConv/modulatedDeformConvPlugin.h"
+#include "roiAlign/roiAlignPlugin.h"
 #include "standardPlugins.h"
 
 #include <atomic>
@@ -10,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace kiln::plugins
 {
@@ -22,6 +26,8 @@ struct StandardCreators
 {
     std::mutex mutex;
     std::map<std::string, std::unique_ptr<LeakyReluPluginCreator>> leakyRelu;
+    //! The IPluginV3 creators, per namespace; kept even when a later registration fails (the registry holds them).
+    std::vector<std::unique_ptr<nvinfer1::IPluginCreatorInterface>> v3Creators;
 };
 
 StandardCreators& standardCreators()
@@ -77,6 +83,30 @@ extern "C" bool initLibNvInferPlugins(void* logger, char const* libNamespace)
         creators.leakyRelu.emplace(nspace, std::move(creator));
         kiln::plugins::logThrough(userLogger, nvinfer1::ILogger::Severity::kVERBOSE,
             "initLibNvInferPlugins: registered LReLU_TRT (version '1') under namespace '" + nspace + "'");
+        std::unique_ptr<nvinfer1::IPluginCreatorInterface> v3[] = {
+            std::make_unique<kiln::plugins::RoiAlignPluginCreator>(nspace),
+            std::make_unique<kiln::plugins::ModulatedDeformConvPluginCreator>(nspace)};
+        char const* const v3Names[] = {"ROIAlign_TRT", "ModulatedDeformConv2d"};
+        bool allRegistered = true;
+        for (size_t i = 0; i < 2; ++i)
+        {
+            if (!registry->registerCreator(*v3[i], nspace.c_str()))
+            {
+                kiln::plugins::logThrough(userLogger, nvinfer1::ILogger::Severity::kERROR,
+                    std::string("initLibNvInferPlugins: could not register plugin '") + v3Names[i]
+                        + "' (version '2') under namespace '" + nspace + "'");
+                allRegistered = false;
+                continue;
+            }
+            creators.v3Creators.push_back(std::move(v3[i]));
+            kiln::plugins::logThrough(userLogger, nvinfer1::ILogger::Severity::kVERBOSE,
+                std::string("initLibNvInferPlugins: registered ") + v3Names[i] + " (version '2') under namespace '"
+                    + nspace + "'");
+        }
+        if (!allRegistered)
+        {
+            return false;
+        }
         return true;
     }
     catch (...)

@@ -52,6 +52,7 @@ public:
             return fail(code, opsets.status().message(), "checkOpsets", __LINE__);
         }
         mCtx.setOpsets(*opsets);
+        mCtx.setGraph(&mGraph);
         return addInitializers() && addInputs() && importNodes() && (!mOptions.markOutputs || markOutputs())
             && markExtraOutputs();
     }

@@ -43,6 +43,11 @@ public:
     void overrideInitializer(std::string const& name, void const* data, size_t size);
     //! Bind a value name (graph input, node output, folded constant).
     void bind(std::string const& name, OnnxValue value);
+    //! Forget the binding of `name` (subgraph imports restore the enclosing scope with it).
+    void unbind(std::string const& name) { mValues.erase(name); }
+    //! The main graph being imported (control-flow importers read declared output shapes from it), or nullptr.
+    void setGraph(::onnx::GraphProto const* graph) { mGraph = graph; }
+    ::onnx::GraphProto const* graph() const { return mGraph; }
     //! Whether `name` is bound or is an initializer.
     bool isDefined(std::string const& name) const;
     //! The value bound to `name` (converting an initializer if needed); an error if it is not defined.
@@ -76,6 +81,7 @@ private:
     std::set<std::string> mLayerNames;
     //! Constants already in mWeights (by address), so constantTensor() uses them in place.
     std::map<OnnxConstant const*, std::shared_ptr<OnnxConstant const>> mKept;
+    ::onnx::GraphProto const* mGraph{nullptr};
 };
 
 } // namespace kiln

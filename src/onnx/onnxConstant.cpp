@@ -4,11 +4,29 @@
 #include "core/dataType.h"
 
 #include <cstring>
+#include <utility>
 
 namespace kiln
 {
 
 using nvinfer1::DataType;
+
+namespace
+{
+
+//! A constant of `type` whose bytes are those of `values` (T is the storage type of `type`).
+template <typename T>
+OnnxConstant fromRaw(DataType type, std::vector<T> const& values, std::vector<int64_t> shape)
+{
+    OnnxConstant c;
+    c.type = type;
+    c.shape = std::move(shape);
+    c.bytes.resize(values.size() * sizeof(T));
+    std::memcpy(c.bytes.data(), values.data(), c.bytes.size());
+    return c;
+}
+
+} // namespace
 
 int64_t OnnxConstant::count() const
 {
@@ -82,32 +100,17 @@ nvinfer1::Weights OnnxConstant::weights() const
 
 OnnxConstant OnnxConstant::fromInt64(std::vector<int64_t> const& values, std::vector<int64_t> shape)
 {
-    OnnxConstant c;
-    c.type = DataType::kINT64;
-    c.shape = std::move(shape);
-    c.bytes.resize(values.size() * sizeof(int64_t));
-    std::memcpy(c.bytes.data(), values.data(), c.bytes.size());
-    return c;
+    return fromRaw(DataType::kINT64, values, std::move(shape));
 }
 
 OnnxConstant OnnxConstant::fromInt32(std::vector<int32_t> const& values, std::vector<int64_t> shape)
 {
-    OnnxConstant c;
-    c.type = DataType::kINT32;
-    c.shape = std::move(shape);
-    c.bytes.resize(values.size() * sizeof(int32_t));
-    std::memcpy(c.bytes.data(), values.data(), c.bytes.size());
-    return c;
+    return fromRaw(DataType::kINT32, values, std::move(shape));
 }
 
 OnnxConstant OnnxConstant::fromFloat(std::vector<float> const& values, std::vector<int64_t> shape)
 {
-    OnnxConstant c;
-    c.type = DataType::kFLOAT;
-    c.shape = std::move(shape);
-    c.bytes.resize(values.size() * sizeof(float));
-    std::memcpy(c.bytes.data(), values.data(), c.bytes.size());
-    return c;
+    return fromRaw(DataType::kFLOAT, values, std::move(shape));
 }
 
 StatusOr<OnnxConstant> OnnxConstant::fromDouble(

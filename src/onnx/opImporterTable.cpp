@@ -24,7 +24,8 @@ Table buildTable()
              normalizationImporters(), matrixImporters(), reductionImporters(), softmaxImporters(), resizeImporters(),
              lossImporters(), recurrentImporters(), quantizationImporters(), miscImporters(), layerBackedImporters(),
              dataDependentImporters(), generatorImporters(), trainingImporters(), signalImporters(),
-             einsumImporters(), gridSampleImporters()})
+             einsumImporters(), gridSampleImporters(), controlFlowImporters(),
+             pluginBackedImporters()})
     {
         for (OpImporterEntry const& entry : family)
         {

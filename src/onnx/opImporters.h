@@ -53,6 +53,8 @@ std::vector<OpImporterEntry> trainingImporters();
 std::vector<OpImporterEntry> signalImporters();
 std::vector<OpImporterEntry> einsumImporters();
 std::vector<OpImporterEntry> gridSampleImporters();
+std::vector<OpImporterEntry> pluginBackedImporters();
+std::vector<OpImporterEntry> controlFlowImporters();
 
 //! The importer for (opType, domain), or nullptr.
 OpImporter findOpImporter(std::string const& opType, std::string const& domain);

@@ -1,5 +1,5 @@
 // Misc importers: If with a condition known at parse time (a Constant, or a value constant folding computes) imports
-// the chosen branch inline, with outer-scope values and branch initializers; a run-time condition is refused.
+// the chosen branch inline, with outer-scope values and branch initializers (run-time conditions: controlFlowImportersTest).
 #include "onnxTestModels.h"
 
 #include <gtest/gtest.h>
@@ -82,20 +82,6 @@ TEST(MiscImportersIfTest, ConditionFromConstantFolding)
     {
         EXPECT_EQ(static_cast<float>(outputs["y"].at(i)), static_cast<float>(x.at(i)) - static_cast<float>(i + 1));
     }
-}
-
-TEST(MiscImportersIfTest, RunTimeConditionIsUnsupported)
-{
-    OnnxModelBuilder model(13);
-    model.addInput("x", DataType::kFLOAT, {3});
-    model.addInput("cond", DataType::kBOOL, {});
-    model.addNode("If", {"cond"}, {"y"}, branches(OnnxConstant::fromFloat({1, 2, 3}, {3}))).set_name("branchy");
-    model.addOutput("y", DataType::kFLOAT);
-    ParseOutcome const outcome = parseOnly(model);
-    ASSERT_EQ(outcome.errors.size(), 1U);
-    EXPECT_EQ(outcome.errors[0].code, nvonnxparser::ErrorCode::kUNSUPPORTED_NODE);
-    EXPECT_TRUE(outcome.hasError("node 'branchy' (If): If with a condition known only at run time is not supported"))
-        << outcome.allErrors();
 }
 
 TEST(MiscImportersIfTest, BranchWithAnUnknownOpNamesBoth)

@@ -310,10 +310,7 @@ TEST_F(NnReductionImportersTest, ConvWithWeightsOfTheWrongRankIsRefused)
     model.addInitializer("w", toConstant(random({4, 3, 3})));
     model.addNode("Conv", {"x", "w"}, {"y"}).set_name("badconv");
     model.addOutput("y", DataType::kFLOAT);
-    ParseOutcome const outcome = parseOnly(model);
-    EXPECT_FALSE(outcome.ok);
-    EXPECT_TRUE(outcome.hasError("node 'badconv' (Conv): input 'W' has rank 3, expected rank 4"))
-        << outcome.allErrors();
+    expectParseError(model, "node 'badconv' (Conv): input 'W' has rank 3, expected rank 4");
 }
 
 TEST_F(NnReductionImportersTest, AveragePoolWithDilationsIsRefused)
@@ -323,11 +320,8 @@ TEST_F(NnReductionImportersTest, AveragePoolWithDilationsIsRefused)
     model.addNode("AveragePool", {"x"}, {"y"}, {intsAttr("kernel_shape", {2, 2}), intsAttr("dilations", {2, 2})})
         .set_name("pool");
     model.addOutput("y", DataType::kFLOAT);
-    ParseOutcome const outcome = parseOnly(model);
-    EXPECT_FALSE(outcome.ok);
-    EXPECT_TRUE(outcome.hasError("node 'pool' (AveragePool): attribute 'dilations' other than 1 is supported only for "
-                                 "MaxPool"))
-        << outcome.allErrors();
+    expectParseError(model, "node 'pool' (AveragePool): attribute 'dilations' other than 1 is supported only for "
+                            "MaxPool");
 }
 
 TEST_F(NnReductionImportersTest, ResizeWithRunTimeScalesIsRefused)
@@ -337,9 +331,7 @@ TEST_F(NnReductionImportersTest, ResizeWithRunTimeScalesIsRefused)
     model.addInput("scales", DataType::kFLOAT, {4});
     model.addNode("Resize", {"x", "", "scales"}, {"y"}).set_name("rs");
     model.addOutput("y", DataType::kFLOAT);
-    ParseOutcome const outcome = parseOnly(model);
-    EXPECT_FALSE(outcome.ok);
-    EXPECT_TRUE(outcome.hasError("node 'rs' (Resize): run-time 'scales' are not supported")) << outcome.allErrors();
+    expectParseError(model, "node 'rs' (Resize): run-time 'scales' are not supported");
 }
 
 TEST_F(NnReductionImportersTest, BatchNormalizationLegacyTrainingOutputsAreRefused)
@@ -354,11 +346,8 @@ TEST_F(NnReductionImportersTest, BatchNormalizationLegacyTrainingOutputsAreRefus
     model.addNode("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm"}).set_name("bn");
     model.addOutput("y", DataType::kFLOAT);
     model.addOutput("rm", DataType::kFLOAT);
-    ParseOutcome const outcome = parseOnly(model);
-    EXPECT_FALSE(outcome.ok);
-    EXPECT_TRUE(outcome.hasError("node 'bn' (BatchNormalization): outputs 'running_mean' / 'running_var' need "
-                                 "training_mode = 1"))
-        << outcome.allErrors();
+    expectParseError(model, "node 'bn' (BatchNormalization): outputs 'running_mean' / 'running_var' need "
+                            "training_mode = 1");
 }
 
 } // namespace

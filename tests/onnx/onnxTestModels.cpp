@@ -1,6 +1,8 @@
 // Shared helpers for the ONNX parser tests (see onnxTestModels.h).
 #include "onnxTestModels.h"
 
+#include "onnx/tensorConversion.h"
+
 #include <cstring>
 #include <sstream>
 
@@ -12,52 +14,64 @@ using TP = ::onnx::TensorProto;
 
 int32_t onnxElemType(DataType type)
 {
-    switch (type)
-    {
-    case DataType::kFLOAT: return TP::FLOAT;
-    case DataType::kHALF: return TP::FLOAT16;
-    case DataType::kBF16: return TP::BFLOAT16;
-    case DataType::kINT8: return TP::INT8;
-    case DataType::kUINT8: return TP::UINT8;
-    case DataType::kINT32: return TP::INT32;
-    case DataType::kINT64: return TP::INT64;
-    case DataType::kBOOL: return TP::BOOL;
-    default: return TP::UNDEFINED;
-    }
+    return kilnToOnnxType(type);
 }
 
-::onnx::AttributeProto intAttr(std::string const& name, int64_t value)
+namespace
+{
+
+::onnx::AttributeProto namedAttr(std::string const& name, ::onnx::AttributeProto::AttributeType type)
 {
     ::onnx::AttributeProto a;
     a.set_name(name);
-    a.set_type(::onnx::AttributeProto::INT);
+    a.set_type(type);
+    return a;
+}
+
+//! The shape `dims` on a tensor type; a negative extent becomes the symbolic dimension "<name>_d<i>".
+void setShape(::onnx::TypeProto_Tensor& type, std::string const& name, std::vector<int64_t> const& dims)
+{
+    auto* shape = type.mutable_shape();
+    for (size_t i = 0; i < dims.size(); ++i)
+    {
+        auto* dim = shape->add_dim();
+        if (dims[i] < 0)
+        {
+            dim->set_dim_param(name + "_d" + std::to_string(i));
+        }
+        else
+        {
+            dim->set_dim_value(dims[i]);
+        }
+    }
+}
+
+} // namespace
+
+::onnx::AttributeProto intAttr(std::string const& name, int64_t value)
+{
+    ::onnx::AttributeProto a = namedAttr(name, ::onnx::AttributeProto::INT);
     a.set_i(value);
     return a;
 }
 
 ::onnx::AttributeProto floatAttr(std::string const& name, float value)
 {
-    ::onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::FLOAT);
+    ::onnx::AttributeProto a = namedAttr(name, ::onnx::AttributeProto::FLOAT);
     a.set_f(value);
     return a;
 }
 
 ::onnx::AttributeProto stringAttr(std::string const& name, std::string const& value)
 {
-    ::onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::STRING);
+    ::onnx::AttributeProto a = namedAttr(name, ::onnx::AttributeProto::STRING);
     a.set_s(value);
     return a;
 }
 
 ::onnx::AttributeProto intsAttr(std::string const& name, std::vector<int64_t> const& values)
 {
-    ::onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::INTS);
+    ::onnx::AttributeProto a = namedAttr(name, ::onnx::AttributeProto::INTS);
     for (int64_t v : values)
     {
         a.add_ints(v);
@@ -67,9 +81,7 @@ int32_t onnxElemType(DataType type)
 
 ::onnx::AttributeProto floatsAttr(std::string const& name, std::vector<float> const& values)
 {
-    ::onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::FLOATS);
+    ::onnx::AttributeProto a = namedAttr(name, ::onnx::AttributeProto::FLOATS);
     for (float v : values)
     {
         a.add_floats(v);
@@ -79,9 +91,7 @@ int32_t onnxElemType(DataType type)
 
 ::onnx::AttributeProto stringsAttr(std::string const& name, std::vector<std::string> const& values)
 {
-    ::onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::STRINGS);
+    ::onnx::AttributeProto a = namedAttr(name, ::onnx::AttributeProto::STRINGS);
     for (auto const& v : values)
     {
         a.add_strings(v);
@@ -91,9 +101,7 @@ int32_t onnxElemType(DataType type)
 
 ::onnx::AttributeProto tensorAttr(std::string const& name, kiln::OnnxConstant const& value)
 {
-    ::onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::TENSOR);
+    ::onnx::AttributeProto a = namedAttr(name, ::onnx::AttributeProto::TENSOR);
     *a.mutable_t() = makeTensorProto("", value);
     return a;
 }
@@ -147,19 +155,7 @@ OnnxModelBuilder& OnnxModelBuilder::addInput(std::string const& name, int32_t el
     input->set_name(name);
     auto* tt = input->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(elemType);
-    auto* shape = tt->mutable_shape();
-    for (size_t i = 0; i < dims.size(); ++i)
-    {
-        auto* dim = shape->add_dim();
-        if (dims[i] < 0)
-        {
-            dim->set_dim_param(name + "_d" + std::to_string(i));
-        }
-        else
-        {
-            dim->set_dim_value(dims[i]);
-        }
-    }
+    setShape(*tt, name, dims);
     return *this;
 }
 
@@ -207,19 +203,7 @@ OnnxModelBuilder& OnnxModelBuilder::addOutput(
     tt->set_elem_type(elemType);
     if (withShape || !dims.empty())
     {
-        auto* shape = tt->mutable_shape();
-        for (size_t i = 0; i < dims.size(); ++i)
-        {
-            auto* dim = shape->add_dim();
-            if (dims[i] < 0)
-            {
-                dim->set_dim_param(name + "_d" + std::to_string(i));
-            }
-            else
-            {
-                dim->set_dim_value(dims[i]);
-            }
-        }
+        setShape(*tt, name, dims);
     }
     return *this;
 }
@@ -251,6 +235,13 @@ bool ParseOutcome::hasError(std::string const& text) const
         }
     }
     return false;
+}
+
+void expectParseError(OnnxModelBuilder const& model, std::string const& text)
+{
+    ParseOutcome const outcome = parseOnly(model);
+    EXPECT_FALSE(outcome.ok);
+    EXPECT_TRUE(outcome.hasError(text)) << "expected '" << text << "' in:\n" << outcome.allErrors();
 }
 
 namespace

@@ -101,6 +101,8 @@ inline ParseOutcome parseOnly(OnnxModelBuilder const& model, uint32_t parserFlag
 {
     return parseOnly(model.serialize(), parserFlags);
 }
+//! Parses `model` and adds a test failure unless parsing fails with an error whose description contains `text`.
+void expectParseError(OnnxModelBuilder const& model, std::string const& text);
 
 //! Parses a model into a NetworkRunner, then builds and runs it.
 class OnnxRunner

@@ -463,9 +463,7 @@ TEST_F(RecurrentImporterTest, InputForgetIsUnsupported)
     model.addInput("R", DataType::kFLOAT, {1, 16, 4});
     model.addNode("LSTM", {"X", "W", "R"}, {"Y"}, {intAttr("hidden_size", 4), intAttr("input_forget", 1)});
     model.addOutput("Y", DataType::kFLOAT);
-    ParseOutcome const outcome = parseOnly(model);
-    EXPECT_FALSE(outcome.ok);
-    EXPECT_TRUE(outcome.hasError("'input_forget'")) << outcome.allErrors();
+    expectParseError(model, "'input_forget'");
 }
 
 TEST_F(RecurrentImporterTest, UnknownActivationAndWrongWeightShape)
@@ -478,9 +476,7 @@ TEST_F(RecurrentImporterTest, UnknownActivationAndWrongWeightShape)
         model.addNode(
             "RNN", {"X", "W", "R"}, {"Y"}, {intAttr("hidden_size", 4), stringsAttr("activations", {"Swish"})});
         model.addOutput("Y", DataType::kFLOAT);
-        ParseOutcome const outcome = parseOnly(model);
-        EXPECT_FALSE(outcome.ok);
-        EXPECT_TRUE(outcome.hasError("activation function 'Swish' is not supported")) << outcome.allErrors();
+        expectParseError(model, "activation function 'Swish' is not supported");
     }
     {
         OnnxModelBuilder model(14);
@@ -489,9 +485,7 @@ TEST_F(RecurrentImporterTest, UnknownActivationAndWrongWeightShape)
         model.addInput("R", DataType::kFLOAT, {1, 9, 4});
         model.addNode("GRU", {"X", "W", "R"}, {"Y"}, {intAttr("hidden_size", 4)});
         model.addOutput("Y", DataType::kFLOAT);
-        ParseOutcome const outcome = parseOnly(model);
-        EXPECT_FALSE(outcome.ok);
-        EXPECT_TRUE(outcome.hasError("W must be [1, 12, input_size]")) << outcome.allErrors();
+        expectParseError(model, "W must be [1, 12, input_size]");
     }
 }
 

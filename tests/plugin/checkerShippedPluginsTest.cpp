@@ -1,5 +1,5 @@
 // The plugin contract checker run over every plugin Kiln ships: the standard plugin library (initLibNvInferPlugins:
-// LReLU_TRT) and the seeds' sample plugins (samples/plugins: BarPlugin, PoolPlugin, NonZeroPlugin,
+// LReLU_TRT, ROIAlign_TRT, ModulatedDeformConv2d) and the seeds' sample plugins (samples/plugins: BarPlugin, PoolPlugin, NonZeroPlugin,
 // TileToShapePlugin, ScaleTacticsPlugin). Each must pass every rule, with its execution rules run on the CPU.
 #include "NvInferPlugin.h"
 #include "kiln/KilnPluginChecker.h"
@@ -26,6 +26,7 @@ struct ShippedCase
     std::vector<Dims> altShapes{};
     std::vector<DataType> types{};
     std::vector<Dims> shapeValues{};
+    char const* version{"1"};
 };
 
 // Field storage referenced by the cases (PluginField only points at data).
@@ -35,6 +36,8 @@ int32_t const kMAX_MODE = 0;
 int32_t const kAVERAGE_MODE = 1;
 int32_t const kKERNEL = 2;
 int32_t const kONE = 1;
+int32_t const kROI_OUT[2] = {3, 2};
+int32_t const kSTRIDE_PAD[2] = {1, 1};
 
 std::vector<ShippedCase> shippedCases()
 {
@@ -59,6 +62,17 @@ std::vector<ShippedCase> shippedCases()
             {Dims{2, {4, 3}}}},
         {"ScaleTacticsPlugin", "ScaleTacticsPlugin", "kilnSamples",
             {PluginField("alpha", &kALPHA, PluginFieldType::kFLOAT32, 1)}, {Dims{2, {3, 5}}}, {Dims{2, {2, 7}}}},
+        // Batch 4: the checker's random INT32 batch indices lie in [0, 3].
+        {"RoiAlign", "ROIAlign_TRT", "",
+            {PluginField("output_height", &kROI_OUT[0], PluginFieldType::kINT32, 1),
+                PluginField("output_width", &kROI_OUT[1], PluginFieldType::kINT32, 1)},
+            {Dims{4, {4, 2, 5, 6}}, Dims{2, {3, 4}}, Dims{1, {3}}},
+            {Dims{4, {4, 2, 5, 6}}, Dims{2, {5, 4}}, Dims{1, {5}}}, {}, {}, "2"},
+        {"ModulatedDeformConv2d", "ModulatedDeformConv2d", "",
+            {PluginField("padding", kSTRIDE_PAD, PluginFieldType::kINT32, 2)},
+            {Dims{4, {1, 2, 4, 5}}, Dims{4, {1, 18, 4, 5}}, Dims{4, {1, 9, 4, 5}}, Dims{4, {3, 2, 3, 3}},
+                Dims{1, {3}}},
+            {}, {}, {}, "2"},
     };
 }
 
@@ -78,7 +92,7 @@ TEST_P(ShippedPlugin, passesEveryRule)
     PluginFieldCollection fields{static_cast<int32_t>(c.fields.size()), c.fields.data()};
     kiln::PluginCheckRequest request;
     request.pluginName = c.name;
-    request.pluginVersion = "1";
+    request.pluginVersion = c.version;
     request.pluginNamespace = c.pluginNamespace;
     request.fields = &fields;
     request.nbInputs = static_cast<int32_t>(c.shapes.size());

@@ -16,19 +16,11 @@ namespace
 
 using NodeProto = ::onnx::NodeProto;
 
-StatusOr<std::pair<ITensor*, ITensor*>> comparedInputs(ImporterContext& ctx, NodeProto const& node)
-{
-    KILN_ASSIGN_OR_RETURN(ITensor * a, inputTensor(ctx, node, 0));
-    KILN_ASSIGN_OR_RETURN(ITensor * b, inputTensor(ctx, node, 1));
-    KILN_ASSIGN_OR_RETURN(b, legacyBroadcast(ctx, node, a, b));
-    return std::make_pair(a, b);
-}
-
 //! Equal, Greater, Less, And, Or, Xor.
 template <ElementWiseOperation kOp>
 Status importCompare(ImporterContext& ctx, NodeProto const& node, std::vector<OnnxValue>& outputs)
 {
-    KILN_ASSIGN_OR_RETURN(auto ab, comparedInputs(ctx, node));
+    KILN_ASSIGN_OR_RETURN(auto ab, binaryInputs(ctx, node));
     KILN_ASSIGN_OR_RETURN(ITensor * result, addComparison(ctx, node, ab.first, ab.second, kOp));
     outputs = {OnnxValue(result)};
     return Status::ok();
@@ -38,7 +30,7 @@ Status importCompare(ImporterContext& ctx, NodeProto const& node, std::vector<On
 template <ElementWiseOperation kOp>
 Status importCompareOrEqual(ImporterContext& ctx, NodeProto const& node, std::vector<OnnxValue>& outputs)
 {
-    KILN_ASSIGN_OR_RETURN(auto ab, comparedInputs(ctx, node));
+    KILN_ASSIGN_OR_RETURN(auto ab, binaryInputs(ctx, node));
     KILN_ASSIGN_OR_RETURN(ITensor * strict, addComparison(ctx, node, ab.first, ab.second, kOp, "_strict"));
     KILN_ASSIGN_OR_RETURN(ITensor * equal, addComparison(ctx, node, ab.first, ab.second,
         ElementWiseOperation::kEQUAL, "_equal"));

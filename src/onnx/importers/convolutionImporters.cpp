@@ -108,6 +108,34 @@ nvinfer1::PaddingMode paddingModeOf(std::string const& autoPad)
     return nvinfer1::PaddingMode::kEXPLICIT_ROUND_DOWN;
 }
 
+//! The 1-D lift of the window attributes: a trailing unit kernel, stride and dilation, and no padding.
+void liftWindow(WindowAttributes& w)
+{
+    for (auto* v : {&w.kernel, &w.strides, &w.dilations})
+    {
+        *v = appendOne(*v, 1);
+    }
+    w.padBegin = appendOne(w.padBegin, 0);
+    w.padEnd = appendOne(w.padEnd, 0);
+}
+
+//! Strides, dilations, group, paddings and auto_pad of `w` onto a convolution or deconvolution layer.
+template <typename Layer>
+Status setWindow(::onnx::NodeProto const& node, Layer* layer, WindowAttributes const& w, int64_t group)
+{
+    KILN_ASSIGN_OR_RETURN(Dims strides, nnDims(node, w.strides));
+    KILN_ASSIGN_OR_RETURN(Dims dilations, nnDims(node, w.dilations));
+    KILN_ASSIGN_OR_RETURN(Dims pre, nnDims(node, w.padBegin));
+    KILN_ASSIGN_OR_RETURN(Dims post, nnDims(node, w.padEnd));
+    layer->setStrideNd(strides);
+    layer->setDilationNd(dilations);
+    layer->setNbGroups(group);
+    layer->setPrePadding(pre);
+    layer->setPostPadding(post);
+    layer->setPaddingMode(paddingModeOf(w.autoPad));
+    return Status::ok();
+}
+
 Status importConv(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vector<OnnxValue>& outputs)
 {
     int32_t rank = 0;
@@ -132,11 +160,7 @@ Status importConv(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
     if (lift)
     {
         KILN_ASSIGN_OR_RETURN(x, liftSpatial1D(ctx, node, x, "input_2d"));
-        w.kernel = appendOne(w.kernel, 1);
-        w.strides = appendOne(w.strides, 1);
-        w.dilations = appendOne(w.dilations, 1);
-        w.padBegin = appendOne(w.padBegin, 0);
-        w.padEnd = appendOne(w.padEnd, 0);
+        liftWindow(w);
     }
     KILN_ASSIGN_OR_RETURN(Dims kernelDims, nnDims(node, w.kernel));
     auto* layer = ctx.network().addConvolutionNd(*x, p.weightShape[0], kernelDims, p.kernel, p.bias);
@@ -149,16 +173,7 @@ Status importConv(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
     {
         layer->setInput(2, *p.biasTensor);
     }
-    KILN_ASSIGN_OR_RETURN(Dims strides, nnDims(node, w.strides));
-    KILN_ASSIGN_OR_RETURN(Dims dilations, nnDims(node, w.dilations));
-    KILN_ASSIGN_OR_RETURN(Dims pre, nnDims(node, w.padBegin));
-    KILN_ASSIGN_OR_RETURN(Dims post, nnDims(node, w.padEnd));
-    layer->setStrideNd(strides);
-    layer->setDilationNd(dilations);
-    layer->setNbGroups(group);
-    layer->setPrePadding(pre);
-    layer->setPostPadding(post);
-    layer->setPaddingMode(paddingModeOf(w.autoPad));
+    KILN_RETURN_IF_ERROR(setWindow(node, layer, w, group));
     ITensor* y = layer->getOutput(0);
     if (lift)
     {
@@ -271,12 +286,7 @@ Status importConvTranspose(ImporterContext& ctx, ::onnx::NodeProto const& node, 
     if (lift)
     {
         KILN_ASSIGN_OR_RETURN(x, liftSpatial1D(ctx, node, x, "input_2d"));
-        for (auto* v : {&w.kernel, &w.strides, &w.dilations})
-        {
-            *v = appendOne(*v, 1);
-        }
-        w.padBegin = appendOne(w.padBegin, 0);
-        w.padEnd = appendOne(w.padEnd, 0);
+        liftWindow(w);
         extra = appendOne(extra, 0);
         extraPre = appendOne(extraPre, 0);
     }
@@ -291,16 +301,7 @@ Status importConvTranspose(ImporterContext& ctx, ::onnx::NodeProto const& node, 
             layer->setInput(2, *biasTensor);
         }
     }
-    KILN_ASSIGN_OR_RETURN(Dims strides, nnDims(node, w.strides));
-    KILN_ASSIGN_OR_RETURN(Dims dilations, nnDims(node, w.dilations));
-    KILN_ASSIGN_OR_RETURN(Dims pre, nnDims(node, w.padBegin));
-    KILN_ASSIGN_OR_RETURN(Dims post, nnDims(node, w.padEnd));
-    layer->setStrideNd(strides);
-    layer->setDilationNd(dilations);
-    layer->setNbGroups(group);
-    layer->setPrePadding(pre);
-    layer->setPostPadding(post);
-    layer->setPaddingMode(paddingModeOf(w.autoPad));
+    KILN_RETURN_IF_ERROR(setWindow(node, layer, w, group));
     ITensor* y = layer->getOutput(0);
     bool const biasAfter = biasTensor != nullptr && (needExtra || p.kernelTensor == nullptr);
     if (needExtra)

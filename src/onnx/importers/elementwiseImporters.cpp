@@ -20,15 +20,6 @@ namespace
 
 using NodeProto = ::onnx::NodeProto;
 
-//! Inputs A and B, with B adjusted for legacy broadcasting.
-StatusOr<std::pair<ITensor*, ITensor*>> binaryInputs(ImporterContext& ctx, NodeProto const& node)
-{
-    KILN_ASSIGN_OR_RETURN(ITensor * a, inputTensor(ctx, node, 0));
-    KILN_ASSIGN_OR_RETURN(ITensor * b, inputTensor(ctx, node, 1));
-    KILN_ASSIGN_OR_RETURN(b, legacyBroadcast(ctx, node, a, b));
-    return std::make_pair(a, b);
-}
-
 template <ElementWiseOperation kOp>
 Status importBinary(ImporterContext& ctx, NodeProto const& node, std::vector<OnnxValue>& outputs)
 {

@@ -3,6 +3,7 @@
 
 #include "core/dataType.h"
 #include "onnx/importerHelpers.h"
+#include "onnx/importers/compositeUtils.h"
 #include "onnx/onnxAttributes.h"
 
 #include <algorithm>
@@ -89,6 +90,14 @@ StatusOr<ITensor*> legacyBroadcast(ImporterContext& ctx, ::onnx::NodeProto const
     return reshape(ctx, node, b, dims, "_legacyBroadcast");
 }
 
+StatusOr<std::pair<ITensor*, ITensor*>> binaryInputs(ImporterContext& ctx, ::onnx::NodeProto const& node)
+{
+    KILN_ASSIGN_OR_RETURN(ITensor * a, inputTensor(ctx, node, 0));
+    KILN_ASSIGN_OR_RETURN(ITensor * b, inputTensor(ctx, node, 1));
+    KILN_ASSIGN_OR_RETURN(b, legacyBroadcast(ctx, node, a, b));
+    return std::make_pair(a, b);
+}
+
 Status requireSameType(::onnx::NodeProto const& node, ITensor* a, ITensor* b, char const* nameA, char const* nameB)
 {
     if (a->getType() != b->getType())
@@ -170,14 +179,7 @@ StatusOr<ITensor*> addWhere(ImporterContext& ctx, ::onnx::NodeProto const& node,
             + "; it must be BOOL");
     }
     KILN_RETURN_IF_ERROR(requireSameType(node, a, b, "X", "Y"));
-    int32_t const rank = std::max({condition->getDimensions().nbDims, a->getDimensions().nbDims,
-        b->getDimensions().nbDims});
-    KILN_ASSIGN_OR_RETURN(condition, unsqueezeToRank(ctx, node, condition, rank));
-    KILN_ASSIGN_OR_RETURN(a, unsqueezeToRank(ctx, node, a, rank));
-    KILN_ASSIGN_OR_RETURN(b, unsqueezeToRank(ctx, node, b, rank));
-    nvinfer1::ISelectLayer* layer = ctx.network().addSelect(*condition, *a, *b);
-    KILN_RETURN_IF_ERROR(checkLayer(ctx, node, layer, "addSelect", suffix));
-    return layer->getOutput(0);
+    return composite::select(ctx, node, condition, a, b, suffix);
 }
 
 StatusOr<ITensor*> allTrueLike(ImporterContext& ctx, ::onnx::NodeProto const& node, ITensor* t,

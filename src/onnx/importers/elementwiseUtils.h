@@ -11,6 +11,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln
@@ -29,6 +30,10 @@ StatusOr<nvinfer1::ITensor*> inputTensor(ImporterContext& ctx, ::onnx::NodeProto
 //! starting at `axis`, so B gets trailing size-1 dimensions. Returns b unchanged otherwise.
 StatusOr<nvinfer1::ITensor*> legacyBroadcast(
     ImporterContext& ctx, ::onnx::NodeProto const& node, nvinfer1::ITensor* a, nvinfer1::ITensor* b);
+
+//! Inputs A and B of a binary op, B adjusted by legacyBroadcast.
+StatusOr<std::pair<nvinfer1::ITensor*, nvinfer1::ITensor*>> binaryInputs(
+    ImporterContext& ctx, ::onnx::NodeProto const& node);
 
 //! An error when a and b have different element types (ONNX type constraint T shared by both inputs).
 Status requireSameType(::onnx::NodeProto const& node, nvinfer1::ITensor* a, nvinfer1::ITensor* b, char const* nameA,

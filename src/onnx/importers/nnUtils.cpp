@@ -12,7 +12,11 @@ namespace kiln::nn
 using nvinfer1::Dims;
 using nvinfer1::ITensor;
 
-StatusOr<std::vector<int64_t>> constantInts(
+namespace
+{
+
+//! Input `index` as a parse-time constant; an error naming `what` when it is a run-time value.
+StatusOr<OnnxConstant const*> requireConstant(
     ImporterContext& ctx, ::onnx::NodeProto const& node, int32_t index, char const* what)
 {
     OnnxConstant const* c = ctx.constant(node, index);
@@ -21,6 +25,15 @@ StatusOr<std::vector<int64_t>> constantInts(
         return unsupported(describeNode(node) + ": input '" + std::string(what)
             + "' must be a constant (initializer or Constant output); run-time values are not supported");
     }
+    return c;
+}
+
+} // namespace
+
+StatusOr<std::vector<int64_t>> constantInts(
+    ImporterContext& ctx, ::onnx::NodeProto const& node, int32_t index, char const* what)
+{
+    KILN_ASSIGN_OR_RETURN(OnnxConstant const* c, requireConstant(ctx, node, index, what));
     auto values = c->toInt64();
     if (!values.isOk())
     {
@@ -32,12 +45,7 @@ StatusOr<std::vector<int64_t>> constantInts(
 StatusOr<std::vector<double>> constantDoubles(
     ImporterContext& ctx, ::onnx::NodeProto const& node, int32_t index, char const* what)
 {
-    OnnxConstant const* c = ctx.constant(node, index);
-    if (c == nullptr)
-    {
-        return unsupported(describeNode(node) + ": input '" + std::string(what)
-            + "' must be a constant (initializer or Constant output); run-time values are not supported");
-    }
+    KILN_ASSIGN_OR_RETURN(OnnxConstant const* c, requireConstant(ctx, node, index, what));
     return c->toDouble();
 }
 

@@ -151,6 +151,12 @@ int64_t floorDivide(int64_t a, int64_t b)
     return q;
 }
 
+//! Element i of a static vector, a length-1 vector broadcasting its one element.
+int64_t broadcastAt(ShapeVec const& v, int32_t i)
+{
+    return v.values[v.length == 1 ? 0 : static_cast<size_t>(i)];
+}
+
 } // namespace
 
 StatusOr<ShapeVec> ShapeMath::binary(ShapeVec const& a, ShapeVec const& b, ElementWiseOperation op)
@@ -168,8 +174,8 @@ StatusOr<ShapeVec> ShapeMath::binary(ShapeVec const& a, ShapeVec const& b, Eleme
         std::vector<int64_t> out(static_cast<size_t>(n));
         for (int32_t i = 0; i < n; ++i)
         {
-            int64_t const x = a.values[a.length == 1 ? 0 : static_cast<size_t>(i)];
-            int64_t const y = b.values[b.length == 1 ? 0 : static_cast<size_t>(i)];
+            int64_t const x = broadcastAt(a, i);
+            int64_t const y = broadcastAt(b, i);
             int64_t r = 0;
             switch (op)
             {
@@ -267,7 +273,7 @@ StatusOr<ShapeVec> ShapeMath::select(ShapeVec const& cond, ShapeVec const& a, Sh
         bool allB = true;
         for (int32_t i = 0; i < n; ++i)
         {
-            bool const c = cond.values[cond.length == 1 ? 0 : static_cast<size_t>(i)] != 0;
+            bool const c = broadcastAt(cond, i) != 0;
             allA = allA && c;
             allB = allB && !c;
         }
@@ -284,9 +290,9 @@ StatusOr<ShapeVec> ShapeMath::select(ShapeVec const& cond, ShapeVec const& a, Sh
             std::vector<int64_t> out(static_cast<size_t>(n));
             for (int32_t i = 0; i < n; ++i)
             {
-                bool const c = cond.values[cond.length == 1 ? 0 : static_cast<size_t>(i)] != 0;
-                out[static_cast<size_t>(i)] = c ? a.values[a.length == 1 ? 0 : static_cast<size_t>(i)]
-                                                : b.values[b.length == 1 ? 0 : static_cast<size_t>(i)];
+                bool const c = broadcastAt(cond, i) != 0;
+                out[static_cast<size_t>(i)] = c ? broadcastAt(a, i)
+                                                : broadcastAt(b, i);
             }
             return constant(std::move(out));
         }

@@ -109,6 +109,28 @@ StatusOr<ITensor*> floatInput(ImporterContext& ctx, ::onnx::NodeProto const& nod
     return t;
 }
 
+//! Input `i` of input group `group` (node input 2 + group * n + i): the tensor as given and its FLOAT cast.
+struct Operand
+{
+    ITensor* original{nullptr};
+    ITensor* value{nullptr};
+};
+
+StatusOr<Operand> readOperand(Math& m, Common const& c, int32_t group, int32_t i)
+{
+    Operand o;
+    KILN_ASSIGN_OR_RETURN(o.original, floatInput(m.mCtx, m.mNode, 2 + group * c.n + i));
+    KILN_ASSIGN_OR_RETURN(o.value, castTo(m.mCtx, m.mNode, o.original, DataType::kFLOAT, m.next()));
+    return o;
+}
+
+//! G_reg = norm * X + G
+StatusOr<ITensor*> regularizedGradient(Math& m, ITensor* x, ITensor* g, double norm)
+{
+    KILN_ASSIGN_OR_RETURN(ITensor * nx, m.op(x, norm, ElementWiseOperation::kPROD));
+    return m.op(nx, g, ElementWiseOperation::kSUM);
+}
+
 //! Places `value` at output slot `index`, cast back to the type of `like`.
 Status setOutput(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vector<OnnxValue>& outputs, size_t index,
     ITensor* value, ITensor* like)
@@ -136,24 +158,20 @@ Status importAdagrad(ImporterContext& ctx, ::onnx::NodeProto const& node, std::v
     outputs.assign(static_cast<size_t>(node.output_size()), OnnxValue());
     for (int32_t i = 0; i < c.n; ++i)
     {
-        KILN_ASSIGN_OR_RETURN(ITensor * x0, floatInput(ctx, node, 2 + i));
-        KILN_ASSIGN_OR_RETURN(ITensor * x, castTo(ctx, node, x0, DataType::kFLOAT, m.next()));
-        KILN_ASSIGN_OR_RETURN(ITensor * g, floatInput(ctx, node, 2 + c.n + i));
-        KILN_ASSIGN_OR_RETURN(g, castTo(ctx, node, g, DataType::kFLOAT, m.next()));
-        KILN_ASSIGN_OR_RETURN(ITensor * h0, floatInput(ctx, node, 2 + 2 * c.n + i));
-        KILN_ASSIGN_OR_RETURN(ITensor * h, castTo(ctx, node, h0, DataType::kFLOAT, m.next()));
+        KILN_ASSIGN_OR_RETURN(Operand const x, readOperand(m, c, 0, i));
+        KILN_ASSIGN_OR_RETURN(Operand const g, readOperand(m, c, 1, i));
+        KILN_ASSIGN_OR_RETURN(Operand const h, readOperand(m, c, 2, i));
         // G_reg = norm * X + G; H_new = H + G_reg^2; X_new = X - r * G_reg / (sqrt(H_new) + epsilon)
-        KILN_ASSIGN_OR_RETURN(ITensor * nx, m.op(x, norm, ElementWiseOperation::kPROD));
-        KILN_ASSIGN_OR_RETURN(ITensor * greg, m.op(nx, g, ElementWiseOperation::kSUM));
+        KILN_ASSIGN_OR_RETURN(ITensor * greg, regularizedGradient(m, x.value, g.value, norm));
         KILN_ASSIGN_OR_RETURN(ITensor * g2, m.op(greg, greg, ElementWiseOperation::kPROD));
-        KILN_ASSIGN_OR_RETURN(ITensor * hNew, m.op(h, g2, ElementWiseOperation::kSUM));
+        KILN_ASSIGN_OR_RETURN(ITensor * hNew, m.op(h.value, g2, ElementWiseOperation::kSUM));
         KILN_ASSIGN_OR_RETURN(ITensor * hs, m.unary(hNew, nvinfer1::UnaryOperation::kSQRT));
         KILN_ASSIGN_OR_RETURN(hs, m.op(hs, epsilon, ElementWiseOperation::kSUM));
         KILN_ASSIGN_OR_RETURN(ITensor * step, m.op(rate, greg, ElementWiseOperation::kPROD));
         KILN_ASSIGN_OR_RETURN(step, m.op(step, hs, ElementWiseOperation::kDIV));
-        KILN_ASSIGN_OR_RETURN(ITensor * xNew, m.op(x, step, ElementWiseOperation::kSUB));
-        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(i), xNew, x0));
-        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(c.n + i), hNew, h0));
+        KILN_ASSIGN_OR_RETURN(ITensor * xNew, m.op(x.value, step, ElementWiseOperation::kSUB));
+        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(i), xNew, x.original));
+        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(c.n + i), hNew, h.original));
     }
     return Status::ok();
 }
@@ -180,30 +198,25 @@ Status importAdam(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
     outputs.assign(static_cast<size_t>(node.output_size()), OnnxValue());
     for (int32_t i = 0; i < c.n; ++i)
     {
-        KILN_ASSIGN_OR_RETURN(ITensor * x0, floatInput(ctx, node, 2 + i));
-        KILN_ASSIGN_OR_RETURN(ITensor * x, castTo(ctx, node, x0, DataType::kFLOAT, m.next()));
-        KILN_ASSIGN_OR_RETURN(ITensor * g, floatInput(ctx, node, 2 + c.n + i));
-        KILN_ASSIGN_OR_RETURN(g, castTo(ctx, node, g, DataType::kFLOAT, m.next()));
-        KILN_ASSIGN_OR_RETURN(ITensor * v0, floatInput(ctx, node, 2 + 2 * c.n + i));
-        KILN_ASSIGN_OR_RETURN(ITensor * v, castTo(ctx, node, v0, DataType::kFLOAT, m.next()));
-        KILN_ASSIGN_OR_RETURN(ITensor * h0, floatInput(ctx, node, 2 + 3 * c.n + i));
-        KILN_ASSIGN_OR_RETURN(ITensor * h, castTo(ctx, node, h0, DataType::kFLOAT, m.next()));
+        KILN_ASSIGN_OR_RETURN(Operand const x, readOperand(m, c, 0, i));
+        KILN_ASSIGN_OR_RETURN(Operand const g, readOperand(m, c, 1, i));
+        KILN_ASSIGN_OR_RETURN(Operand const v, readOperand(m, c, 2, i));
+        KILN_ASSIGN_OR_RETURN(Operand const h, readOperand(m, c, 3, i));
         // G_reg = norm * X + G; V_new = alpha V + (1 - alpha) G_reg; H_new = beta H + (1 - beta) G_reg^2
-        KILN_ASSIGN_OR_RETURN(ITensor * nx, m.op(x, norm, ElementWiseOperation::kPROD));
-        KILN_ASSIGN_OR_RETURN(ITensor * greg, m.op(nx, g, ElementWiseOperation::kSUM));
-        KILN_ASSIGN_OR_RETURN(ITensor * vNew, m.blend(alpha, v, 1.0 - alpha, greg));
+        KILN_ASSIGN_OR_RETURN(ITensor * greg, regularizedGradient(m, x.value, g.value, norm));
+        KILN_ASSIGN_OR_RETURN(ITensor * vNew, m.blend(alpha, v.value, 1.0 - alpha, greg));
         KILN_ASSIGN_OR_RETURN(ITensor * g2, m.op(greg, greg, ElementWiseOperation::kPROD));
-        KILN_ASSIGN_OR_RETURN(ITensor * hNew, m.blend(beta, h, 1.0 - beta, g2));
+        KILN_ASSIGN_OR_RETURN(ITensor * hNew, m.blend(beta, h.value, 1.0 - beta, g2));
         // X_new = (1 - norm_post) * (X - r_adjusted * V_new / (sqrt(H_new) + epsilon))
         KILN_ASSIGN_OR_RETURN(ITensor * hs, m.unary(hNew, nvinfer1::UnaryOperation::kSQRT));
         KILN_ASSIGN_OR_RETURN(hs, m.op(hs, epsilon, ElementWiseOperation::kSUM));
         KILN_ASSIGN_OR_RETURN(ITensor * ratio, m.op(vNew, hs, ElementWiseOperation::kDIV));
         KILN_ASSIGN_OR_RETURN(ITensor * step, m.op(rate, ratio, ElementWiseOperation::kPROD));
-        KILN_ASSIGN_OR_RETURN(ITensor * xNew, m.op(x, step, ElementWiseOperation::kSUB));
+        KILN_ASSIGN_OR_RETURN(ITensor * xNew, m.op(x.value, step, ElementWiseOperation::kSUB));
         KILN_ASSIGN_OR_RETURN(xNew, m.op(xNew, 1.0 - normPost, ElementWiseOperation::kPROD));
-        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(i), xNew, x0));
-        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(c.n + i), vNew, v0));
-        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(2 * c.n + i), hNew, h0));
+        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(i), xNew, x.original));
+        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(c.n + i), vNew, v.original));
+        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(2 * c.n + i), hNew, h.original));
     }
     return Status::ok();
 }
@@ -229,16 +242,12 @@ Status importMomentum(ImporterContext& ctx, ::onnx::NodeProto const& node, std::
     outputs.assign(static_cast<size_t>(node.output_size()), OnnxValue());
     for (int32_t i = 0; i < c.n; ++i)
     {
-        KILN_ASSIGN_OR_RETURN(ITensor * x0, floatInput(ctx, node, 2 + i));
-        KILN_ASSIGN_OR_RETURN(ITensor * x, castTo(ctx, node, x0, DataType::kFLOAT, m.next()));
-        KILN_ASSIGN_OR_RETURN(ITensor * g, floatInput(ctx, node, 2 + c.n + i));
-        KILN_ASSIGN_OR_RETURN(g, castTo(ctx, node, g, DataType::kFLOAT, m.next()));
-        KILN_ASSIGN_OR_RETURN(ITensor * v0, floatInput(ctx, node, 2 + 2 * c.n + i));
-        KILN_ASSIGN_OR_RETURN(ITensor * v, castTo(ctx, node, v0, DataType::kFLOAT, m.next()));
+        KILN_ASSIGN_OR_RETURN(Operand const x, readOperand(m, c, 0, i));
+        KILN_ASSIGN_OR_RETURN(Operand const g, readOperand(m, c, 1, i));
+        KILN_ASSIGN_OR_RETURN(Operand const v, readOperand(m, c, 2, i));
         // G_reg = norm * X + G; V_new = alpha V + beta_adjusted G_reg
-        KILN_ASSIGN_OR_RETURN(ITensor * nx, m.op(x, norm, ElementWiseOperation::kPROD));
-        KILN_ASSIGN_OR_RETURN(ITensor * greg, m.op(nx, g, ElementWiseOperation::kSUM));
-        KILN_ASSIGN_OR_RETURN(ITensor * av, m.op(v, alpha, ElementWiseOperation::kPROD));
+        KILN_ASSIGN_OR_RETURN(ITensor * greg, regularizedGradient(m, x.value, g.value, norm));
+        KILN_ASSIGN_OR_RETURN(ITensor * av, m.op(v.value, alpha, ElementWiseOperation::kPROD));
         KILN_ASSIGN_OR_RETURN(ITensor * bg, m.op(betaAdj, greg, ElementWiseOperation::kPROD));
         KILN_ASSIGN_OR_RETURN(ITensor * vNew, m.op(av, bg, ElementWiseOperation::kSUM));
         // standard: X_new = X - R V_new; nesterov: X_new = X - R (G_reg + alpha V_new)
@@ -249,9 +258,9 @@ Status importMomentum(ImporterContext& ctx, ::onnx::NodeProto const& node, std::
             KILN_ASSIGN_OR_RETURN(dir, m.op(greg, avNew, ElementWiseOperation::kSUM));
         }
         KILN_ASSIGN_OR_RETURN(ITensor * step, m.op(c.r, dir, ElementWiseOperation::kPROD));
-        KILN_ASSIGN_OR_RETURN(ITensor * xNew, m.op(x, step, ElementWiseOperation::kSUB));
-        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(i), xNew, x0));
-        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(c.n + i), vNew, v0));
+        KILN_ASSIGN_OR_RETURN(ITensor * xNew, m.op(x.value, step, ElementWiseOperation::kSUB));
+        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(i), xNew, x.original));
+        KILN_RETURN_IF_ERROR(setOutput(ctx, node, outputs, static_cast<size_t>(c.n + i), vNew, v.original));
     }
     return Status::ok();
 }

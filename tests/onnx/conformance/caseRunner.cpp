@@ -3,6 +3,7 @@
 #include "tensorFile.h"
 
 #include "NvInfer.h"
+#include "NvInferPlugin.h"
 #include "NvOnnxParser.h"
 
 #include <onnx/onnx_pb.h>
@@ -483,6 +484,14 @@ CaseResult runCase(std::string const& caseDir, bool verbose)
     }
 
     FirstErrorLogger logger(verbose);
+    // Standard plugins (ROIAlign_TRT for RoiAlign, ...), registered once: initLibNvInferPlugins keeps its logger
+    // for the whole process, so it gets one that lives as long (not the per-case logger).
+    static struct PluginLibraryLogger : nvinfer1::ILogger
+    {
+        void log(Severity, char const*) noexcept override {}
+    } pluginLibraryLogger;
+    static bool const pluginsRegistered = initLibNvInferPlugins(&pluginLibraryLogger, "");
+    (void) pluginsRegistered;
     Owned<nvinfer1::IBuilder> builder(nvinfer1::createInferBuilder(logger));
     Owned<nvinfer1::INetworkDefinition> network(builder ? builder->createNetworkV2(0) : nullptr);
     if (!network)
