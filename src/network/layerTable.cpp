@@ -10,6 +10,7 @@ InferFn inferFunction(LayerType kind)
     switch (kind)
     {
     case LayerType::kACTIVATION: return inferActivation;
+    case LayerType::kASSERTION: return inferAssertion;
     case LayerType::kCAST: return inferCast;
     case LayerType::kCONCATENATION: return inferConcatenation;
     case LayerType::kCONSTANT: return inferConstant;

@@ -16,6 +16,7 @@ bool isShapeInputSlot(nvinfer1::LayerType kind, int32_t slot, nvinfer1::DataType
 
 // Inference functions, one per layer kind, defined in src/network/layers/<kind>Layer.cpp.
 Status inferActivation(InferContext& ctx);
+Status inferAssertion(InferContext& ctx);
 Status inferCast(InferContext& ctx);
 Status inferConcatenation(InferContext& ctx);
 Status inferConstant(InferContext& ctx);

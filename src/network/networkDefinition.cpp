@@ -389,7 +389,6 @@ bool NetworkDefinition::areWeightsMarkedRefittable(char const*) const noexcept
 nvinfer1::IRaggedSoftMaxLayer* NetworkDefinition::addRaggedSoftMax(ITensor&, ITensor&) noexcept { return notSupported("addRaggedSoftMax"); }
 nvinfer1::ILoop* NetworkDefinition::addLoop() noexcept { return notSupported("addLoop"); }
 nvinfer1::IIfConditional* NetworkDefinition::addIfConditional() noexcept { return notSupported("addIfConditional"); }
-nvinfer1::IAssertionLayer* NetworkDefinition::addAssertion(ITensor&, char const*) noexcept { return notSupported("addAssertion"); }
 nvinfer1::IDequantizeLayer* NetworkDefinition::addDequantize(ITensor&, ITensor&) noexcept { return notSupported("addDequantize"); }
 nvinfer1::IDequantizeLayer* NetworkDefinition::addDequantize(ITensor&, ITensor&, DataType) noexcept { return notSupported("addDequantize"); }
 nvinfer1::IQuantizeLayer* NetworkDefinition::addQuantize(ITensor&, ITensor&) noexcept { return notSupported("addQuantize"); }

@@ -254,9 +254,12 @@ TEST(ControlFlowImportersTest, LoopWithRunTimeTripCountUsesTheDeclaredScanLength
     // A trip count that disagrees with the declared length is an execution error, not a silently wrong result.
     for (double m : {2.0, 5.0})
     {
+        runner.runner().logger().clear();
         EXPECT_TRUE(runner.runner().runFails(
             {{"y0", y0}, {"a", a}, {"m", HostTensor::fromValues(DataType::kINT64, makeDims({}), {m})}}))
             << "M = " << m;
+        EXPECT_TRUE(runner.runner().logger().hasError("did not run exactly 4 iterations"))
+            << "M = " << m << ": " << runner.runner().logger().allErrors();
     }
 }
 

@@ -51,6 +51,7 @@ CpuKernelFactory cpuKernelFactory(LayerType kind)
     switch (kind)
     {
     case LayerType::kACTIVATION: return createActivationKernel;
+    case LayerType::kASSERTION: return createAssertionKernel;
     case LayerType::kCAST: return createCastKernel;
     case LayerType::kCONCATENATION: return createConcatenationKernel;
     case LayerType::kCONSTANT: return createConstantKernel;

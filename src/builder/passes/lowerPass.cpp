@@ -1,5 +1,5 @@
 // lowerPass: turns the analysed network into plan tensors, nodes and weights.
-// - Layers that feed no output are dropped.
+// - Layers that feed no output are dropped, except assertions (no outputs; kept while their condition is data).
 // - Layers whose needed outputs all have known values (shape computations) are not executed: the runtime
 //   evaluates their values and writes them into the tensors (TensorRT likewise computes shape tensors on the host).
 // - Constant layers become constant tensors bound to weights, unless their output is a network output.
@@ -118,6 +118,18 @@ Status lowerPass(BuildContext& ctx)
     for (auto it = a.order.rbegin(); it != a.order.rend(); ++it)
     {
         Layer const& layer = **it;
+        if (layer.kind() == LayerType::kASSERTION)
+        {
+            // No outputs, but a side effect: execute it unless its condition's values are known (then shape
+            // inference made each element a shape constraint, checked by the build or the runtime shape check).
+            Tensor const* cond = layer.inputs().empty() ? nullptr : layer.inputs()[0];
+            if (cond != nullptr && !knownValues(a.infos.at(cond)))
+            {
+                executed.insert(&layer);
+                needed.insert(cond);
+            }
+            continue;
+        }
         bool anyNeeded = false;
         bool allKnown = true;
         for (Tensor const* o : layer.outputs())

@@ -296,7 +296,8 @@ Status importLoop(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
         condCur = bodyOut[0];
         running = active;
     }
-    nvinfer1::ITensor* check = nullptr; // run-time check that the unrolled copies match the real iteration count
+    // Run-time check (an IAssertionLayer) that the unrolled copies match the real iteration count.
+    nvinfer1::ITensor* stopped = nullptr;
     if (mayStopEarly && usesScan)
     {
         // The unrolled scan outputs are exact only if the loop ran exactly `iterations` times.
@@ -311,33 +312,28 @@ Status importLoop(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
                 return unsupported(where + ": the loop never stops within the declared scan output length");
             }
         }
-        nvinfer1::ITensor* stopped = nullptr;
         if (wouldContinue != nullptr)
         {
             KILN_ASSIGN_OR_RETURN(stopped, addUnary(ctx, node, wouldContinue, nvinfer1::UnaryOperation::kNOT, "stops"));
         }
         KILN_ASSIGN_OR_RETURN(stopped, andFlags(ctx, node, stopped, running, "ran_exactly"));
-        check = stopped;
+    }
+    if (stopped != nullptr)
+    {
+        std::string const message = where + ": the loop did not run exactly " + std::to_string(iterations)
+            + " iterations, the length of its scan outputs that Kiln unrolled (from the trip count M or the declared "
+            "scan output shape); its outputs would be wrong";
+        nvinfer1::IAssertionLayer* assertion = ctx.network().addAssertion(*stopped, message.c_str());
+        KILN_RETURN_IF_ERROR(checkLayer(ctx, node, assertion, "addAssertion", "iteration_check"));
     }
     for (int32_t k = 0; k < nbCarried && k < node.output_size(); ++k)
     {
-        OnnxValue value = carried[static_cast<size_t>(k)];
-        if (check != nullptr)
-        {
-            KILN_ASSIGN_OR_RETURN(
-                nvinfer1::ITensor * t, valueTensor(*impl, value, prefix + "state" + std::to_string(k)));
-            KILN_ASSIGN_OR_RETURN(value, guardedBy(ctx, node, t, check, "state_check" + std::to_string(k)));
-        }
-        outputs.push_back(value);
+        outputs.push_back(carried[static_cast<size_t>(k)]);
     }
     for (int32_t k = 0; nbCarried + k < node.output_size(); ++k)
     {
         KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * stacked,
             stackTensors(ctx, node, scans[static_cast<size_t>(k)], 0, "scan_out" + std::to_string(k)));
-        if (check != nullptr)
-        {
-            KILN_ASSIGN_OR_RETURN(stacked, guardedBy(ctx, node, stacked, check, "scan_check" + std::to_string(k)));
-        }
         outputs.emplace_back(stacked);
     }
     return Status::ok();

@@ -268,24 +268,6 @@ StatusOr<OnnxValue> inputValue(ImporterContextImpl& ctx, ::onnx::NodeProto const
 }
 
 
-StatusOr<nvinfer1::ITensor*> guardedBy(ImporterContext& ctx, ::onnx::NodeProto const& node, nvinfer1::ITensor* t,
-    nvinfer1::ITensor* ok, std::string const& suffix)
-{
-    // Gather element (1 - ok) of a one-element zero: index 1 is out of range, an execution error, unless ok holds.
-    KILN_ASSIGN_OR_RETURN(
-        nvinfer1::ITensor * okInt, castTo(ctx, node, ok, nvinfer1::DataType::kINT32, suffix + "_int"));
-    KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * one, scalarLike(ctx, node, 1.0, nvinfer1::DataType::kINT32, 0));
-    KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * index,
-        addElementWise(ctx, node, one, okInt, nvinfer1::ElementWiseOperation::kSUB, suffix + "_index"));
-    bool const isBool = t->getType() == nvinfer1::DataType::kBOOL;
-    KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * zero, scalarLike(ctx, node, 0.0, t->getType(), 1));
-    auto* gather = ctx.network().addGather(*zero, *index, 0);
-    KILN_RETURN_IF_ERROR(checkLayer(ctx, node, gather, "addGather", suffix + "_gather"));
-    // x - (+0) and x || false leave every value (-0 included) unchanged.
-    return addElementWise(ctx, node, t, gather->getOutput(0),
-        isBool ? nvinfer1::ElementWiseOperation::kOR : nvinfer1::ElementWiseOperation::kSUB, suffix);
-}
-
 nvinfer1::Dims declaredDims(ImporterContextImpl const& ctx, std::string const& name)
 {
     nvinfer1::Dims dims{};

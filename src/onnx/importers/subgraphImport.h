@@ -53,11 +53,6 @@ StatusOr<::onnx::GraphProto const*> graphAttr(::onnx::NodeProto const& node, cha
 //! Input `index` of `node` as a value (constant or tensor); an undefined value when the input is left out.
 StatusOr<OnnxValue> inputValue(ImporterContextImpl& ctx, ::onnx::NodeProto const& node, int32_t index);
 
-//! `t` unchanged, but made to fail at run time (a gather with an out-of-range index) unless the rank-0 BOOL
-//! `ok` holds. Kiln has no IAssertionLayer yet; this is how expansions check their assumptions at run time.
-StatusOr<nvinfer1::ITensor*> guardedBy(ImporterContext& ctx, ::onnx::NodeProto const& node, nvinfer1::ITensor* t,
-    nvinfer1::ITensor* ok, std::string const& suffix);
-
 //! Importer of Scan (scanImporter.cpp).
 Status importScan(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vector<OnnxValue>& outputs);
 

@@ -42,6 +42,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createSliceKernel(KernelSetup const& setup)
 StatusOr<std::unique_ptr<CpuKernel>> createSoftMaxKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createSqueezeKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createTopKKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CpuKernel>> createAssertionKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createUnaryKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createUnsqueezeKernel(KernelSetup const& setup);
 
