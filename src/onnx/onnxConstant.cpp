@@ -22,7 +22,10 @@ OnnxConstant fromRaw(DataType type, std::vector<T> const& values, std::vector<in
     c.type = type;
     c.shape = std::move(shape);
     c.bytes.resize(values.size() * sizeof(T));
-    std::memcpy(c.bytes.data(), values.data(), c.bytes.size());
+    if (!values.empty())
+    {
+        std::memcpy(c.bytes.data(), values.data(), c.bytes.size());
+    }
     return c;
 }
 

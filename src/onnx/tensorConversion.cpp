@@ -135,6 +135,10 @@ Status convertTyped(TP const& tensor, int64_t count, std::string const& what, On
         return countMismatch(what, have, count, field);
     }
     out.bytes.assign(static_cast<size_t>(count * size), 0);
+    if (count == 0)
+    {
+        return Status::ok(); // an empty tensor: nothing to copy (and memcpy must not see null pointers)
+    }
     auto* dst = out.bytes.data();
     switch (t)
     {
