@@ -125,8 +125,9 @@ bool buildAndRun(nvinfer1::IBuilder& builder, nvinfer1::INetworkDefinition& netw
             }
             c.shape.push_back(shape.d[d]);
         }
-        int64_t const size = byteSize(c.type, c.count());
-        if (elementSize(c.type) == 0 || size > (int64_t{1} << 30))
+        int64_t const elements = c.count();
+        int64_t const size = elements < 0 || elements > (int64_t{1} << 30) ? -1 : byteSize(c.type, elements);
+        if (elementSize(c.type) == 0 || size < 0 || size > (int64_t{1} << 30))
         {
             return false;
         }

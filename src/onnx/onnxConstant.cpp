@@ -36,7 +36,10 @@ int64_t OnnxConstant::count() const
     int64_t n = 1;
     for (int64_t d : shape)
     {
-        n *= d;
+        if (d < 0 || __builtin_mul_overflow(n, d, &n))
+        {
+            return -1;
+        }
     }
     return n;
 }

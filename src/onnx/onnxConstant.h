@@ -23,7 +23,7 @@ struct OnnxConstant
     std::vector<int64_t> shape; //!< empty for a scalar
     std::vector<uint8_t> bytes;
 
-    //! Number of elements (1 for a scalar).
+    //! Number of elements (1 for a scalar); -1 when a dimension is negative or the product overflows int64.
     int64_t count() const;
     //! shape as nvinfer1::Dims (rank 0 for a scalar); an error if the rank exceeds Dims::MAX_DIMS.
     StatusOr<nvinfer1::Dims> dims() const;
