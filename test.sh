@@ -2,9 +2,11 @@
 # test.sh — runs every Kiln test on a fresh Debian 12 machine: installs missing packages, builds build/
 # (Ninja, RelWithDebInfo, asserts on), runs ctest (unit tests, header checks, fuzz replays, the ONNX conformance
 # suite, whose summary becomes docs/onnx-conformance.md), checks the installed
-# package (scripts/test-install.sh) and fuzzes each target briefly (scripts/run-fuzz.sh). Prints a summary and
+# package (scripts/test-install.sh), pip-installs the Python package into a venv and tests it
+# (scripts/test-python-package.sh) and fuzzes each target briefly (scripts/run-fuzz.sh). Prints a summary and
 # exits non-zero if anything failed.
-# Usage: ./test.sh [--jobs N] [--fuzz-time SECONDS] [--no-fuzz] [--no-install-test] [--build-dir DIR]
+# Usage: ./test.sh [--jobs N] [--fuzz-time SECONDS] [--no-fuzz] [--no-install-test] [--no-python-package]
+#                  [--build-dir DIR]
 set -uo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/common.sh"
@@ -15,14 +17,16 @@ jobs="$(kiln_jobs)"
 fuzzTime=30
 doFuzz=1
 doInstall=1
+doPythonPackage=1
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --jobs) jobs="$2"; shift 2 ;;
         --fuzz-time) fuzzTime="$2"; shift 2 ;;
         --no-fuzz) doFuzz=0; shift ;;
         --no-install-test) doInstall=0; shift ;;
+        --no-python-package) doPythonPackage=0; shift ;;
         --build-dir) buildDir="$2"; shift 2 ;;
-        -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
         *) echo "test.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -88,9 +92,13 @@ if run_step "build (-j$jobs)" cmake --build "$buildDir" -j "$jobs"; then
     if [[ $doInstall -eq 1 ]]; then
         run_step "install + consumers" scripts/test-install.sh --build-dir "$buildDir"
     fi
+    if [[ $doPythonPackage -eq 1 ]]; then
+        run_step "python package" scripts/test-python-package.sh --build-dir "$buildDir" --jobs "$jobs"
+    fi
 else
     record "ctest" SKIP 0
     [[ $doInstall -eq 1 ]] && record "install + consumers" SKIP 0
+    [[ $doPythonPackage -eq 1 ]] && record "python package" SKIP 0
 fi
 
 if [[ $doFuzz -eq 1 ]]; then

@@ -38,8 +38,36 @@ if(NOT KILN_WITH_ONEDNN STREQUAL "OFF")
     endif()
 endif()
 
-# The CUDA backend is planned (see KILN_WITH_CUDA in the top-level CMakeLists.txt).
+# The CUDA backend (KILN_WITH_CUDA = AUTO/ON/OFF in the top-level CMakeLists.txt): nvcc, the CUDA toolkit (cudart,
+# cuBLASLt) and optionally cuDNN (header cudnn.h, library cudnn). Architectures: CMAKE_CUDA_ARCHITECTURES (default 90,
+# H100/H200). The backend's target kiln_cuda is defined in src/backends/cuda/CMakeLists.txt.
 set(KILN_HAVE_CUDA 0)
+set(KILN_HAVE_CUDNN 0)
+if(NOT KILN_WITH_CUDA STREQUAL "OFF")
+    include(CheckLanguage)
+    check_language(CUDA)
+    if(CMAKE_CUDA_COMPILER)
+        find_package(CUDAToolkit QUIET)
+    endif()
+    if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
+        set(CMAKE_CUDA_ARCHITECTURES "90" CACHE STRING "CUDA architectures of the CUDA backend (90 = H100/H200)")
+        enable_language(CUDA)
+        set(KILN_HAVE_CUDA 1)
+        find_path(KILN_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+        find_library(KILN_CUDNN_LIBRARY NAMES cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} "${CUDAToolkit_LIBRARY_ROOT}/lib")
+        if(KILN_CUDNN_INCLUDE_DIR AND KILN_CUDNN_LIBRARY)
+            set(KILN_HAVE_CUDNN 1)
+            message(STATUS "Kiln: CUDA ${CUDAToolkit_VERSION} (architectures ${CMAKE_CUDA_ARCHITECTURES}), cuDNN at ${KILN_CUDNN_LIBRARY}")
+        else()
+            message(STATUS "Kiln: CUDA ${CUDAToolkit_VERSION} found but not cuDNN (cudnn.h / libcudnn): the CUDA backend "
+                           "builds without its cuDNN tactics (convolution, deconvolution, pooling)")
+        endif()
+    elseif(KILN_WITH_CUDA STREQUAL "ON")
+        message(FATAL_ERROR "KILN_WITH_CUDA=ON but no CUDA compiler (nvcc) or CUDA toolkit was found")
+    else()
+        message(STATUS "Kiln: no CUDA compiler or toolkit found; the CUDA backend is not built")
+    endif()
+endif()
 
 target_compile_definitions(kiln_dependencies INTERFACE
     KILN_HAVE_ONEDNN=${KILN_HAVE_ONEDNN}

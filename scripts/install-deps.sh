@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install-deps.sh — installs the Debian/Ubuntu packages Kiln needs to build, test and benchmark (used by
-# ./run.sh and ./test.sh). Does nothing when everything is already installed.
+# ./run.sh and ./test.sh), and the Python packages of the Python module and its tests (numpy, pytest, pybind11,
+# scikit-build-core, onnx) for python3 through pip. Does nothing when everything is already installed.
 # Usage: scripts/install-deps.sh [--fuzz] [--check]
 #   --fuzz   also install clang and the compiler-rt sanitizer/libFuzzer runtimes (scripts/run-fuzz.sh)
 #   --check  only report what is missing; exit 1 if anything is
@@ -20,8 +21,9 @@ done
 # Build: CMake >= 3.25, Ninja, g++ 12. Tests: GoogleTest/GoogleMock. Bench: Google Benchmark.
 # CPU backend: oneDNN (its CMake package needs the OpenCL development files, only "recommended" by Debian).
 # ONNX parser: protobuf and ONNX's protobuf classes; libonnx-testdata holds the ONNX backend node tests.
+# Python: onnx (PyPI) lets the parser tests in tests/python generate their models.
 packages=(
-    cmake ninja-build g++ pkg-config python3
+    cmake ninja-build g++ pkg-config python3 python3-dev python3-venv python3-pip
     libgtest-dev libgmock-dev libbenchmark-dev
     libdnnl-dev ocl-icd-opencl-dev
     libprotobuf-dev libonnx-dev libonnx-testdata
@@ -29,6 +31,30 @@ packages=(
 if [[ $withFuzz -eq 1 ]]; then
     packages+=(clang libclang-rt-14-dev)
 fi
+
+# Python: what the module and its tests need, for the python3 that runs the tests (PyPI; quiet; skipped when present).
+pythonPackages=(numpy pytest pybind11 scikit-build-core onnx)
+install_python_packages() {
+    local python="${PYTHON:-python3}"
+    command -v "$python" >/dev/null 2>&1 || return 0
+    local missing=()
+    local pkg module
+    for pkg in "${pythonPackages[@]}"; do
+        module="${pkg//-/_}"
+        "$python" -c "import $module" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    if [[ ${#missing[@]} -eq 0 ]]; then
+        echo "install-deps.sh: Python packages present (${pythonPackages[*]})"
+        return 0
+    fi
+    echo "install-deps.sh: missing Python packages: ${missing[*]}"
+    if [[ $checkOnly -eq 1 ]]; then
+        return 1
+    fi
+    # Debian's python3 is "externally managed" (PEP 668): allow pip to install next to it.
+    "$python" -m pip install --quiet --disable-pip-version-check "${missing[@]}" \
+        || "$python" -m pip install --quiet --disable-pip-version-check --break-system-packages "${missing[@]}"
+}
 
 installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
@@ -39,6 +65,7 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     for tool in cmake ninja c++ pkg-config; do
         command -v "$tool" >/dev/null 2>&1 || { echo "install-deps.sh: $tool is missing" >&2; exit 1; }
     done
+    install_python_packages
     exit 0
 fi
 
@@ -49,7 +76,8 @@ done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
     echo "install-deps.sh: all ${#packages[@]} packages present"
-    exit 0
+    install_python_packages
+    exit $?
 fi
 echo "install-deps.sh: missing: ${missing[*]}"
 if [[ $checkOnly -eq 1 ]]; then
@@ -76,4 +104,5 @@ if [[ "$(printf '%s\n3.25\n' "$cmakeVersion" | sort -V | head -1)" != "3.25" ]];
     echo "install-deps.sh: CMake $cmakeVersion is too old; Kiln needs 3.25 or newer" >&2
     exit 1
 fi
+install_python_packages || exit 1
 echo "install-deps.sh: done"

@@ -1,5 +1,6 @@
 // ShapeGraph: construction with folding and interning, validation of deserialized graphs, and evaluation.
 #include "core/shapeExpr.h"
+#include "core/shapeExprFloat.h"
 
 #include <cmath>
 #include <limits>
@@ -83,23 +84,7 @@ bool applyBinary(ExprOp op, int64_t a, int64_t b, int64_t& out)
 
 bool applyScale(int64_t a, double scale, ExprRounding rounding, int64_t& out)
 {
-    double const x = static_cast<double>(a) * scale;
-    double r = 0.0;
-    switch (rounding)
-    {
-    case ExprRounding::kFLOOR: r = std::floor(x); break;
-    case ExprRounding::kCEIL: r = std::ceil(x); break;
-    case ExprRounding::kROUND_HALF_EVEN: r = std::nearbyint(x); break;
-    case ExprRounding::kROUND_HALF_UP: r = std::floor(x + 0.5); break;
-    case ExprRounding::kROUND_HALF_DOWN: r = std::ceil(x - 0.5); break;
-    case ExprRounding::kTRUNC: r = std::trunc(x); break;
-    }
-    if (!std::isfinite(r) || std::fabs(r) > 9.0e18)
-    {
-        return false;
-    }
-    out = static_cast<int64_t>(r);
-    return true;
+    return shape_float::doubleToInt(static_cast<double>(a) * scale, rounding, out);
 }
 
 char const* opSymbol(ExprOp op)
@@ -304,9 +289,34 @@ Status ShapeGraph::evaluate(std::vector<int64_t> const& symbolValues, std::vecto
             + std::to_string(symbolValues.size()));
     }
     values.resize(mNodes.size());
+    // Build-time evaluations bind FLOAT input values to unknownFloatBits(): what depends on them is unknown.
+    std::vector<uint8_t> unknown;
+    for (size_t s = 0; s < mSymbols.size(); ++s)
+    {
+        if (mSymbols[s].kind == SymbolKind::kINPUT_FLOAT_VALUE && symbolValues[s] == unknownFloatBits())
+        {
+            unknown.assign(mNodes.size(), 0);
+            break;
+        }
+    }
+    auto const isUnknown = [&](ExprId id) {
+        return !unknown.empty() && id >= 0 && unknown[static_cast<size_t>(id)] != 0;
+    };
     for (size_t i = 0; i < mNodes.size(); ++i)
     {
         ExprNode const& n = mNodes[i];
+        if (!unknown.empty())
+        {
+            bool const u = n.op == ExprOp::kSYMBOL
+                ? (isFloat(static_cast<ExprId>(i)) && symbolValues[static_cast<size_t>(n.value)] == unknownFloatBits())
+                : (n.op != ExprOp::kCONSTANT && (isUnknown(n.a) || isUnknown(n.b) || isUnknown(n.c)));
+            if (u)
+            {
+                unknown[i] = 1;
+                values[i] = shape_float::producesFloat(n.op) || n.op == ExprOp::kSYMBOL ? unknownFloatBits() : 0;
+                continue;
+            }
+        }
         switch (n.op)
         {
         case ExprOp::kCONSTANT: values[i] = n.value; break;
@@ -322,6 +332,17 @@ Status ShapeGraph::evaluate(std::vector<int64_t> const& symbolValues, std::vecto
             }
             break;
         default:
+            if (shape_float::isFloatNodeOp(n.op))
+            {
+                std::string what;
+                if (!shape_float::evaluateFloatNode(n, values, values[i], what))
+                {
+                    return invalidArgument("shape computation failed: " + toString(n.a) + " = " + what
+                        + " cannot become an integer dimension or shape value (in " + toString(static_cast<ExprId>(i))
+                        + ")");
+                }
+                break;
+            }
             if (!applyBinary(n.op, values[static_cast<size_t>(n.a)], values[static_cast<size_t>(n.b)], values[i]))
             {
                 return invalidArgument("shape computation failed (division by zero or overflow) in "
@@ -333,7 +354,7 @@ Status ShapeGraph::evaluate(std::vector<int64_t> const& symbolValues, std::vecto
     }
     for (auto const& c : mConstraints)
     {
-        if (values[static_cast<size_t>(c.condition)] == 0)
+        if (!isUnknown(c.condition) && values[static_cast<size_t>(c.condition)] == 0)
         {
             return invalidArgument(c.message);
         }
@@ -359,6 +380,33 @@ std::string ShapeGraph::toString(ExprId id) const
         os << "round(" << toString(n.a) << " * " << n.scale << ")";
         return os.str();
     }
+    case ExprOp::kTO_FLOAT:
+    {
+        std::ostringstream os;
+        double v = 0.0;
+        if (isFloatConstant(id, &v))
+        {
+            os << v;
+            return os.str();
+        }
+        os << "float(" << toString(n.a) << ")";
+        if (n.scale != 1.0)
+        {
+            os << " * " << n.scale;
+        }
+        return os.str();
+    }
+    case ExprOp::kF_ROUND: return std::string(shape_float::roundingName(n.rounding)) + "(" + toString(n.a) + ")";
+    case ExprOp::kTO_INT:
+        return std::string("int_") + shape_float::roundingName(n.rounding) + "(" + toString(n.a) + ")";
+    case ExprOp::kF_MAX:
+    case ExprOp::kF_MIN:
+        return std::string(shape_float::floatOpSymbol(n.op)) + "(" + toString(n.a) + ", " + toString(n.b) + ")";
+    case ExprOp::kF_SUM:
+    case ExprOp::kF_SUB:
+    case ExprOp::kF_PROD:
+    case ExprOp::kF_DIV:
+        return "(" + toString(n.a) + " " + shape_float::floatOpSymbol(n.op) + " " + toString(n.b) + ")";
     default:
     {
         char const* s = opSymbol(n.op);
@@ -381,7 +429,7 @@ StatusOr<ShapeGraph> ShapeGraph::fromParts(
         ExprNode const& n = nodes[i];
         auto const before = [&](ExprId ref) { return ref >= 0 && static_cast<size_t>(ref) < i; };
         uint8_t const opValue = static_cast<uint8_t>(n.op);
-        if (opValue > static_cast<uint8_t>(ExprOp::kSYMBOL)
+        if (opValue > static_cast<uint8_t>(ExprOp::kTO_INT)
             || static_cast<uint8_t>(n.rounding) > static_cast<uint8_t>(ExprRounding::kTRUNC))
         {
             return invalidArgument("shape expression " + std::to_string(i) + " has an unknown operation");
@@ -399,7 +447,7 @@ StatusOr<ShapeGraph> ShapeGraph::fromParts(
         {
             ok = before(n.a) && std::isfinite(n.scale);
         }
-        else if (isBinary(n.op))
+        else if (isBinary(n.op) || shape_float::isFloatNodeOp(n.op))
         {
             ok = before(n.a) && before(n.b);
         }
@@ -410,7 +458,7 @@ StatusOr<ShapeGraph> ShapeGraph::fromParts(
     }
     for (auto const& s : symbols)
     {
-        if (static_cast<uint8_t>(s.kind) > static_cast<uint8_t>(SymbolKind::kDATA_DEPENDENT))
+        if (static_cast<uint8_t>(s.kind) > static_cast<uint8_t>(SymbolKind::kINPUT_FLOAT_VALUE))
         {
             return invalidArgument("shape symbol '" + s.name + "' has an unknown kind");
         }

@@ -2,7 +2,8 @@
 // dimensions of network inputs and the values of input shape tensors). Layers infer output dimensions as
 // expressions once, at network-definition/build time; the engine stores the graph and the runtime evaluates
 // it in one linear pass for each new set of input shapes. Constraints (e.g. "broadcast dims agree") are
-// expressions that must evaluate to non-zero.
+// expressions that must evaluate to non-zero. A few nodes are float-valued (FLOAT shape tensors, e.g. resize
+// scales): their values are doubles, held in the int64 value slots as bit patterns (floatBits/floatValue).
 #pragma once
 
 #include "core/status.h"
@@ -37,6 +38,16 @@ enum class ExprOp : uint8_t
     kSCALE = 13,     // round(a * scale) with the node's rounding mode
     kCONSTANT = 14,
     kSYMBOL = 15,
+    // Float-valued nodes. Unary ones repeat their operand in b, so that generic traversals may read a and b.
+    kTO_FLOAT = 16, // double(a) * scale, a an integer expression; float constants are kTO_FLOAT of the constant 1
+    kF_SUM = 17,
+    kF_SUB = 18,
+    kF_PROD = 19,
+    kF_DIV = 20, // IEEE division: x / 0 gives an infinity or NaN, reported when converted to an integer
+    kF_MAX = 21,
+    kF_MIN = 22,
+    kF_ROUND = 23, // a rounded to an integral double with the node's rounding
+    kTO_INT = 24,  // a rounded with the node's rounding to int64; NaN, an infinity or an out-of-range value fails
 };
 
 //! Rounding of kSCALE nodes.
@@ -67,7 +78,16 @@ enum class SymbolKind : uint8_t
     kINPUT_DIM = 0,      // a runtime (-1) dimension of a network input
     kINPUT_VALUE = 1,    // an element of an input shape tensor (host values)
     kDATA_DEPENDENT = 2, // known only after a layer executes (e.g. a plugin size tensor)
+    kINPUT_FLOAT_VALUE = 3, // an element of a FLOAT input shape tensor (host values; bound as floatBits)
 };
+
+//! Float node values travel in the int64 value slots as the bit pattern of a double.
+int64_t floatBits(double value);
+double floatValue(int64_t bits);
+//! Bit pattern a build-time evaluation binds to kINPUT_FLOAT_VALUE symbols: "not known before the run".
+//! Every expression depending on it evaluates to 0 (float ones to this pattern) and its errors and
+//! constraints are skipped.
+int64_t unknownFloatBits();
 
 struct SymbolInfo
 {
@@ -97,6 +117,21 @@ public:
     ExprId select(ExprId condition, ExprId ifTrue, ExprId ifFalse);
     ExprId scale(ExprId a, double scale, ExprRounding rounding);
 
+    //! Float-valued nodes (see ExprOp::kTO_FLOAT and after). Operands of floatOp/floatRound/toInt must be float
+    //! expressions, the operand of toFloat an integer one; each folds constants.
+    ExprId floatConstant(double value);
+    ExprId toFloat(ExprId a);
+    //! op is one of kF_SUM .. kF_MIN.
+    ExprId floatOp(ExprOp op, ExprId a, ExprId b);
+    ExprId floatRound(ExprId a, ExprRounding rounding);
+    ExprId toInt(ExprId a, ExprRounding rounding);
+    //! True when the expression's value is a double (float node or kINPUT_FLOAT_VALUE symbol).
+    bool isFloat(ExprId id) const;
+    //! True when `id` is a float constant; its value goes to `value`.
+    bool isFloatConstant(ExprId id, double* value = nullptr) const;
+    //! Per expression: true when it depends on a symbol of `kind`.
+    std::vector<bool> dependsOnKind(SymbolKind kind) const;
+
     bool isConstant(ExprId id) const { return node(id).op == ExprOp::kCONSTANT; }
     int64_t constantValue(ExprId id) const { return node(id).value; }
     //! Constant value, or -1 when the expression is not a build-time constant (TensorRT's "runtime dimension").
@@ -112,7 +147,9 @@ public:
     Status require(ExprId condition, std::string message);
 
     //! Evaluate every node given one value per symbol. `values` receives one value per node.
-    //! Fails on division by zero, overflow, or a violated constraint (with its message).
+    //! Fails on division by zero, overflow, a float that cannot become an integer (NaN, infinity, out of range),
+    //! or a violated constraint (with its message). kINPUT_FLOAT_VALUE symbols bound to unknownFloatBits() make
+    //! what depends on them unknown (see unknownFloatBits).
     Status evaluate(std::vector<int64_t> const& symbolValues, std::vector<int64_t>& values) const;
 
     //! Readable form, e.g. "((batch * 3) + 1)".
@@ -179,6 +216,13 @@ public:
     //! this != 0 ? a : b
     DimExpr select(DimExpr a, DimExpr b) const { return DimExpr(mGraph, mGraph->select(mId, a.mId, b.mId)); }
     DimExpr scaled(double s, ExprRounding r) const { return DimExpr(mGraph, mGraph->scale(mId, s, r)); }
+
+    // Float-valued expressions (FLOAT shape tensors).
+    bool isFloat() const { return mGraph->isFloat(mId); }
+    DimExpr toFloat() const { return DimExpr(mGraph, mGraph->toFloat(mId)); }
+    DimExpr toInt(ExprRounding r) const { return DimExpr(mGraph, mGraph->toInt(mId, r)); }
+    DimExpr floatOp(ExprOp op, DimExpr o) const { return DimExpr(mGraph, mGraph->floatOp(op, mId, o.mId)); }
+    DimExpr floatRound(ExprRounding r) const { return DimExpr(mGraph, mGraph->floatRound(mId, r)); }
 
 private:
     DimExpr c(int64_t v) const { return DimExpr(mGraph, mGraph->constant(v)); }

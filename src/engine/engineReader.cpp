@@ -4,6 +4,7 @@
 
 #include "NvInferVersion.h"
 #include "core/dataType.h"
+#include "runtime/controlFlowPlan.h"
 
 #include <bit>
 #include <cmath>
@@ -1143,6 +1144,10 @@ Status validatePlan(Plan const& plan)
     KILN_RETURN_IF_ERROR(checkNodes(plan));
     KILN_RETURN_IF_ERROR(checkProfiles(plan));
     KILN_RETURN_IF_ERROR(checkPluginLibraries(plan));
+    if (planHasControlFlow(plan))
+    {
+        KILN_RETURN_IF_ERROR(parseControlFlow(plan).status()); // loops and conditional branches (cf.* attributes)
+    }
     return Status::ok();
 }
 

@@ -46,6 +46,11 @@ Status InferContext::requireValues(int32_t i) const
             + "' must be a shape tensor (an INT32/INT64 tensor whose values are known before execution: "
               "computed from IShapeLayer, constants or shape-tensor inputs)");
     }
+    if (input(i).type == nvinfer1::DataType::kFLOAT)
+    {
+        return error("input " + std::to_string(i) + " '" + input(i).name
+            + "' is a FLOAT shape tensor; this input needs INT32/INT64 values (cast it)");
+    }
     return Status::ok();
 }
 

@@ -46,6 +46,13 @@ InferFn inferFunction(LayerType kind)
     case LayerType::kTOPK: return inferTopK;
     case LayerType::kUNARY: return inferUnary;
     case LayerType::kUNSQUEEZE: return inferUnsqueeze;
+    case LayerType::kTRIP_LIMIT: return inferTripLimit;
+    case LayerType::kRECURRENCE: return inferRecurrence;
+    case LayerType::kITERATOR: return inferIterator;
+    case LayerType::kLOOP_OUTPUT: return inferLoopOutput;
+    case LayerType::kCONDITION: return inferCondition;
+    case LayerType::kCONDITIONAL_INPUT: return inferConditionalInput;
+    case LayerType::kCONDITIONAL_OUTPUT: return inferConditionalOutput;
     case LayerType::kPLUGIN_V2:
     case LayerType::kPLUGIN_V3: return nullptr; // need the layer's plugin: networkAnalysis calls inferPluginLayer
     default: return nullptr; // not implemented yet: the builder reports the kind by name
@@ -60,12 +67,14 @@ bool isShapeInputSlot(LayerType kind, int32_t slot, nvinfer1::DataType slotType)
     case LayerType::kSHUFFLE: return slot == 1;                       // reshape dimensions
     case LayerType::kSLICE: return (slot >= 1 && slot <= 3) || slot == 5; // start, size, stride, axes
     case LayerType::kFILL: return slot == 0 || (slot >= 1 && isInt);  // dimensions; int alpha/beta
-    case LayerType::kRESIZE: return slot == 1 && isInt;               // output dimensions
+    case LayerType::kRESIZE: return slot == 1;                        // output dimensions or FLOAT scales
     case LayerType::kTOPK: return slot == 1;                          // k
     case LayerType::kNMS: return slot == 2;                           // maxOutputBoxesPerClass
     case LayerType::kONE_HOT: return slot == 2;                       // depth
     case LayerType::kSQUEEZE:
     case LayerType::kUNSQUEEZE: return slot == 1;                     // axes
+    case LayerType::kTRIP_LIMIT: return slot == 0 && slotType != nvinfer1::DataType::kBOOL; // kCOUNT trip count
+    case LayerType::kLOOP_OUTPUT: return slot == 1;                   // concatenation length
     // kPLUGIN_V3: the layer's last nbShapeInputs() inputs (networkAnalysis asks the layer, see pluginLayer.h).
     default: return false;
     }

@@ -3,6 +3,8 @@
 
 #include "core/dataType.h"
 #include "network/layerTable.h"
+#include "network/layers/castLayer.h"
+#include "network/layers/loopAnalysis.h"
 #include "network/layers/pluginLayer.h"
 #include "network/networkDefinition.h"
 
@@ -78,6 +80,10 @@ Status sortLayers(NetworkDefinition const& network, std::vector<Layer*>& order)
             {
                 return invalidArgument(layerLabel(layer) + ": input '" + t->name() + "' comes from a removed layer");
             }
+            if (layer.kind() == LayerType::kRECURRENCE && s == 1)
+            {
+                continue; // a loop's next value: the back edge of the loop
+            }
             ++pending[i];
             consumers[it->second].push_back(i);
         }
@@ -131,13 +137,18 @@ Status sortLayers(NetworkDefinition const& network, std::vector<Layer*>& order)
 //! Backward pass: which tensors are shape tensors (feed a shape input directly or through value layers).
 void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
 {
+    // Tensors whose values size a resize (IResizeLayer input 1, directly or through value layers such as the
+    // Cast/ElementWise/Unary chain onnx-tensorrt builds): only there may a FLOAT network input be a shape tensor.
+    std::unordered_set<Tensor const*> sizesResize;
     for (auto it = a.order.rbegin(); it != a.order.rend(); ++it)
     {
         Layer const& layer = **it;
         bool outputIsShape = false;
+        bool outputSizesResize = false;
         for (Tensor const* o : layer.outputs())
         {
             outputIsShape = outputIsShape || a.shapeTensors.count(o) != 0;
+            outputSizesResize = outputSizesResize || sizesResize.count(o) != 0;
         }
         PluginLayerState const* plugin = pluginLayerState(layer);
         int32_t const firstShapeSlot = plugin != nullptr ? pluginRegularInputs(layer, *plugin) : -1;
@@ -152,10 +163,15 @@ void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
             // V3 plugin shape inputs (the last inputs of the layer) are shape-input slots: their values are inferred.
             bool const shapeSlot = plugin != nullptr
                 ? static_cast<int32_t>(s) >= firstShapeSlot
-                : isShapeInputSlot(layer.kind(), static_cast<int32_t>(s), slotType);
+                : isShapeInputSlot(layer.kind(), static_cast<int32_t>(s), slotType)
+                    && !(layer.kind() == LayerType::kTRIP_LIMIT && layer.attrs().getInt("kind") != 0); // kWHILE: data
             if (shapeSlot || (outputIsShape && propagatesValues(layer.kind())))
             {
                 a.shapeTensors.insert(t);
+            }
+            if ((layer.kind() == LayerType::kRESIZE && s == 1) || (outputSizesResize && propagatesValues(layer.kind())))
+            {
+                sizesResize.insert(t);
             }
             if (!shapeSlot)
             {
@@ -170,8 +186,9 @@ void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
     for (Tensor const* in : network.inputs())
     {
         DataType const t = in->declaredType();
-        if (a.shapeTensors.count(in) != 0 && (t == DataType::kINT32 || t == DataType::kINT64)
-            && in->declaredDims().nbDims <= 1)
+        bool const valueType
+            = t == DataType::kINT32 || t == DataType::kINT64 || (t == DataType::kFLOAT && sizesResize.count(in) != 0);
+        if (a.shapeTensors.count(in) != 0 && valueType && in->declaredDims().nbDims <= 1)
         {
             a.shapeTensorInputs.insert(in);
         }
@@ -225,7 +242,9 @@ Status inferInput(Tensor const& in, NetworkAnalysis& a, std::map<std::string, Ex
         std::vector<DimExpr> values;
         for (int64_t i = 0; i < count; ++i)
         {
-            values.emplace_back(&g, g.symbol(SymbolKind::kINPUT_VALUE, in.name() + ".value[" + std::to_string(i) + "]"));
+            SymbolKind const kind
+                = info.type == DataType::kFLOAT ? SymbolKind::kINPUT_FLOAT_VALUE : SymbolKind::kINPUT_VALUE;
+            values.emplace_back(&g, g.symbol(kind, in.name() + ".value[" + std::to_string(i) + "]"));
         }
         info.values = std::move(values);
     }
@@ -245,8 +264,9 @@ Status inferLayer(NetworkDefinition const& network, Layer const& layer, NetworkA
     std::vector<TensorInfo> inputs;
     for (Tensor const* t : layer.inputs())
     {
-        if (t == nullptr)
+        if (t == nullptr || (layer.kind() == LayerType::kRECURRENCE && inputs.size() == 1))
         {
+            // (a recurrence's next value is inferred later; loopAnalysis.cpp checks it against the initial value)
             inputs.emplace_back();
             continue;
         }
@@ -334,6 +354,10 @@ Status inferLayer(NetworkDefinition const& network, Layer const& layer, NetworkA
         if (info.type != natural)
         {
             a.naturalTypes[out] = natural;
+            if (info.values.has_value())
+            {
+                info.values = castValues(*info.values, natural, info.type); // integer <-> FLOAT value expressions
+            }
         }
         a.infos[out] = std::move(info);
     }
@@ -372,6 +396,18 @@ StatusOr<std::unique_ptr<NetworkAnalysis>> analyzeNetwork(NetworkDefinition cons
     for (Layer const* layer : a->order)
     {
         st = inferLayer(network, *layer, *a);
+        if (!st.isOk())
+        {
+            if (strict)
+            {
+                return st;
+            }
+            a->errors.push_back(st);
+        }
+    }
+    if (a->errors.empty())
+    {
+        st = analyzeControlFlow(network, *a);
         if (!st.isOk())
         {
             if (strict)

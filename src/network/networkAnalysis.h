@@ -17,6 +17,7 @@ namespace kiln
 class NetworkDefinition;
 class Layer;
 class Tensor;
+struct ControlFlowInfo;
 
 struct NetworkAnalysis
 {
@@ -31,6 +32,8 @@ struct NetworkAnalysis
     std::unordered_map<Tensor const*, nvinfer1::DataType> naturalTypes;
     //! Plugin size-tensor outputs (IExprBuilder::declareSizeTensor): tensor -> index of its kDATA_DEPENDENT symbol.
     std::unordered_map<Tensor const*, int32_t> sizeTensorSymbols;
+    //! Loops and conditionals: bodies, branches (layers/loopAnalysis.h); set once inference succeeded.
+    std::shared_ptr<ControlFlowInfo const> controlFlow;
 };
 
 //! Analyse `network`. In strict mode the first error stops the analysis and is returned.

@@ -387,8 +387,6 @@ bool NetworkDefinition::areWeightsMarkedRefittable(char const*) const noexcept
 
 // ---- Layer kinds Kiln declares but does not implement yet ----
 nvinfer1::IRaggedSoftMaxLayer* NetworkDefinition::addRaggedSoftMax(ITensor&, ITensor&) noexcept { return notSupported("addRaggedSoftMax"); }
-nvinfer1::ILoop* NetworkDefinition::addLoop() noexcept { return notSupported("addLoop"); }
-nvinfer1::IIfConditional* NetworkDefinition::addIfConditional() noexcept { return notSupported("addIfConditional"); }
 nvinfer1::IDequantizeLayer* NetworkDefinition::addDequantize(ITensor&, ITensor&) noexcept { return notSupported("addDequantize"); }
 nvinfer1::IDequantizeLayer* NetworkDefinition::addDequantize(ITensor&, ITensor&, DataType) noexcept { return notSupported("addDequantize"); }
 nvinfer1::IQuantizeLayer* NetworkDefinition::addQuantize(ITensor&, ITensor&) noexcept { return notSupported("addQuantize"); }

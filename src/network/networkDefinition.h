@@ -185,6 +185,9 @@ public:
     bool analysisIsExecutionTensor(Tensor const& t) const;
     //! Remove a layer created by add* (used when a layer's creation fails after adoption).
     void removeLayer(Layer* layer);
+    //! Loops and conditionals (layers/loop.h, layers/ifConditional.h) live as long as the network.
+    void keepControlFlow(std::shared_ptr<void> object) { mControlFlow.push_back(std::move(object)); }
+    int32_t nbControlFlowObjects() const { return static_cast<int32_t>(mControlFlow.size()); }
 
 private:
     void adoptLayer(std::unique_ptr<Layer> layer);
@@ -202,6 +205,7 @@ private:
     std::vector<std::string> mRefittable;
     uint64_t mRevision{0};
     mutable std::unique_ptr<NetworkAnalysis> mAnalysis;
+    std::vector<std::shared_ptr<void>> mControlFlow;
     mutable uint64_t mAnalysisRevision{~0ULL};
 };
 

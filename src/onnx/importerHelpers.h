@@ -21,6 +21,12 @@ namespace kiln
 Status checkLayer(ImporterContext& ctx, ::onnx::NodeProto const& node, nvinfer1::ILayer* layer, char const* what,
     std::string const& suffix = "");
 
+//! Rank of `t` (its number of dimensions).
+inline int32_t rankOf(nvinfer1::ITensor const* t)
+{
+    return t->getDimensions().nbDims;
+}
+
 //! axis in [-rank, rank) mapped to [0, rank); an error naming the node otherwise.
 StatusOr<int32_t> normalizeAxis(::onnx::NodeProto const& node, int64_t axis, int32_t rank);
 //! Every entry of `axes` normalised; duplicates are an error.

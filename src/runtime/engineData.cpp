@@ -263,6 +263,15 @@ Status analyzeDataDependentShapes(EngineData& d)
             }
         }
     }
+    std::vector<bool> const floatDependent = g.dependsOnKind(SymbolKind::kINPUT_FLOAT_VALUE);
+    d.tensorSizedAtRun.assign(plan.tensors.size(), false);
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        for (ExprId id : plan.tensors[t].dims)
+        {
+            d.tensorSizedAtRun[t] = d.tensorSizedAtRun[t] || floatDependent[static_cast<size_t>(id)];
+        }
+    }
     if (d.hasDataDependentShapes)
     {
         std::vector<ShapeConstraint> constraints;
@@ -320,6 +329,10 @@ StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan)
     if (p.profiles.empty())
     {
         return invalidArgument("the engine has no optimization profile (every engine needs at least one)");
+    }
+    if (planHasControlFlow(p))
+    {
+        KILN_ASSIGN_OR_RETURN(d->controlFlow, parseControlFlow(p));
     }
     size_t const nbTensors = p.tensors.size();
     d->ioPosition.assign(nbTensors, -1);

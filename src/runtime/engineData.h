@@ -5,6 +5,7 @@
 
 #include "core/status.h"
 #include "engine/plan.h"
+#include "runtime/controlFlowPlan.h"
 
 #include <array>
 #include <cstdint>
@@ -42,9 +43,14 @@ struct EngineData
     //! -1 when it depends on none. A dimension is unknown while that node has not run.
     std::vector<int32_t> exprLastBinder;
     std::vector<bool> tensorDependsOnData;           // per tensor: some dimension depends on a data-dependent symbol
+    //! Per tensor: some dimension depends on the values of a FLOAT shape-tensor input, which no optimization
+    //! profile bounds; such intermediate tensors are not in the arena but get a buffer sized at each run.
+    std::vector<bool> tensorSizedAtRun;
     //! The shape graph without the constraints that involve data-dependent symbols: used with symbols at their
     //! upper bounds (the full graph's constraints are checked once every symbol is bound).
     ShapeGraph boundsGraph;
+    //! Loops and conditional branches (empty for plans without control flow); parsed once when the engine loads.
+    ControlFlowPlan controlFlow;
     std::vector<int32_t> ioAliasedInput; // per I/O position: the input position an output aliases (plugins), or -1
     int64_t maxArenaSize{0};                    // largest PlanProfile::arenaSize
     int64_t totalWeightsSize{0};                // bytes of all weights

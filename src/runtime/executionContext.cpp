@@ -452,7 +452,7 @@ void ExecutionContext::writeShapeOutputs(std::vector<void*> const& addresses) co
             }
             else
             {
-                storeElement(address, t.type, static_cast<int64_t>(i), static_cast<double>(values[i]));
+                storeElement(address, t.type, static_cast<int64_t>(i), floatValue(values[i])); // bits of a double
             }
         }
     }

@@ -141,7 +141,7 @@ Status ExecutionContext::bindSizeTensors(size_t n)
             }
             else
             {
-                storeElement(mTensorData[t], tensor.type, static_cast<int64_t>(i), static_cast<double>(values[i]));
+                storeElement(mTensorData[t], tensor.type, static_cast<int64_t>(i), floatValue(values[i])); // double bits
             }
         }
     }

@@ -7,6 +7,7 @@
 #include "core/quoting.h"
 #include "core/dataType.h"
 #include "network/inferContext.h"
+#include "runtime/loopRunner.h"
 #include "runtime/engine.h"
 #include "runtime/executionContext.h"
 
@@ -32,7 +33,8 @@ void storeValues(void* data, DataType type, std::vector<int64_t> const& values)
         }
         else
         {
-            storeElement(data, type, static_cast<int64_t>(i), static_cast<double>(values[i]));
+            // Values of FLOAT tensors are doubles held as bit patterns (core/shapeExpr.h).
+            storeElement(data, type, static_cast<int64_t>(i), floatValue(values[i]));
         }
     }
 }
@@ -192,7 +194,7 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
         int64_t const bytes = mShapesNow.bytes[t];
         int32_t const pos = mData->ioPosition[t];
         void* data = nullptr;
-        if (mData->tensorDependsOnData[t] && tensor.constant < 0)
+        if ((mData->tensorDependsOnData[t] || (mData->tensorSizedAtRun[t] && pos < 0)) && tensor.constant < 0)
         {
             // Sized at the upper bounds of its data-dependent dimensions; outputs are copied to their allocator.
             KILN_ASSIGN_OR_RETURN(data, dataBuffer(t, bytes));
@@ -279,6 +281,13 @@ Status ExecutionContext::runNodes(char const* api)
     {
         mTimes.begin(plan.nodes.size());
     }
+    // Loops and conditional branches (see controlFlowPlan.h), parsed when the engine was loaded.
+    ControlFlowPlan const& controlFlow = mData->controlFlow;
+    std::vector<LayerTimes::Clock::duration> loopTimes;
+    if (mProfiler != nullptr && !controlFlow.loops.empty())
+    {
+        loopTimes.assign(plan.nodes.size(), LayerTimes::Clock::duration::zero());
+    }
     auto const view = [&](int32_t t) {
         TensorView v;
         if (t < 0)
@@ -308,8 +317,7 @@ Status ExecutionContext::runNodes(char const* api)
             }
         }
     };
-    for (size_t n = 0; n < plan.nodes.size(); ++n)
-    {
+    auto const runNode = [&](size_t n, bool inLoop) -> Status {
         PlanNode const& node = plan.nodes[n];
         auto& inputs = mNodeInputs[n];
         auto& outputs = mNodeOutputs[n];
@@ -364,7 +372,14 @@ Status ExecutionContext::runNodes(char const* api)
             auto const end = LayerTimes::Clock::now();
             if (mProfiler != nullptr)
             {
-                mTimes.record(n, start, end);
+                if (inLoop)
+                {
+                    loopTimes[n] += end - start; // reported once, as the node's total over all iterations
+                }
+                else
+                {
+                    mTimes.record(n, start, end);
+                }
             }
             if (mDebugSync)
             {
@@ -373,6 +388,41 @@ Status ExecutionContext::runNodes(char const* api)
                     + std::to_string(std::chrono::duration<double, std::milli>(end - start).count()) + " ms");
             }
         }
+        return Status::ok();
+    };
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    {
+        if (!controlFlow.empty())
+        {
+            if (int32_t const loop = controlFlow.loopAt[n]; loop >= 0)
+            {
+                LoopPlan const& lp = controlFlow.loops[static_cast<size_t>(loop)];
+                Status const st = runLoop(api, lp, plan, runShapes(), mTensorData, runNode);
+                if (!st.isOk())
+                {
+                    mTimes.clear();
+                    return st;
+                }
+                if (mProfiler != nullptr)
+                {
+                    for (size_t k = lp.first; k <= lp.last; ++k)
+                    {
+                        mTimes.record(k, LayerTimes::Clock::time_point{}, LayerTimes::Clock::time_point{} + loopTimes[k]);
+                    }
+                }
+                n = lp.last;
+                continue;
+            }
+            if (int32_t const cond = controlFlow.branchCondition[n]; cond >= 0)
+            {
+                auto const* value = static_cast<uint8_t const*>(mTensorData[static_cast<size_t>(cond)]);
+                if (value == nullptr || (*value != 0 ? 1 : 0) != controlFlow.branch[n])
+                {
+                    continue; // the other branch is taken
+                }
+            }
+        }
+        KILN_RETURN_IF_ERROR(runNode(n, false));
     }
     if (mProfiler != nullptr)
     {

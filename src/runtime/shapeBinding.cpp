@@ -179,23 +179,26 @@ Status bindSymbols(EngineData const& d, int32_t profile, std::vector<InputShape>
             }
             else
             {
-                if (t.type != DataType::kINT32 && t.type != DataType::kINT64)
+                bool const floatValues = t.type == DataType::kFLOAT;
+                if (t.type != DataType::kINT32 && t.type != DataType::kINT64 && !floatValues)
                 {
                     return invalidArgument("shape tensor input " + singleQuoted(t.name) + " has type "
-                        + dataTypeName(t.type) + "; shape tensors must be INT32 or INT64");
+                        + dataTypeName(t.type) + "; shape tensors must be INT32, INT64 or FLOAT");
                 }
                 std::vector<int64_t>& values = scratch.values;
                 values.resize(t.values.size());
                 for (size_t i = 0; i < values.size(); ++i)
                 {
-                    values[i] = loadInt(address, t.type, static_cast<int64_t>(i));
+                    // FLOAT values travel as the bit pattern of a double (core/shapeExpr.h).
+                    values[i] = floatValues ? floatBits(loadElement(address, t.type, static_cast<int64_t>(i)))
+                                            : loadInt(address, t.type, static_cast<int64_t>(i));
                 }
                 int32_t const entry = d.profileInput[static_cast<size_t>(profile)][static_cast<size_t>(pos)];
                 if (entry >= 0)
                 {
                     PlanProfileInput const& in
                         = d.plan.profiles[static_cast<size_t>(profile)].inputs[static_cast<size_t>(entry)];
-                    if (in.minValues.size() == values.size())
+                    if (!floatValues && in.minValues.size() == values.size())
                     {
                         for (size_t i = 0; i < values.size(); ++i)
                         {

@@ -2,6 +2,7 @@
 // dynamic shapes with a runtime mismatch, shape-tensor value propagation (concatenated gathered dimensions driving a
 // reshape) and the error paths.
 #include "common/networkRunner.h"
+#include "layers/layerTestShapes.h"
 
 #include <memory>
 #include <random>
@@ -12,15 +13,7 @@ using namespace nvinfer1;
 using kiln::test::HostTensor;
 using kiln::test::NetworkRunner;
 
-std::vector<int64_t> randomShape(std::mt19937& rng, int32_t rank, int64_t lo = 1, int64_t hi = 4)
-{
-    std::vector<int64_t> s;
-    for (int32_t i = 0; i < rank; ++i)
-    {
-        s.push_back(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
-    }
-    return s;
-}
+using kiln::test::randomShape;
 
 //! Runs the engine directly (not through NetworkRunner::tryRun, which treats unresolvable output shapes as test
 //! failures) and returns whether shape resolution and execution both succeeded.

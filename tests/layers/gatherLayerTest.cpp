@@ -2,6 +2,7 @@
 // batch dimensions, INT32/INT64 and negative indices, several data types, dynamic shapes, out-of-range indices
 // (an execution error naming the index), shape-tensor value propagation and the error paths.
 #include "common/networkRunner.h"
+#include "layers/layerTestShapes.h"
 
 #include <random>
 
@@ -11,15 +12,7 @@ using namespace nvinfer1;
 using kiln::test::HostTensor;
 using kiln::test::NetworkRunner;
 
-std::vector<int64_t> randomShape(std::mt19937& rng, int32_t rank, int64_t lo = 1, int64_t hi = 4)
-{
-    std::vector<int64_t> s;
-    for (int32_t i = 0; i < rank; ++i)
-    {
-        s.push_back(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
-    }
-    return s;
-}
+using kiln::test::randomShape;
 
 std::vector<int64_t> unravel(int64_t flat, nvinfer1::Dims const& d)
 {

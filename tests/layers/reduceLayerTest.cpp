@@ -1,6 +1,7 @@
 // Tests of IReduceLayer: every operation over every axes mask with keepDims both ways, integer and 16-bit float
 // types, dynamic shapes, shape-tensor value propagation (volume of a shape vector) and the error paths.
 #include "common/networkRunner.h"
+#include "layers/layerTestShapes.h"
 
 #include <cmath>
 #include <limits>
@@ -12,15 +13,7 @@ using namespace nvinfer1;
 using kiln::test::HostTensor;
 using kiln::test::NetworkRunner;
 
-std::vector<int64_t> randomShape(std::mt19937& rng, int32_t rank, int64_t lo = 1, int64_t hi = 4)
-{
-    std::vector<int64_t> s;
-    for (int32_t i = 0; i < rank; ++i)
-    {
-        s.push_back(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
-    }
-    return s;
-}
+using kiln::test::randomShape;
 
 //! Naive reduction: visit every input element, find its output element by zeroing the reduced coordinates.
 HostTensor reduceOracle(HostTensor const& x, ReduceOperation op, uint32_t mask, bool keepDims, DataType outType)

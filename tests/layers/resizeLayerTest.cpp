@@ -36,7 +36,11 @@ double originalCoordinate(Spec const& s, int64_t x, int64_t inLen, int64_t outLe
     switch (s.transform)
     {
     case ResizeCoordinateTransformation::kALIGN_CORNERS:
-        return outLen == 1 ? 0.0 : double(x) * double(inLen - 1) / double(outLen - 1);
+    {
+        // ONNX: with scales, the resized length is inLen * scale, not rounded.
+        double const resized = scale > 0 ? double(inLen) * scale : double(outLen);
+        return resized == 1.0 ? 0.0 : double(x) * double(inLen - 1) / (resized - 1.0);
+    }
     case ResizeCoordinateTransformation::kHALF_PIXEL: return (double(x) + 0.5) / ratio - 0.5;
     default: return double(x) / ratio;
     }

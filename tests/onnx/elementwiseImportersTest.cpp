@@ -156,13 +156,8 @@ TEST_F(ElementwiseImportersTest, ModFmod0OnFloatsIsAnError)
     model.addInput("b", DataType::kFLOAT, {3});
     model.addNode("Mod", {"a", "b"}, {"y"}).set_name("floatMod");
     model.addOutput("y", DataType::kFLOAT);
-    ParseOutcome const outcome = parseOnly(model);
-    EXPECT_FALSE(outcome.ok);
-    ASSERT_EQ(outcome.errors.size(), 1U);
-    EXPECT_EQ(outcome.errors[0].code, nvonnxparser::ErrorCode::kINVALID_NODE);
-    EXPECT_TRUE(outcome.hasError("node 'floatMod' (Mod): attribute 'fmod' is 0 but the inputs have floating-point "
-                                 "type"))
-        << outcome.allErrors();
+    expectSingleParserError(parseOnly(model), nvonnxparser::ErrorCode::kINVALID_NODE,
+        "node 'floatMod' (Mod): attribute 'fmod' is 0 but the inputs have floating-point type");
 }
 
 TEST_F(ElementwiseImportersTest, WhereBroadcastsThreeDifferentRanks)

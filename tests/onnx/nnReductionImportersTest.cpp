@@ -324,14 +324,15 @@ TEST_F(NnReductionImportersTest, AveragePoolWithDilationsIsRefused)
                             "MaxPool");
 }
 
-TEST_F(NnReductionImportersTest, ResizeWithRunTimeScalesIsRefused)
+TEST_F(NnReductionImportersTest, ResizeWithRunTimeScalesOnSomeAxesIsRefused)
 {
-    OnnxModelBuilder model(13);
+    // Run-time scales work (tests/onnx/resizeRuntimeScalesTest.cpp) when they cover every axis in order.
+    OnnxModelBuilder model(18);
     model.addInput("x", DataType::kFLOAT, {1, 1, 2, 2});
-    model.addInput("scales", DataType::kFLOAT, {4});
-    model.addNode("Resize", {"x", "", "scales"}, {"y"}).set_name("rs");
+    model.addInput("scales", DataType::kFLOAT, {2});
+    model.addNode("Resize", {"x", "", "scales"}, {"y"}, {intsAttr("axes", {3, 2})}).set_name("rs");
     model.addOutput("y", DataType::kFLOAT);
-    expectParseError(model, "node 'rs' (Resize): run-time 'scales' are not supported");
+    expectParseError(model, "node 'rs' (Resize): with run-time 'scales', 'axes' must be [0, 1, ..., 3]");
 }
 
 TEST_F(NnReductionImportersTest, BatchNormalizationLegacyTrainingOutputsAreRefused)

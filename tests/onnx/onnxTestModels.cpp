@@ -244,6 +244,14 @@ void expectParseError(OnnxModelBuilder const& model, std::string const& text)
     EXPECT_TRUE(outcome.hasError(text)) << "expected '" << text << "' in:\n" << outcome.allErrors();
 }
 
+void expectSingleParserError(ParseOutcome const& outcome, nvonnxparser::ErrorCode code, std::string const& text)
+{
+    EXPECT_FALSE(outcome.ok);
+    ASSERT_EQ(outcome.errors.size(), 1U) << outcome.allErrors();
+    EXPECT_EQ(outcome.errors[0].code, code) << outcome.allErrors();
+    EXPECT_TRUE(outcome.hasError(text)) << "expected '" << text << "' in:\n" << outcome.allErrors();
+}
+
 namespace
 {
 

@@ -103,6 +103,9 @@ inline ParseOutcome parseOnly(OnnxModelBuilder const& model, uint32_t parserFlag
 }
 //! Parses `model` and adds a test failure unless parsing fails with an error whose description contains `text`.
 void expectParseError(OnnxModelBuilder const& model, std::string const& text);
+//! Adds a test failure unless `outcome` failed with exactly one parser error, of code `code`, whose description
+//! contains `text`.
+void expectSingleParserError(ParseOutcome const& outcome, nvonnxparser::ErrorCode code, std::string const& text);
 
 //! Parses a model into a NetworkRunner, then builds and runs it.
 class OnnxRunner

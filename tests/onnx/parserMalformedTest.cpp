@@ -27,10 +27,7 @@ OnnxModelBuilder addModel(int64_t opset = 13)
 
 void expectSingleError(ParseOutcome const& outcome, ErrorCode code, std::string const& text)
 {
-    EXPECT_FALSE(outcome.ok);
-    ASSERT_EQ(outcome.errors.size(), 1U) << outcome.allErrors();
-    EXPECT_EQ(outcome.errors[0].code, code) << outcome.allErrors();
-    EXPECT_TRUE(outcome.hasError(text)) << "expected '" << text << "' in:\n" << outcome.allErrors();
+    expectSingleParserError(outcome, code, text);
     EXPECT_EQ(outcome.loggedErrors.size(), 1U);
 }
 

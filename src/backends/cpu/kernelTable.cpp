@@ -1,5 +1,6 @@
 // The CPU backend's kernel table: one entry per layer kind.
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/loopBoundary.h"
 
 namespace kiln
 {
@@ -89,6 +90,12 @@ CpuKernelFactory cpuKernelFactory(LayerType kind)
     case LayerType::kTOPK: return createTopKKernel;
     case LayerType::kUNARY: return createUnaryKernel;
     case LayerType::kUNSQUEEZE: return createUnsqueezeKernel;
+    case LayerType::kRECURRENCE:
+    case LayerType::kITERATOR:
+    case LayerType::kTRIP_LIMIT:
+    case LayerType::kLOOP_OUTPUT: return createLoopBoundaryKernel; // run by the loop interpreter
+    case LayerType::kCONDITIONAL_INPUT: return createIdentityKernel;
+    case LayerType::kCONDITIONAL_OUTPUT: return createConditionalOutputKernel;
     default: return nullptr; // not implemented on the CPU yet
     }
 }

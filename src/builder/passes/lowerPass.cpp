@@ -4,10 +4,15 @@
 //   evaluates their values and writes them into the tensors (TensorRT likewise computes shape tensors on the host).
 // - Constant layers become constant tensors bound to weights, unless their output is a network output.
 // - An output whose type the user overrode is produced in the layer's own type and converted by an Identity node.
+// - Loops and conditionals (loopRegions.h): trip limits execute with their loop, a recurrence's next value makes
+//   liveness iterate to a fixed point, each loop/conditional is emitted contiguously with "cf.*" attributes, and a
+//   conditional output with a build-time condition becomes an Identity of the taken branch.
 // - Plugin layers always execute when needed (their size-tensor outputs carry data-dependent values); values that
 //   depend on a data-dependent size do not count as known. Plugin nodes are remembered for the plugin pass.
 #include "builder/buildContext.h"
 #include "builder/dataDependentShapes.h"
+#include "builder/passes/loopRegions.h"
+#include "network/layers/loopAnalysis.h"
 #include "network/layers/pluginLayer.h"
 
 #include "core/dataType.h"
@@ -112,51 +117,68 @@ Status lowerPass(BuildContext& ctx)
         return !dependsOnData(dataDependent, ids);
     };
 
-    // 1. Liveness, from the outputs backwards.
+    // 1. Liveness, from the outputs backwards (repeated until stable: a loop's next values are back edges).
     std::unordered_set<Tensor const*> needed(net.outputs().begin(), net.outputs().end());
     std::unordered_set<Layer const*> executed;
-    for (auto it = a.order.rbegin(); it != a.order.rend(); ++it)
+    size_t liveBefore = ~size_t{0};
+    while (liveBefore != needed.size() + executed.size())
     {
-        Layer const& layer = **it;
-        if (layer.kind() == LayerType::kASSERTION)
+        liveBefore = needed.size() + executed.size();
+        for (auto it = a.order.rbegin(); it != a.order.rend(); ++it)
         {
-            // No outputs, but a side effect: execute it unless its condition's values are known (then shape
-            // inference made each element a shape constraint, checked by the build or the runtime shape check).
-            Tensor const* cond = layer.inputs().empty() ? nullptr : layer.inputs()[0];
-            if (cond != nullptr && !knownValues(a.infos.at(cond)))
+            Layer const& layer = **it;
+            if (layer.kind() == LayerType::kTRIP_LIMIT)
             {
-                executed.insert(&layer);
-                needed.insert(cond);
+                // Executes with its loop (the runtime reads its count or condition).
+                if (!layer.inputs().empty() && layer.inputs()[0] != nullptr)
+                {
+                    executed.insert(&layer);
+                    needed.insert(layer.inputs()[0]);
+                }
+                continue;
             }
-            continue;
-        }
-        bool anyNeeded = false;
-        bool allKnown = true;
-        for (Tensor const* o : layer.outputs())
-        {
-            if (needed.count(o) != 0)
+            if (layer.kind() == LayerType::kASSERTION)
             {
-                anyNeeded = true;
-                allKnown = allKnown && knownValues(a.infos.at(o));
+                // No outputs, but a side effect: execute it unless its condition's values are known (then shape
+                // inference made each element a shape constraint, checked by the build or the runtime shape check).
+                Tensor const* cond = layer.inputs().empty() ? nullptr : layer.inputs()[0];
+                if (cond != nullptr && !knownValues(a.infos.at(cond)))
+                {
+                    executed.insert(&layer);
+                    needed.insert(cond);
+                }
+                continue;
             }
-        }
-        if (!anyNeeded)
-        {
-            continue;
-        }
-        bool const isOutputConstant = layer.kind() == LayerType::kCONSTANT
-            && std::any_of(layer.outputs().begin(), layer.outputs().end(), [](Tensor const* o) { return o->isOutput(); });
-        bool const isPlugin = pluginLayerState(layer) != nullptr;
-        if ((allKnown || layer.kind() == LayerType::kCONSTANT) && !isOutputConstant && !isPlugin)
-        {
-            continue; // materialized from values, or bound to weights
-        }
-        executed.insert(&layer);
-        for (Tensor const* in : layer.inputs())
-        {
-            if (in != nullptr)
+            bool anyNeeded = false;
+            bool allKnown = true;
+            for (Tensor const* o : layer.outputs())
             {
-                needed.insert(in);
+                if (needed.count(o) != 0)
+                {
+                    anyNeeded = true;
+                    allKnown = allKnown && knownValues(a.infos.at(o));
+                }
+            }
+            if (!anyNeeded)
+            {
+                continue;
+            }
+            bool const isOutputConstant = layer.kind() == LayerType::kCONSTANT
+                && std::any_of(layer.outputs().begin(), layer.outputs().end(), [](Tensor const* o) { return o->isOutput(); });
+            bool const isPlugin = pluginLayerState(layer) != nullptr;
+            if ((allKnown || layer.kind() == LayerType::kCONSTANT) && !isOutputConstant && !isPlugin)
+            {
+                continue; // materialized from values, or bound to weights
+            }
+            executed.insert(&layer);
+            int32_t const taken = constantConditionalInput(layer, a);
+            for (size_t s = 0; s < layer.inputs().size(); ++s)
+            {
+                Tensor const* in = layer.inputs()[s];
+                if (in != nullptr && (taken < 0 || static_cast<int32_t>(s) == taken))
+                {
+                    needed.insert(in);
+                }
             }
         }
     }
@@ -178,8 +200,9 @@ Status lowerPass(BuildContext& ctx)
         ctx.plan.ioTensors.push_back(idx);
     }
 
-    // 3. Nodes in topological order; constants become weight-bound tensors.
-    for (Layer const* layerPtr : a.order)
+    // 3. Nodes in topological order (loops and conditionals contiguous); constants become weight-bound tensors.
+    KILN_ASSIGN_OR_RETURN(std::vector<Layer*> const order, controlFlowOrder(a));
+    for (Layer const* layerPtr : order)
     {
         Layer const& layer = *layerPtr;
         bool const isExecuted = executed.count(&layer) != 0;
@@ -199,9 +222,18 @@ Status lowerPass(BuildContext& ctx)
         node.metadata = layer.metadata();
         node.attrs = layer.attrs();
         node.precision = layer.precisionSet() ? layer.precision() : DataType::kFLOAT;
-        for (Tensor const* in : layer.inputs())
+        annotateControlFlow(node, layer, a, [&](Tensor const* t) { return addTensor(ctx, t); });
+        if (int32_t const taken = constantConditionalInput(layer, a); taken >= 0)
         {
-            node.inputs.push_back(in == nullptr ? -1 : addTensor(ctx, in));
+            node.kind = LayerType::kIDENTITY; // build-time condition: only the taken branch was kept
+            node.inputs.push_back(addTensor(ctx, layer.inputs()[static_cast<size_t>(taken)]));
+        }
+        else
+        {
+            for (Tensor const* in : layer.inputs())
+            {
+                node.inputs.push_back(in == nullptr ? -1 : addTensor(ctx, in));
+            }
         }
         for (nvinfer1::Weights const& w : layer.weights())
         {
@@ -238,6 +270,13 @@ Status lowerPass(BuildContext& ctx)
             convert.name = layer.name() + " [output type conversion]";
             convert.inputs = {tmpIdx};
             convert.outputs = {idx};
+            for (auto const& [key, value] : node.attrs.values())
+            {
+                if (key.rfind("cf.", 0) == 0)
+                {
+                    convert.attrs.values()[key] = value; // stays in its loop / branch
+                }
+            }
             conversions.push_back(std::move(convert));
         }
         if (PluginLayerState const* plugin = pluginLayerState(layer))

@@ -8,6 +8,7 @@
 #include "backends/cpu/kernels/identityReformat.h"
 #include "builder/buildContext.h"
 #include "builder/dataDependentShapes.h"
+#include "builder/passes/loopRegions.h"
 #include "core/dataType.h"
 #include "plugin/pluginAdapter.h"
 
@@ -76,6 +77,7 @@ Status memoryPass(BuildContext& ctx)
             }
         }
     }
+    extendLoopLifetimes(plan, first, last); // loop tensors stay live across all iterations
     // Aliased plugin outputs share their input's slot.
     std::vector<int32_t> parent(nbTensors);
     std::iota(parent.begin(), parent.end(), 0);
@@ -97,6 +99,8 @@ Status memoryPass(BuildContext& ctx)
         }
     }
     std::vector<bool> const dataDependent = dataDependentExprs(plan.shapes);
+    // Tensors sized by FLOAT shape-tensor input values (no profile bounds them) get run-time buffers.
+    std::vector<bool> const sizedAtRun = plan.shapes.dependsOnKind(SymbolKind::kINPUT_FLOAT_VALUE);
     for (PlanProfile& profile : plan.profiles)
     {
         std::vector<int64_t> bytes(nbTensors, 0);
@@ -123,7 +127,7 @@ Status memoryPass(BuildContext& ctx)
         {
             PlanTensor const& pt = plan.tensors[t];
             bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0
-                && !dependsOnData(dataDependent, pt.dims);
+                && !dependsOnData(dataDependent, pt.dims) && !dependsOnData(sizedAtRun, pt.dims);
             bool const used = last[t] != -2 || pt.hasValues;
             if (!inArena || !used)
             {
@@ -200,7 +204,7 @@ Status memoryPass(BuildContext& ctx)
             int32_t const slot = groupInterval[static_cast<size_t>(findRoot(parent, static_cast<int32_t>(t)))];
             PlanTensor const& pt = plan.tensors[t];
             bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0
-                && !dependsOnData(dataDependent, pt.dims);
+                && !dependsOnData(dataDependent, pt.dims) && !dependsOnData(sizedAtRun, pt.dims);
             bool const used = last[t] != -2 || pt.hasValues;
             if (slot >= 0 && inArena && used)
             {

@@ -28,7 +28,7 @@ std::string dimsToString(Dims const& d)
 
 bool isDynamicInput(Plan const& plan, PlanTensor const& t)
 {
-    if (t.hostShapeTensor)
+    if (t.hostShapeTensor && t.type != nvinfer1::DataType::kFLOAT) // FLOAT ones have no profile values
     {
         return true;
     }
@@ -128,7 +128,9 @@ Status makeProfile(BuildContext& ctx, std::map<std::string, ProfileEntry> const&
                 }
             }
         }
-        if (t.hostShapeTensor)
+        // FLOAT shape tensor inputs (run-time resize scales) have no profile values: setShapeValuesV2 takes
+        // integers. What depends on them is sized at run time (see profileSymbolValues).
+        if (t.hostShapeTensor && t.type != nvinfer1::DataType::kFLOAT)
         {
             if (it == entries.end() || !it->second.valuesSet[0] || !it->second.valuesSet[1] || !it->second.valuesSet[2])
             {
@@ -188,6 +190,11 @@ StatusOr<std::vector<int64_t>> profileSymbolValues(Plan const& plan, PlanProfile
     }
     for (size_t s = 0; s < values.size(); ++s)
     {
+        if (plan.shapes.symbols()[s].kind == SymbolKind::kINPUT_FLOAT_VALUE)
+        {
+            values[s] = unknownFloatBits(); // not known before the run: what depends on it is not evaluated
+            continue;
+        }
         if (!bound[s] && plan.shapes.symbols()[s].kind != SymbolKind::kDATA_DEPENDENT)
         {
             return internalError("shape symbol '" + plan.shapes.symbols()[s].name + "' is not bound by any input");

@@ -61,6 +61,37 @@ nvinfer1::ICastLayer* NetworkDefinition::addCast(nvinfer1::ITensor& input, DataT
     }
 }
 
+std::optional<std::vector<DimExpr>> castValues(std::vector<DimExpr> const& values, DataType from, DataType to)
+{
+    auto const intLike = [](DataType t) { return isShapeIntType(t) || t == DataType::kBOOL; };
+    std::vector<DimExpr> out;
+    out.reserve(values.size());
+    for (DimExpr const& v : values)
+    {
+        if (intLike(from) && intLike(to))
+        {
+            out.push_back(to == DataType::kBOOL && from != DataType::kBOOL ? v.eq(0).logicalNot() : v);
+        }
+        else if (intLike(from) && to == DataType::kFLOAT)
+        {
+            out.push_back(v.toFloat());
+        }
+        else if (from == DataType::kFLOAT && to == DataType::kFLOAT)
+        {
+            out.push_back(v);
+        }
+        else if (from == DataType::kFLOAT && isShapeIntType(to))
+        {
+            out.push_back(v.toInt(ExprRounding::kTRUNC));
+        }
+        else
+        {
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
 Status inferCast(InferContext& ctx)
 {
     if (ctx.nbInputs() != 1)
@@ -83,23 +114,10 @@ Status inferCast(InferContext& ctx)
     out.type = toType;
     out.dims = in.dims;
 
-    // Shape tensors: integer and boolean conversions keep their values (assumed in range); BOOL becomes v != 0.
-    bool const intLike = [](DataType t) { return isShapeIntType(t) || t == DataType::kBOOL; }(in.type);
-    if (in.values.has_value() && intLike && (isShapeIntType(toType) || toType == DataType::kBOOL))
+    // Shape tensors: the values follow the conversion where it has an exact symbolic form.
+    if (in.values.has_value())
     {
-        if (toType == DataType::kBOOL && in.type != DataType::kBOOL)
-        {
-            std::vector<DimExpr> values;
-            for (DimExpr const& v : *in.values)
-            {
-                values.push_back(v.eq(0).logicalNot());
-            }
-            out.values = std::move(values);
-        }
-        else
-        {
-            out.values = in.values;
-        }
+        out.values = castValues(*in.values, in.type, toType);
     }
     return Status::ok();
 }

@@ -251,6 +251,21 @@ std::optional<DimExpr> valueOp(InferContext& ctx, ElementWiseOperation op, DimEx
     }
     return std::nullopt;
 }
+//! Symbolic value of `a op b` for FLOAT shape tensors; nullopt when the operation is not tracked.
+std::optional<DimExpr> floatValueOp(ElementWiseOperation op, DimExpr a, DimExpr b)
+{
+    switch (op)
+    {
+    case ElementWiseOperation::kSUM: return a.floatOp(ExprOp::kF_SUM, b);
+    case ElementWiseOperation::kPROD: return a.floatOp(ExprOp::kF_PROD, b);
+    case ElementWiseOperation::kSUB: return a.floatOp(ExprOp::kF_SUB, b);
+    case ElementWiseOperation::kDIV: return a.floatOp(ExprOp::kF_DIV, b);
+    case ElementWiseOperation::kMAX: return a.floatOp(ExprOp::kF_MAX, b);
+    case ElementWiseOperation::kMIN: return a.floatOp(ExprOp::kF_MIN, b);
+    case ElementWiseOperation::kFLOOR_DIV: return a.floatOp(ExprOp::kF_DIV, b).floatRound(ExprRounding::kFLOOR);
+    default: return std::nullopt;
+    }
+}
 } // namespace
 
 ElementWiseLayer::ElementWiseLayer(
@@ -361,7 +376,8 @@ Status inferElementWise(InferContext& ctx)
     out.dims = dims;
 
     // Shape tensors: compute the output values from the inputs' values.
-    if (isShapeIntType(out.type) || out.type == DataType::kBOOL)
+    bool const floatValues = out.type == DataType::kFLOAT && a.type == DataType::kFLOAT && b.type == DataType::kFLOAT;
+    if (isShapeIntType(out.type) || out.type == DataType::kBOOL || floatValues)
     {
         auto va = broadcastValues(a, dims);
         auto vb = broadcastValues(b, dims);
@@ -372,7 +388,7 @@ Status inferElementWise(InferContext& ctx)
             bool ok = true;
             for (size_t i = 0; i < va->size() && ok; ++i)
             {
-                auto v = valueOp(ctx, op, (*va)[i], (*vb)[i]);
+                auto v = floatValues ? floatValueOp(op, (*va)[i], (*vb)[i]) : valueOp(ctx, op, (*va)[i], (*vb)[i]);
                 ok = v.has_value();
                 if (ok)
                 {

@@ -433,7 +433,8 @@ Status inferFill(InferContext& ctx)
     {
         TensorInfo const& a = ctx.input(kALPHA_SLOT);
         TensorInfo const& b = ctx.input(kBETA_SLOT);
-        if (!a.values || !b.values || a.values->size() != 1 || b.values->size() != rank)
+        if (!a.values || !b.values || a.values->size() != 1 || b.values->size() != rank
+            || a.type == DataType::kFLOAT || b.type == DataType::kFLOAT)
         {
             return Status::ok();
         }

@@ -290,12 +290,27 @@ Status inferResize(InferContext& ctx)
             KILN_RETURN_IF_ERROR(ctx.requireValues(1));
             outDims = *size.values;
         }
+        else if (size.type == DataType::kFLOAT && size.constantData == nullptr && size.values.has_value()
+            && static_cast<int32_t>(size.values->size()) == rank)
+        {
+            // Run-time scales (a FLOAT shape tensor, e.g. a host input): out = floor(double(in) * scale), evaluated
+            // when the scales are known; the kernel reads the same scales from input 1.
+            for (size_t i = 0; i < n; ++i)
+            {
+                DimExpr const scale = (*size.values)[i];
+                double known = 0.0;
+                outDims[i] = ctx.graph().isFloatConstant(scale.id(), &known) && known == 1.0
+                    ? in.dims[i]
+                    : in.dims[i].toFloat().floatOp(ExprOp::kF_PROD, scale).toInt(ExprRounding::kFLOOR);
+            }
+        }
         else if (size.type == DataType::kFLOAT)
         {
             if (size.constantData == nullptr)
             {
-                return ctx.error("scales given as input 1 must come from a constant layer (Kiln needs them at build "
-                                 "time); give the output dimensions as an INT32/INT64 shape tensor instead");
+                return ctx.error("FP32 scales given as input 1 must come from a constant layer or be a FLOAT shape "
+                                 "tensor whose values are known before execution (e.g. a FLOAT network input); "
+                                 "otherwise give the output dimensions as an INT32/INT64 shape tensor");
             }
             for (int32_t i = 0; i < rank; ++i)
             {

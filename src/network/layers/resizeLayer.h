@@ -8,7 +8,8 @@
 //   "cubic_coeff"      float   cubic coefficient A (default -0.75)
 //   "exclude_outside"  int     1: samples outside the input get weight 0 and the weights are renormalized
 // Inputs: 0 data; 1 (optional) output dimensions as a 1-D INT32/INT64 shape tensor, or scales as a 1-D FP32
-// build-time constant (Kiln extension).
+// tensor (Kiln extension): a build-time constant, or a FLOAT shape tensor whose values are known before execution
+// (out = floor(in * scale) is then evaluated at run time and the kernel reads the scales from input 1).
 #pragma once
 
 #include "network/layer.h"

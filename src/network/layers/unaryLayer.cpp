@@ -5,6 +5,8 @@
 #include "network/layers/elementWiseLayer.h"
 #include "network/networkDefinition.h"
 
+#include <optional>
+
 namespace kiln
 {
 using nvinfer1::DataType;
@@ -75,6 +77,25 @@ char const* allowedTypes(UnaryOperation op)
     case UnaryOperation::kSIGN: return "FP32, FP16, BF16, INT8, INT32 or INT64";
     default: return "FP32, FP16 or BF16";
     }
+}
+std::optional<std::vector<DimExpr>> floatUnaryValues(
+    InferContext& ctx, UnaryOperation op, std::vector<DimExpr> const& in)
+{
+    std::vector<DimExpr> values;
+    DimExpr const zero(&ctx.graph(), ctx.graph().floatConstant(0.0));
+    for (DimExpr const& v : in)
+    {
+        switch (op)
+        {
+        case UnaryOperation::kFLOOR: values.push_back(v.floatRound(ExprRounding::kFLOOR)); break;
+        case UnaryOperation::kCEIL: values.push_back(v.floatRound(ExprRounding::kCEIL)); break;
+        case UnaryOperation::kROUND: values.push_back(v.floatRound(ExprRounding::kROUND_HALF_EVEN)); break;
+        case UnaryOperation::kNEG: values.push_back(zero.floatOp(ExprOp::kF_SUB, v)); break;
+        case UnaryOperation::kABS: values.push_back(v.floatOp(ExprOp::kF_MAX, zero.floatOp(ExprOp::kF_SUB, v))); break;
+        default: return std::nullopt;
+        }
+    }
+    return values;
 }
 } // namespace
 
@@ -147,6 +168,12 @@ Status inferUnary(InferContext& ctx)
     out.type = (op == UnaryOperation::kISINF || op == UnaryOperation::kISNAN) ? DataType::kBOOL : in.type;
     out.dims = in.dims;
 
+    // FLOAT shape tensors (e.g. computed resize sizes): rounding, negation and absolute value.
+    if (in.values.has_value() && in.type == DataType::kFLOAT && out.type == DataType::kFLOAT)
+    {
+        out.values = floatUnaryValues(ctx, op, *in.values);
+        return Status::ok();
+    }
     // Shape tensors: the integer operations have exact symbolic forms.
     if (in.values.has_value() && (isShapeIntType(out.type) || out.type == DataType::kBOOL))
     {

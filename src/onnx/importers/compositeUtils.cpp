@@ -10,11 +10,6 @@ namespace kiln::composite
 {
 using nvinfer1::ITensor;
 
-int32_t rankOf(ITensor const* t)
-{
-    return t->getDimensions().nbDims;
-}
-
 StatusOr<ITensor*> reduce(ImporterContext& ctx, ::onnx::NodeProto const& node, ITensor* t,
     nvinfer1::ReduceOperation op, std::vector<int32_t> const& axes, bool keepDims, std::string const& suffix)
 {

@@ -6,6 +6,7 @@
 #include "NvInfer.h"
 #include "core/status.h"
 #include "onnx/importerContext.h"
+#include "onnx/importerHelpers.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -15,9 +16,6 @@
 
 namespace kiln::composite
 {
-
-//! Rank of `t`.
-int32_t rankOf(nvinfer1::ITensor const* t);
 
 //! IReduceLayer over the axes in `axes` (normalised).
 StatusOr<nvinfer1::ITensor*> reduce(ImporterContext& ctx, ::onnx::NodeProto const& node, nvinfer1::ITensor* t,

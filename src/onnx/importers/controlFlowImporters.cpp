@@ -1,7 +1,8 @@
-// Importers of the control-flow op family: If, Loop and Scan, imported by expansion because Kiln has no conditional
-// or loop layers yet. The ONNX subgraphs are pure, so expanding them is exact:
+// Importers of the control-flow op family: If, Loop and Scan. Loops with a run-time trip count use ILoop
+// (subgraphImportLoop.cpp); the others are expanded, which is exact because ONNX subgraphs are pure:
 // - If: a parse-time condition imports the chosen branch only; a run-time condition imports both branches inline and
-//   picks each output with an ISelectLayer.
+//   joins them with an IIfConditional (only the taken branch runs) when each output has one static shape in both
+//   branches, else picks each output with an ISelectLayer (both branches run).
 // - Loop: the body is unrolled for a trip count known at parse time (or bounded by the declared static length of the
 //   scan outputs), with a "still running" flag and ISelectLayers freezing the carried values once the loop stops.
 // - Scan: the body is unrolled over the static sequence length; scan outputs are stacked.
@@ -67,6 +68,8 @@ Status importIf(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vector
         importSubgraph(*impl, *thenGraph, {}, where + ": then_branch", prefix + "then_branch/"));
     KILN_ASSIGN_OR_RETURN(std::vector<OnnxValue> elseOut,
         importSubgraph(*impl, *elseGraph, {}, where + ": else_branch", prefix + "else_branch/"));
+    std::vector<std::pair<nvinfer1::ITensor*, nvinfer1::ITensor*>> pairs;
+    bool sameShapes = true;
     for (int32_t i = 0; i < node.output_size(); ++i)
     {
         OnnxValue const& a = thenOut[static_cast<size_t>(i)];
@@ -78,6 +81,39 @@ Status importIf(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vector
         }
         KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * ta, valueTensor(*impl, a, prefix + "then_out" + std::to_string(i)));
         KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * tb, valueTensor(*impl, b, prefix + "else_out" + std::to_string(i)));
+        pairs.emplace_back(ta, tb);
+        nvinfer1::Dims const da = ta->getDimensions();
+        nvinfer1::Dims const db = tb->getDimensions();
+        sameShapes = sameShapes && da.nbDims == db.nbDims;
+        for (int32_t k = 0; sameShapes && k < da.nbDims; ++k)
+        {
+            sameShapes = da.d[k] == db.d[k] && da.d[k] >= 0;
+        }
+    }
+    if (sameShapes)
+    {
+        // Branch outputs of one static shape: an IIfConditional runs only the taken branch's layers.
+        nvinfer1::IIfConditional* conditional = ctx.network().addIfConditional();
+        if (conditional == nullptr)
+        {
+            return internalError(where + ": INetworkDefinition::addIfConditional failed");
+        }
+        conditional->setName((prefix + "if").c_str());
+        KILN_RETURN_IF_ERROR(checkLayer(ctx, node, conditional->setCondition(*flag), "IIfConditional::setCondition",
+            "condition"));
+        for (size_t i = 0; i < pairs.size(); ++i)
+        {
+            nvinfer1::IIfConditionalOutputLayer* out = conditional->addOutput(*pairs[i].first, *pairs[i].second);
+            KILN_RETURN_IF_ERROR(checkLayer(ctx, node, out, "IIfConditional::addOutput", "output" + std::to_string(i)));
+            outputs.emplace_back(out->getOutput(0));
+        }
+        return Status::ok();
+    }
+    for (int32_t i = 0; i < node.output_size(); ++i)
+    {
+        std::string const what = where + ": output " + std::to_string(i) + " ('" + node.output(i) + "')";
+        nvinfer1::ITensor* ta = pairs[static_cast<size_t>(i)].first;
+        nvinfer1::ITensor* tb = pairs[static_cast<size_t>(i)].second;
         nvinfer1::Dims const da = ta->getDimensions();
         nvinfer1::Dims const db = tb->getDimensions();
         int32_t const rank = std::max(da.nbDims, db.nbDims);
@@ -152,10 +188,34 @@ Status importLoop(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
     {
         return unsupported(where + ": a Loop without a trip count M and without a condition never ends");
     }
+    bool const scanOutputs = nbScan > 0 && node.output_size() > nbCarried;
+    bool const alwaysTrue = !cond.defined() || isConstantTrue(cond);
+    bool longLoop = false; // a parse-time M beyond the unrolling limit
+    if (tripCount.constant != nullptr && tripCount.constant->count() == 1)
+    {
+        auto m = tripCount.constant->toInt64();
+        longLoop = m.isOk() && (*m)[0] > kMaxUnrolledIterations;
+    }
+    bool const runTimeTrip = tripCount.constant == nullptr || longLoop;
+    if (runTimeTrip && (!scanOutputs || (tripCount.defined() && alwaysTrue)))
+    {
+        // A trip count known only at run time (or none, or too long to unroll): an ILoop, whose body is imported once.
+        std::vector<OnnxValue> initial;
+        for (int32_t i = 0; i < nbCarried; ++i)
+        {
+            KILN_ASSIGN_OR_RETURN(OnnxValue v, inputValue(*impl, node, 2 + i));
+            if (!v.defined())
+            {
+                return invalidArgument(where + ": loop-carried input " + std::to_string(2 + i) + " is missing");
+            }
+            initial.push_back(v);
+        }
+        return importLoopWithILoop(*impl, node, *body, tripCount, cond, alwaysTrue, initial, outputs);
+    }
     if (!tripCount.defined())
     {
-        return unsupported(where + ": a Loop without a trip count M (ended by its condition only) is not supported; "
-            "Kiln unrolls loops and needs M known at parse time or bounded by the declared scan output length");
+        return unsupported(where + ": a Loop without a trip count M (ended by its condition only) with scan outputs "
+            "is not supported (their length would depend on data)");
     }
     // How many body copies to unroll, and whether the loop may stop before them (needs a run-time flag).
     int64_t iterations = -1;

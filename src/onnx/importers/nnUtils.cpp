@@ -91,11 +91,6 @@ uint32_t allAxesMask(int32_t rank)
     return rank >= 32 ? ~0U : (1U << rank) - 1U;
 }
 
-int32_t rankOf(ITensor const* t)
-{
-    return t->getDimensions().nbDims;
-}
-
 StatusOr<ITensor*> addReduce(ImporterContext& ctx, ::onnx::NodeProto const& node, ITensor* t,
     nvinfer1::ReduceOperation op, uint32_t mask, bool keepDims, std::string const& suffix)
 {

@@ -6,6 +6,7 @@
 #include "NvInfer.h"
 #include "core/status.h"
 #include "onnx/importerContext.h"
+#include "onnx/importerHelpers.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -40,9 +41,6 @@ StatusOr<nvinfer1::ITensor*> addReduce(ImporterContext& ctx, ::onnx::NodeProto c
 //! `t` ⊙ scalar constant `value` (of t's type) with elementwise `op`.
 StatusOr<nvinfer1::ITensor*> withScalar(ImporterContext& ctx, ::onnx::NodeProto const& node, nvinfer1::ITensor* t,
     double value, nvinfer1::ElementWiseOperation op, std::string const& suffix = "");
-
-//! Rank of `t` as a signed integer.
-int32_t rankOf(nvinfer1::ITensor const* t);
 
 //! For window ops: a rank-3 [N, C, L] tensor becomes [N, C, L, 1] so that the 2-D layers apply.
 StatusOr<nvinfer1::ITensor*> liftSpatial1D(

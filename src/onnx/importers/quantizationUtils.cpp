@@ -7,7 +7,6 @@
 
 namespace kiln::quant
 {
-using composite::rankOf;
 using nvinfer1::DataType;
 using nvinfer1::ElementWiseOperation;
 using nvinfer1::ITensor;

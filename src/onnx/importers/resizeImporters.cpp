@@ -1,5 +1,6 @@
 // Importers of the resize op family: Resize (opsets 10, 11, 13, 18, 19) and Upsample (opsets 7 and 9) onto
-// IResizeLayer. Output extents come from constant scales, from constant sizes, or from a run-time sizes shape tensor.
+// IResizeLayer. Output extents come from constant scales, from constant sizes, from a run-time sizes shape tensor, or
+// from run-time scales (a FLOAT shape tensor given to IResizeLayer as input 1, see network/layers/resizeLayer.h).
 #include "onnx/importerHelpers.h"
 #include "onnx/importers/nnUtils.h"
 #include "onnx/onnxAttributes.h"
@@ -171,9 +172,23 @@ Status applyScales(::onnx::NodeProto const& node, nvinfer1::IResizeLayer* layer,
     return Status::ok();
 }
 
-std::string const kRuntimeScales
-    = ": run-time 'scales' are not supported (IResizeLayer needs scales known at build time); pass 'sizes' "
-      "or make 'scales' an initializer";
+//! Run-time scales (input `index`, not a constant): IResizeLayer input 1 as a FLOAT shape tensor (Kiln extension,
+//! see resizeLayer.h); the output extents are floor(in * scale), evaluated once the scales are known.
+StatusOr<ITensor*> runtimeScales(ImporterContext& ctx, ::onnx::NodeProto const& node, int32_t index, int32_t rank)
+{
+    KILN_ASSIGN_OR_RETURN(ITensor * scales, ctx.tensor(node, index));
+    Dims const d = scales->getDimensions();
+    if (scales->getType() != nvinfer1::DataType::kFLOAT)
+    {
+        return invalidArgument(describeNode(node) + ": 'scales' must be a FLOAT tensor");
+    }
+    if (d.nbDims != 1 || (d.d[0] >= 0 && d.d[0] != rank))
+    {
+        return invalidArgument(describeNode(node) + ": run-time 'scales' must be a 1-D tensor with one entry per "
+            "input dimension (" + std::to_string(rank) + ")");
+    }
+    return scales;
+}
 
 //! Resize-10 and Upsample: scales (input `index`, or the 'scales' attribute of Upsample-7), asymmetric, floor.
 Status importScalesOnly(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vector<OnnxValue>& outputs,
@@ -200,7 +215,11 @@ Status importScalesOnly(ImporterContext& ctx, ::onnx::NodeProto const& node, std
     {
         if (ctx.constant(node, index) == nullptr)
         {
-            return unsupported(describeNode(node) + kRuntimeScales);
+            KILN_ASSIGN_OR_RETURN(ITensor * runtime, runtimeScales(ctx, node, index, rankOf(x)));
+            KILN_ASSIGN_OR_RETURN(nvinfer1::IResizeLayer * layer, addResizeLayer(ctx, node, x, s));
+            layer->setInput(1, *runtime);
+            outputs.emplace_back(layer->getOutput(0));
+            return Status::ok();
         }
         KILN_ASSIGN_OR_RETURN(scales, constantDoubles(ctx, node, index, "scales"));
     }
@@ -224,14 +243,10 @@ Status importResize(ImporterContext& ctx, ::onnx::NodeProto const& node, std::ve
     {
         return unsupported(describeNode(node) + ": attribute 'antialias' = 1 is not supported by IResizeLayer");
     }
-    std::string const policy = attrString(node, "keep_aspect_ratio_policy", "stretch");
-    if (policy != "stretch")
-    {
-        return unsupported(describeNode(node) + ": keep_aspect_ratio_policy '" + policy + "' is not supported");
-    }
     std::vector<int64_t> const axes = attrInts(node, "axes");
     // A scales input counts when present and non-empty (opset 11 requires it to be present, possibly empty).
     bool hasScales = false;
+    bool scalesAtRunTime = false;
     if (ctx.hasInput(node, 2))
     {
         OnnxConstant const* c = ctx.constant(node, 2);
@@ -240,10 +255,7 @@ Status importResize(ImporterContext& ctx, ::onnx::NodeProto const& node, std::ve
             KILN_ASSIGN_OR_RETURN(ITensor * t, ctx.tensor(node, 2));
             Dims const d = t->getDimensions();
             hasScales = !(d.nbDims == 1 && d.d[0] == 0);
-            if (hasScales)
-            {
-                return unsupported(describeNode(node) + kRuntimeScales);
-            }
+            scalesAtRunTime = hasScales;
         }
         else
         {
@@ -254,6 +266,30 @@ Status importResize(ImporterContext& ctx, ::onnx::NodeProto const& node, std::ve
     if (hasScales == hasSizes)
     {
         return invalidArgument(describeNode(node) + ": exactly one of 'scales' and 'sizes' must be given");
+    }
+    // keep_aspect_ratio_policy (opset 18+) only shapes how 'sizes' is read.
+    std::string const policy = attrString(node, "keep_aspect_ratio_policy", "stretch");
+    if (hasSizes && policy != "stretch")
+    {
+        return unsupported(describeNode(node) + ": keep_aspect_ratio_policy '" + policy + "' is not supported");
+    }
+    if (scalesAtRunTime)
+    {
+        // As in onnx-tensorrt: with run-time scales, 'axes' must list every axis in order.
+        KILN_ASSIGN_OR_RETURN(std::vector<int32_t> normalized, normalizeAxes(node, axes, rank));
+        for (size_t i = 0; i < normalized.size(); ++i)
+        {
+            if (normalized.size() != static_cast<size_t>(rank) || normalized[i] != static_cast<int32_t>(i))
+            {
+                return unsupported(describeNode(node) + ": with run-time 'scales', 'axes' must be [0, 1, ..., "
+                    + std::to_string(rank - 1) + "]");
+            }
+        }
+        KILN_ASSIGN_OR_RETURN(ITensor * scales, runtimeScales(ctx, node, 2, rank));
+        KILN_ASSIGN_OR_RETURN(nvinfer1::IResizeLayer * layer, addResizeLayer(ctx, node, x, s));
+        layer->setInput(1, *scales);
+        outputs.emplace_back(layer->getOutput(0));
+        return Status::ok();
     }
     KILN_ASSIGN_OR_RETURN(nvinfer1::IResizeLayer * layer, addResizeLayer(ctx, node, x, s));
     if (hasScales)

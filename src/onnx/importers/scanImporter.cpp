@@ -1,6 +1,8 @@
-// Importer of Scan (opset 8 with a batch axis and sequence_lens, opset 9+ with axes and directions): the body is
-// unrolled over the static sequence length, state variables are carried from step to step and the scan outputs are
-// stacked along scan_output_axes. Registered by controlFlowImporters().
+// Importer of Scan (opset 8 with a batch axis and sequence_lens, opset 9+ with axes and directions): an ILoop whose
+// trip count is the sequence length (static, or the scan axis' run-time extent), with the state variables as
+// recurrences, the scan inputs as iterators (scan_input_axes / directions) and the scan outputs as kCONCATENATE /
+// kREVERSE loop outputs along scan_output_axes. Opset 8 runs one loop per batch element (a static batch) and stacks
+// the results. Registered by controlFlowImporters().
 #include "onnx/importerHelpers.h"
 #include "onnx/importers/subgraphImport.h"
 #include "onnx/onnxAttributes.h"
@@ -38,50 +40,64 @@ Status expandScan(ImporterContextImpl& ctx, ::onnx::NodeProto const& node, ::onn
         return invalidArgument(where + ": the body has fewer outputs than state variables");
     }
     size_t const nbScanOut = static_cast<size_t>(body.output_size()) - nbStates;
-    std::vector<OnnxValue> states = spec.states;
-    std::vector<std::vector<nvinfer1::ITensor*>> scans(nbScanOut);
-    for (int64_t t = 0; t < spec.length; ++t)
+    nvinfer1::ILoop* loop = ctx.network().addLoop();
+    if (loop == nullptr)
     {
-        std::string const s = spec.prefix + "step" + std::to_string(t);
-        std::vector<OnnxValue> inputs = states;
-        for (size_t j = 0; j < spec.scanInputs.size(); ++j)
-        {
-            int64_t const index = spec.inReverse[j] ? spec.length - 1 - t : t;
-            KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * idx, ctx.constantTensor(
-                OnnxConstant::fromInt32({static_cast<int32_t>(index)}, {}), s + "_index" + std::to_string(j)));
-            auto* gather = ctx.network().addGather(*spec.scanInputs[j], *idx, spec.inAxes[j]);
-            KILN_RETURN_IF_ERROR(checkLayer(ctx, node, gather, "addGather", s + "_in" + std::to_string(j)));
-            inputs.emplace_back(gather->getOutput(0));
-        }
-        KILN_ASSIGN_OR_RETURN(std::vector<OnnxValue> out,
-            importSubgraph(ctx, body, inputs, where + ": body step " + std::to_string(t), s + "/"));
-        for (size_t k = 0; k < nbStates; ++k)
-        {
-            states[k] = out[k];
-        }
-        for (size_t k = 0; k < nbScanOut; ++k)
-        {
-            KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * v, valueTensor(ctx, out[nbStates + k],
-                s + "_scan" + std::to_string(k)));
-            scans[k].push_back(v);
-        }
+        return internalError(where + ": INetworkDefinition::addLoop failed");
     }
-    results.insert(results.end(), states.begin(), states.end());
+    loop->setName((spec.prefix + "scan").c_str());
+    // The sequence length: a constant, or the scan axis' extent of the first scan input (a shape value).
+    nvinfer1::ITensor* length = nullptr;
+    if (spec.length >= 0)
+    {
+        KILN_ASSIGN_OR_RETURN(length, ctx.constantTensor(OnnxConstant::fromInt64({spec.length}, {}), spec.prefix + "length"));
+    }
+    else
+    {
+        KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * shape, shapeOf(ctx, node, spec.scanInputs[0]));
+        KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * extent, shapeSlice(ctx, node, shape, spec.inAxes[0], spec.inAxes[0] + 1));
+        nvinfer1::Dims scalar{};
+        scalar.nbDims = 0;
+        KILN_ASSIGN_OR_RETURN(length, reshape(ctx, node, extent, scalar, "length"));
+    }
+    KILN_RETURN_IF_ERROR(checkLayer(ctx, node, loop->addTripLimit(*length, nvinfer1::TripLimit::kCOUNT),
+        "ILoop::addTripLimit", spec.prefix + "trip_limit"));
+    std::vector<nvinfer1::IRecurrenceLayer*> states;
+    std::vector<OnnxValue> inputs;
+    for (size_t k = 0; k < nbStates; ++k)
+    {
+        KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * init, valueTensor(ctx, spec.states[k], spec.prefix + "state_init" + std::to_string(k)));
+        nvinfer1::IRecurrenceLayer* rec = loop->addRecurrence(*init);
+        KILN_RETURN_IF_ERROR(checkLayer(ctx, node, rec, "ILoop::addRecurrence", spec.prefix + "state" + std::to_string(k)));
+        states.push_back(rec);
+        inputs.emplace_back(rec->getOutput(0));
+    }
+    for (size_t j = 0; j < spec.scanInputs.size(); ++j)
+    {
+        nvinfer1::IIteratorLayer* it = loop->addIterator(*spec.scanInputs[j], spec.inAxes[j], spec.inReverse[j]);
+        KILN_RETURN_IF_ERROR(checkLayer(ctx, node, it, "ILoop::addIterator", spec.prefix + "in" + std::to_string(j)));
+        inputs.emplace_back(it->getOutput(0));
+    }
+    KILN_ASSIGN_OR_RETURN(std::vector<OnnxValue> out, importSubgraph(ctx, body, inputs, where + ": body", spec.prefix + "body/"));
+    for (size_t k = 0; k < nbStates; ++k)
+    {
+        KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * next, valueTensor(ctx, out[k], spec.prefix + "state_next" + std::to_string(k)));
+        states[k]->setInput(1, *next);
+        nvinfer1::ILoopOutputLayer* last = loop->addLoopOutput(*states[k]->getOutput(0), nvinfer1::LoopOutput::kLAST_VALUE);
+        KILN_RETURN_IF_ERROR(checkLayer(ctx, node, last, "ILoop::addLoopOutput", spec.prefix + "state_out" + std::to_string(k)));
+        results.emplace_back(last->getOutput(0));
+    }
     for (size_t k = 0; k < nbScanOut; ++k)
     {
-        if (scans[k].empty())
-        {
-            return unsupported(where + ": a Scan over an empty sequence has scan outputs of unknown shape");
-        }
-        if (k < spec.outReverse.size() && spec.outReverse[k])
-        {
-            std::reverse(scans[k].begin(), scans[k].end());
-        }
+        KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * v, valueTensor(ctx, out[nbStates + k], spec.prefix + "scan_value" + std::to_string(k)));
         int64_t const axis = k < spec.outAxes.size() ? spec.outAxes[k] : 0;
-        KILN_ASSIGN_OR_RETURN(int32_t a, normalizeAxis(node, axis, scans[k][0]->getDimensions().nbDims + 1));
-        KILN_ASSIGN_OR_RETURN(nvinfer1::ITensor * stacked,
-            stackTensors(ctx, node, scans[k], a, spec.prefix + "scan_out" + std::to_string(k)));
-        results.emplace_back(stacked);
+        KILN_ASSIGN_OR_RETURN(int32_t a, normalizeAxis(node, axis, v->getDimensions().nbDims + 1));
+        bool const reverse = k < spec.outReverse.size() && spec.outReverse[k];
+        nvinfer1::ILoopOutputLayer* cat = loop->addLoopOutput(
+            *v, reverse ? nvinfer1::LoopOutput::kREVERSE : nvinfer1::LoopOutput::kCONCATENATE, a);
+        KILN_RETURN_IF_ERROR(checkLayer(ctx, node, cat, "ILoop::addLoopOutput", spec.prefix + "scan_out" + std::to_string(k)));
+        cat->setInput(1, *length);
+        results.emplace_back(cat->getOutput(0));
     }
     return Status::ok();
 }
@@ -169,16 +185,16 @@ Status importScan(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
         {
             KILN_ASSIGN_OR_RETURN(axis, normalizeAxis(node, inAxes[j], d.nbDims));
         }
-        if (d.d[axis] < 0)
+        if (d.d[axis] < 0 && batched)
         {
             return unsupported(where + ": scan input " + std::to_string(j) + " has a run-time sequence length; Kiln "
-                "unrolls Scan and needs it static");
+                "expands opset-8 Scan per batch element and needs it static");
         }
-        if (spec.length >= 0 && spec.length != d.d[axis])
+        if (spec.length >= 0 && d.d[axis] >= 0 && spec.length != d.d[axis])
         {
             return invalidArgument(where + ": the scan inputs have different sequence lengths");
         }
-        spec.length = d.d[axis];
+        spec.length = j == 0 || spec.length < 0 ? d.d[axis] : spec.length;
         spec.inAxes.push_back(batched ? 0 : axis);
         spec.inReverse.push_back(inDirs[j] != 0);
     }
@@ -195,11 +211,6 @@ Status importScan(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
         for (int64_t v : outDirs)
         {
             spec.outReverse.push_back(v != 0);
-        }
-        if (spec.length > kMaxUnrolledIterations)
-        {
-            return unsupported(where + ": a sequence length of " + std::to_string(spec.length)
-                + " exceeds Kiln's unrolling limit of " + std::to_string(kMaxUnrolledIterations));
         }
         spec.states = states;
         spec.scanInputs = scanInputs;
@@ -225,11 +236,10 @@ Status importScan(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
     {
         return unsupported(where + ": the batch axis has a run-time extent; Kiln unrolls Scan and needs it static");
     }
-    if (batch * spec.length > kMaxUnrolledIterations)
+    if (batch > kMaxUnrolledIterations)
     {
-        return unsupported(where + ": " + std::to_string(batch * spec.length)
-            + " body copies (batch x sequence length) exceed Kiln's unrolling limit of "
-            + std::to_string(kMaxUnrolledIterations));
+        return unsupported(where + ": " + std::to_string(batch) + " batch elements (one loop each) exceed Kiln's limit "
+            "of " + std::to_string(kMaxUnrolledIterations));
     }
     std::vector<std::vector<nvinfer1::ITensor*>> perBatch(static_cast<size_t>(nbStates + nbScanOut));
     for (int64_t b = 0; b < batch; ++b)

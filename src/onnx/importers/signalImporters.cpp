@@ -15,7 +15,6 @@ namespace kiln
 {
 namespace
 {
-using composite::rankOf;
 using nvinfer1::DataType;
 using nvinfer1::ElementWiseOperation;
 using nvinfer1::ITensor;

@@ -53,6 +53,12 @@ StatusOr<::onnx::GraphProto const*> graphAttr(::onnx::NodeProto const& node, cha
 //! Input `index` of `node` as a value (constant or tensor); an undefined value when the input is left out.
 StatusOr<OnnxValue> inputValue(ImporterContextImpl& ctx, ::onnx::NodeProto const& node, int32_t index);
 
+//! Loop through ILoop (subgraphImportLoop.cpp), for a run-time trip count M or a condition-only loop; `carried`
+//! are the initial loop-carried values. Scan outputs need M and a condition that is always true.
+Status importLoopWithILoop(ImporterContextImpl& impl, ::onnx::NodeProto const& node, ::onnx::GraphProto const& body,
+    OnnxValue const& tripCount, OnnxValue const& cond, bool condAlwaysTrue, std::vector<OnnxValue> const& carried,
+    std::vector<OnnxValue>& outputs);
+
 //! Importer of Scan (scanImporter.cpp).
 Status importScan(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vector<OnnxValue>& outputs);
 

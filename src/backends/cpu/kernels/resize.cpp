@@ -62,7 +62,11 @@ double sourceCoordinate(ResizeParams const& p, int64_t o, int64_t inLen, int64_t
     switch (p.transform)
     {
     case ResizeCoordinateTransformation::kALIGN_CORNERS:
-        return outLen == 1 ? 0.0 : x * static_cast<double>(inLen - 1) / static_cast<double>(outLen - 1);
+    {
+        // ONNX: the resized length is in * scale (not rounded) when the size came from scales.
+        double const resized = scale > 0.0 ? static_cast<double>(inLen) * scale : static_cast<double>(outLen);
+        return resized == 1.0 ? 0.0 : x * static_cast<double>(inLen - 1) / (resized - 1.0);
+    }
     case ResizeCoordinateTransformation::kHALF_PIXEL:
         return scale > 0.0 ? (x + 0.5) / scale - 0.5
                            : (x + 0.5) * static_cast<double>(inLen) / static_cast<double>(outLen) - 0.5;

@@ -1,0 +1,187 @@
+// CUDA kernel of IElementWiseLayer: binary operations with broadcasting, exactly as the CPU reference
+// (backends/cpu/kernels/elementWise.cpp): floating-point operands are computed in float, integer and BOOL operands
+// in int64 (wrapping; integer division by zero gives 0; kDIV truncates, kFLOOR_DIV rounds toward -infinity).
+#include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/kernelCommon.cuh"
+
+namespace kiln::cuda
+{
+using nvinfer1::DataType;
+using nvinfer1::ElementWiseOperation;
+
+namespace
+{
+using Op = ElementWiseOperation;
+
+__device__ __forceinline__ float applyFloat(Op op, float a, float b)
+{
+    switch (op)
+    {
+    case Op::kSUM: return a + b;
+    case Op::kPROD: return a * b;
+    case Op::kMAX: return fmaxf(a, b);
+    case Op::kMIN: return fminf(a, b);
+    case Op::kSUB: return a - b;
+    case Op::kDIV: return a / b;
+    case Op::kPOW: return powf(a, b);
+    case Op::kFLOOR_DIV: return floorf(a / b);
+    case Op::kAND: return (a != 0.F && b != 0.F) ? 1.F : 0.F;
+    case Op::kOR: return (a != 0.F || b != 0.F) ? 1.F : 0.F;
+    case Op::kXOR: return ((a != 0.F) != (b != 0.F)) ? 1.F : 0.F;
+    case Op::kEQUAL: return a == b ? 1.F : 0.F;
+    case Op::kGREATER: return a > b ? 1.F : 0.F;
+    case Op::kLESS: return a < b ? 1.F : 0.F;
+    default: return 0.F;
+    }
+}
+
+__device__ __forceinline__ int64_t wrapSub(int64_t a, int64_t b)
+{
+    return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
+__device__ int64_t intPow(int64_t base, int64_t exponent)
+{
+    if (exponent < 0)
+    {
+        if (base == 1)
+        {
+            return 1;
+        }
+        if (base == -1)
+        {
+            return (exponent % 2 == 0) ? 1 : -1;
+        }
+        return 0;
+    }
+    uint64_t result = 1;
+    uint64_t b = static_cast<uint64_t>(base);
+    uint64_t e = static_cast<uint64_t>(exponent);
+    while (e != 0)
+    {
+        if (e & 1U)
+        {
+            result *= b;
+        }
+        b *= b;
+        e >>= 1U;
+    }
+    return static_cast<int64_t>(result);
+}
+
+__device__ __forceinline__ int64_t applyInt(Op op, int64_t a, int64_t b)
+{
+    switch (op)
+    {
+    case Op::kSUM: return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+    case Op::kPROD: return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    case Op::kMAX: return a > b ? a : b;
+    case Op::kMIN: return a < b ? a : b;
+    case Op::kSUB: return wrapSub(a, b);
+    case Op::kDIV: return b == 0 ? 0 : (b == -1 ? wrapSub(0, a) : a / b);
+    case Op::kPOW: return intPow(a, b);
+    case Op::kFLOOR_DIV:
+    {
+        if (b == 0)
+        {
+            return 0;
+        }
+        if (b == -1)
+        {
+            return wrapSub(0, a);
+        }
+        int64_t q = a / b;
+        if ((a % b != 0) && ((a < 0) != (b < 0)))
+        {
+            --q;
+        }
+        return q;
+    }
+    case Op::kAND: return (a != 0 && b != 0) ? 1 : 0;
+    case Op::kOR: return (a != 0 || b != 0) ? 1 : 0;
+    case Op::kXOR: return ((a != 0) != (b != 0)) ? 1 : 0;
+    case Op::kEQUAL: return a == b ? 1 : 0;
+    case Op::kGREATER: return a > b ? 1 : 0;
+    case Op::kLESS: return a < b ? 1 : 0;
+    default: return 0;
+    }
+}
+
+template <typename C>
+__global__ void elementWiseKernel(Op op, IndexMap map, int64_t n, void const* a, DataType ta, void const* b,
+    DataType tb, void* out, DataType to)
+{
+    for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
+    {
+        int64_t off[kMAX_OPERANDS];
+        mapOffsets(map, i, off);
+        C const x = dev::load<C>(a, ta, off[0]);
+        C const y = dev::load<C>(b, tb, off[1]);
+        if constexpr (sizeof(C) == 8)
+        {
+            dev::store<C>(out, to, i, applyInt(op, x, y));
+        }
+        else
+        {
+            dev::store<C>(out, to, i, applyFloat(op, x, y));
+        }
+    }
+}
+
+Status enqueueElementWise(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+{
+    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 2, 1));
+    auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
+    TensorView const& a = inputs[0];
+    TensorView const& b = inputs[1];
+    TensorView const& out = outputs[0];
+    auto map = makeBroadcastMap(out.dims, {a.dims, b.dims});
+    if (!map.isOk())
+    {
+        return map.status().withContext(nodeLabel(setup, "ElementWise"));
+    }
+    int64_t const n = out.volume();
+    if (n == 0)
+    {
+        return Status::ok();
+    }
+    if (ew::isFloatKernelType(a.type) || ew::isFloatKernelType(b.type))
+    {
+        elementWiseKernel<float><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(op, *map, n, a.data, a.type, b.data, b.type,
+            out.data, out.type);
+    }
+    else
+    {
+        elementWiseKernel<int64_t><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(op, *map, n, a.data, a.type, b.data,
+            b.type, out.data, out.type);
+    }
+    return launchStatus("ElementWise kernel");
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CudaKernel>> createElementWiseCudaKernel(KernelSetup const& setup)
+{
+    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 2, 1, "ElementWise"));
+    KILN_ASSIGN_OR_RETURN(int64_t const op, setup.node->attrs.requireInt("operation"));
+    if (op < 0 || op >= nvinfer1::EnumMax<ElementWiseOperation>())
+    {
+        return invalidArgument(nodeLabel(setup, "ElementWise") + ": invalid operation " + std::to_string(op));
+    }
+    for (DataType t : setup.inputTypes)
+    {
+        if (!ew::isKernelType(t))
+        {
+            return invalidArgument(nodeLabel(setup, "ElementWise") + ": unsupported input type " + dataTypeName(t));
+        }
+    }
+    if (!ew::isKernelType(setup.outputTypes[0]))
+    {
+        return invalidArgument(nodeLabel(setup, "ElementWise") + ": unsupported output type "
+            + dataTypeName(setup.outputTypes[0]));
+    }
+    return makeCudaFunctionKernel(setup, enqueueElementWise);
+}
+
+} // namespace kiln::cuda

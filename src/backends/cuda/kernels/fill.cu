@@ -1,0 +1,270 @@
+// CUDA kernel of IFillLayer with the CPU reference's semantics (backends/cpu/kernels/fill.cpp): linspace
+// alpha + sum(beta[d] * index[d]) (exact in int64 for integer parameters and outputs, else in double); random
+// uniform in [alpha, beta] and random normal (Box-Muller, mean alpha, deviation beta) from the same counter-based
+// generator (SplitMix64 of seed and element index), so the GPU draws the CPU's numbers. Dynamic alpha/beta inputs
+// are read from their host values when shape inference knows them, else from device memory inside the kernel.
+#include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/kernelCommon.cuh"
+
+namespace kiln::cuda
+{
+using nvinfer1::DataType;
+using nvinfer1::FillOperation;
+
+namespace
+{
+
+struct FillArgs
+{
+    FillOperation op{FillOperation::kLINSPACE};
+    int32_t rank{0};
+    int64_t dims[kMAX_RANK]{};
+    bool intMode{false}; //!< exact int64 linspace
+    double alpha{0.0};
+    double beta[kMAX_RANK]{};
+    int64_t alphaInt{0};
+    int64_t betaInt[kMAX_RANK]{};
+    void const* alphaPtr{nullptr}; //!< device parameters (dynamic inputs without host values)
+    DataType alphaType{DataType::kFLOAT};
+    void const* betaPtr{nullptr};
+    DataType betaType{DataType::kFLOAT};
+    uint64_t seed{0};
+};
+
+__device__ __forceinline__ uint64_t splitMix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31U);
+}
+
+__device__ __forceinline__ double uniformAt(uint64_t seed, uint64_t counter)
+{
+    return static_cast<double>(splitMix64(seed ^ splitMix64(counter)) >> 11U) * (1.0 / 9007199254740992.0);
+}
+
+//! loadElement of the CPU (core/dataType.cpp): any type as double.
+__device__ __forceinline__ double loadDouble(void const* p, DataType t, int64_t i)
+{
+    switch (t)
+    {
+    case DataType::kINT32: return static_cast<int32_t const*>(p)[i];
+    case DataType::kINT64: return static_cast<double>(static_cast<int64_t const*>(p)[i]);
+    default: return dev::loadFloat(p, t, i);
+    }
+}
+
+//! loadInt of the CPU: integers exactly, floats through double truncated.
+__device__ __forceinline__ int64_t loadInt64(void const* p, DataType t, int64_t i)
+{
+    if (t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16)
+    {
+        return static_cast<int64_t>(static_cast<double>(dev::loadFloat(p, t, i)));
+    }
+    return dev::loadInt(p, t, i);
+}
+
+template <typename T>
+__device__ __forceinline__ T saturate(double v, double lo, double hi)
+{
+    if (v != v)
+    {
+        return T(0);
+    }
+    if (v <= lo)
+    {
+        return static_cast<T>(lo);
+    }
+    if (v >= hi)
+    {
+        return static_cast<T>(hi);
+    }
+    return static_cast<T>(v);
+}
+
+//! storeElement of the CPU: double to any type (integers saturate).
+__device__ __forceinline__ void storeDouble(void* p, DataType t, int64_t i, double v)
+{
+    switch (t)
+    {
+    case DataType::kINT8: static_cast<int8_t*>(p)[i] = saturate<int8_t>(v, -128.0, 127.0); break;
+    case DataType::kUINT8: static_cast<uint8_t*>(p)[i] = saturate<uint8_t>(v, 0.0, 255.0); break;
+    case DataType::kINT32: static_cast<int32_t*>(p)[i] = saturate<int32_t>(v, -2147483648.0, 2147483647.0); break;
+    case DataType::kINT64:
+        static_cast<int64_t*>(p)[i] = v != v ? 0
+            : v <= -9223372036854775808.0  ? static_cast<int64_t>(-0x7fffffffffffffffLL - 1)
+            : v >= 9223372036854775807.0   ? static_cast<int64_t>(0x7fffffffffffffffLL)
+                                           : static_cast<int64_t>(v);
+        break;
+    case DataType::kBOOL: static_cast<uint8_t*>(p)[i] = v != 0.0 ? 1 : 0; break;
+    default: dev::storeFloat(p, t, i, static_cast<float>(v)); break;
+    }
+}
+
+__global__ void fillKernel(FillArgs a, int64_t n, void* out, DataType to)
+{
+    for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
+    {
+        if (a.op == FillOperation::kLINSPACE)
+        {
+            int64_t idx[kMAX_RANK];
+            int64_t rest = i;
+            for (int32_t d = a.rank - 1; d >= 0; --d)
+            {
+                idx[d] = rest % a.dims[d];
+                rest /= a.dims[d];
+            }
+            if (a.intMode)
+            {
+                int64_t v = a.alphaPtr != nullptr ? loadInt64(a.alphaPtr, a.alphaType, 0) : a.alphaInt;
+                for (int32_t d = 0; d < a.rank; ++d)
+                {
+                    v += (a.betaPtr != nullptr ? loadInt64(a.betaPtr, a.betaType, d) : a.betaInt[d]) * idx[d];
+                }
+                dev::storeInt(out, to, i, v);
+            }
+            else
+            {
+                double v = a.alphaPtr != nullptr ? loadDouble(a.alphaPtr, a.alphaType, 0) : a.alpha;
+                for (int32_t d = 0; d < a.rank; ++d)
+                {
+                    v += (a.betaPtr != nullptr ? loadDouble(a.betaPtr, a.betaType, d) : a.beta[d])
+                        * static_cast<double>(idx[d]);
+                }
+                storeDouble(out, to, i, v);
+            }
+            continue;
+        }
+        double const alpha = a.alphaPtr != nullptr ? loadDouble(a.alphaPtr, a.alphaType, 0) : a.alpha;
+        double const beta = a.betaPtr != nullptr ? loadDouble(a.betaPtr, a.betaType, 0) : a.beta[0];
+        if (a.op == FillOperation::kRANDOM_UNIFORM)
+        {
+            storeDouble(out, to, i, alpha + (beta - alpha) * uniformAt(a.seed, static_cast<uint64_t>(i)));
+        }
+        else
+        {
+            double const u1 = 1.0 - uniformAt(a.seed, 2 * static_cast<uint64_t>(i));
+            double const u2 = uniformAt(a.seed, 2 * static_cast<uint64_t>(i) + 1);
+            double const z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2);
+            storeDouble(out, to, i, alpha + beta * z);
+        }
+    }
+}
+
+bool present(KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot)
+{
+    return inputs.size() > slot && setup.inputPresent.size() > slot && setup.inputPresent[slot];
+}
+
+Status enqueueFill(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+{
+    if (outputs.size() != 1 || setup.node == nullptr)
+    {
+        return internalError("fill: expected one output");
+    }
+    Attributes const& attrs = setup.node->attrs;
+    TensorView const& out = outputs[0];
+    KILN_ASSIGN_OR_RETURN(int64_t const opValue, attrs.requireInt("op"));
+    KILN_ASSIGN_OR_RETURN(int64_t const seed, attrs.requireInt("seed"));
+    if (opValue < 0 || opValue >= nvinfer1::EnumMax<FillOperation>())
+    {
+        return invalidArgument("fill: invalid operation " + std::to_string(opValue));
+    }
+    int64_t const n = out.volume();
+    if (n == 0)
+    {
+        return Status::ok();
+    }
+    if (out.data == nullptr || !ew::isKernelType(out.type))
+    {
+        return internalError("fill: missing output buffer or unsupported output type");
+    }
+    FillArgs a;
+    a.op = static_cast<FillOperation>(opValue);
+    a.seed = static_cast<uint64_t>(seed);
+    a.rank = out.dims.nbDims;
+    for (int32_t d = 0; d < a.rank; ++d)
+    {
+        a.dims[d] = out.dims.d[d];
+    }
+    bool const dynamic = present(setup, inputs, 1) && present(setup, inputs, 2);
+    bool const linspace = a.op == FillOperation::kLINSPACE;
+    if (dynamic && (inputs[1].volume() < 1 || (!linspace && inputs[2].volume() < 1)))
+    {
+        return invalidArgument("fill: the alpha or beta input is empty");
+    }
+    if (dynamic && linspace && inputs[2].volume() != a.rank)
+    {
+        return invalidArgument("fill: beta must have one element per output dimension");
+    }
+    bool const intParams = !dynamic && attrs.getInt("int_params", 0) != 0;
+    bool const dynIntParams = dynamic && (inputs[1].type == DataType::kINT32 || inputs[1].type == DataType::kINT64);
+    bool const intOut = out.type == DataType::kINT32 || out.type == DataType::kINT64;
+    a.intMode = linspace && (intParams || dynIntParams) && intOut;
+    a.alphaInt = attrs.getInt("alpha_int", 0);
+    a.alpha = intParams ? static_cast<double>(a.alphaInt) : attrs.getFloat("alpha", 0.0);
+    int64_t const betaInt = attrs.getInt("beta_int", 1);
+    double const beta = intParams ? static_cast<double>(betaInt) : attrs.getFloat("beta", 1.0);
+    for (int32_t d = 0; d < kMAX_RANK; ++d)
+    {
+        a.beta[d] = beta;
+        a.betaInt[d] = betaInt;
+    }
+    if (dynamic)
+    {
+        TensorView const& al = inputs[1];
+        TensorView const& be = inputs[2];
+        int64_t const nbBeta = linspace ? a.rank : 1;
+        // Each parameter from its host values when shape inference knows them, else from device memory.
+        if (al.values != nullptr)
+        {
+            a.alphaInt = al.values[0];
+            a.alpha = static_cast<double>(al.values[0]);
+        }
+        else if (al.data != nullptr)
+        {
+            a.alphaPtr = al.data;
+            a.alphaType = al.type;
+        }
+        else
+        {
+            return internalError("fill: a parameter input has no data");
+        }
+        if (be.values != nullptr)
+        {
+            for (int64_t d = 0; d < nbBeta; ++d)
+            {
+                a.betaInt[d] = be.values[d];
+                a.beta[d] = static_cast<double>(be.values[d]);
+            }
+        }
+        else if (be.data != nullptr)
+        {
+            a.betaPtr = be.data;
+            a.betaType = be.type;
+        }
+        else
+        {
+            return internalError("fill: a parameter input has no data");
+        }
+    }
+    fillKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, out.data, out.type);
+    return launchStatus("Fill kernel");
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CudaKernel>> createFillCudaKernel(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("fill: no plan node");
+    }
+    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("op").status());
+    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("seed").status());
+    return makeCudaFunctionKernel(setup, enqueueFill);
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,142 @@
+// Shared by the CUDA kernel sources (kernels/*.cu): N-D index maps over strided/broadcast operands (host
+// construction, device evaluation), launch sizing, an owning device buffer for weights uploaded at kernel creation,
+// and a wrapper turning a plain function into a CudaKernel. The checks of I/O counts and types are the CPU
+// backend's (backends/cpu/kernels/elementWiseCommon.h), so both backends reject the same nodes with the same words.
+#pragma once
+
+#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/cuda/cudaCheck.h"
+#include "backends/cuda/cudaKernel.h"
+#include "backends/cuda/kernels/deviceTypes.cuh"
+#include "core/dataType.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::cuda
+{
+
+constexpr int32_t kMAX_RANK = nvinfer1::Dims::MAX_DIMS;
+constexpr int32_t kMAX_OPERANDS = 4;
+constexpr int32_t kBLOCK = 256;
+
+//! Maps a row-major linear index over `dims` to element offsets of up to kMAX_OPERANDS operands (a stride of 0
+//! broadcasts). Passed to kernels by value.
+struct IndexMap
+{
+    int32_t rank{0};
+    int64_t dims[kMAX_RANK]{};
+    int64_t strides[kMAX_OPERANDS][kMAX_RANK]{};
+};
+
+//! Offsets of every operand for linear index `idx` of the map's shape.
+__device__ __forceinline__ void mapOffsets(IndexMap const& m, int64_t idx, int64_t (&off)[kMAX_OPERANDS])
+{
+#pragma unroll
+    for (int32_t k = 0; k < kMAX_OPERANDS; ++k)
+    {
+        off[k] = 0;
+    }
+    for (int32_t d = m.rank - 1; d >= 0; --d)
+    {
+        int64_t const extent = m.dims[d];
+        int64_t const c = idx % extent;
+        idx /= extent;
+#pragma unroll
+        for (int32_t k = 0; k < kMAX_OPERANDS; ++k)
+        {
+            off[k] += c * m.strides[k][d];
+        }
+    }
+}
+
+//! The broadcast map of `operands` onto `out` (same rank; each extent equal or 1). The error text is the CPU's.
+inline StatusOr<IndexMap> makeBroadcastMap(nvinfer1::Dims const& out, std::vector<nvinfer1::Dims> const& operands)
+{
+    if (operands.size() > static_cast<size_t>(kMAX_OPERANDS) || out.nbDims < 0 || out.nbDims > kMAX_RANK)
+    {
+        return internalError("broadcast map: too many operands or an invalid rank");
+    }
+    IndexMap m;
+    m.rank = out.nbDims;
+    for (int32_t i = 0; i < out.nbDims; ++i)
+    {
+        if (out.d[i] < 0)
+        {
+            return invalidArgument("output dimensions " + ew::dimsToString(out) + " are invalid");
+        }
+        m.dims[i] = out.d[i];
+    }
+    for (size_t k = 0; k < operands.size(); ++k)
+    {
+        nvinfer1::Dims const& in = operands[k];
+        bool ok = in.nbDims == out.nbDims;
+        int64_t s = 1;
+        for (int32_t i = out.nbDims - 1; ok && i >= 0; --i)
+        {
+            ok = in.d[i] == out.d[i] || in.d[i] == 1;
+            m.strides[k][i] = in.d[i] == 1 ? 0 : s;
+            s *= in.d[i];
+        }
+        if (!ok)
+        {
+            return invalidArgument("operand " + std::to_string(k) + " has dimensions " + ew::dimsToString(in)
+                + ", which do not broadcast to the output " + ew::dimsToString(out));
+        }
+    }
+    return m;
+}
+
+//! Blocks for a grid-stride loop over n elements.
+inline unsigned int gridFor(int64_t n)
+{
+    int64_t const blocks = (n + kBLOCK - 1) / kBLOCK;
+    return static_cast<unsigned int>(blocks < 1 ? 1 : (blocks > 65536 ? 65536 : blocks));
+}
+
+//! Device memory owned by a kernel (weights uploaded at creation; engine-level sharing of weights comes later).
+class DeviceBuffer
+{
+public:
+    DeviceBuffer() = default;
+    ~DeviceBuffer()
+    {
+        if (mData != nullptr)
+        {
+            (void) cudaFree(mData);
+        }
+    }
+    DeviceBuffer(DeviceBuffer const&) = delete;
+    DeviceBuffer& operator=(DeviceBuffer const&) = delete;
+
+    //! Allocate `bytes` and copy `host` into it (synchronously: kernel creation happens off the run path).
+    Status upload(void const* host, int64_t bytes)
+    {
+        if (bytes <= 0)
+        {
+            return Status::ok();
+        }
+        KILN_CUDA_CHECK(cudaMalloc(&mData, static_cast<size_t>(bytes)));
+        mBytes = bytes;
+        KILN_CUDA_CHECK(cudaMemcpy(mData, host, static_cast<size_t>(bytes), cudaMemcpyHostToDevice));
+        return Status::ok();
+    }
+    void* data() const { return mData; }
+    int64_t bytes() const { return mBytes; }
+
+private:
+    void* mData{nullptr};
+    int64_t mBytes{0};
+};
+
+//! "<Kind> node '<name>'" for messages.
+inline std::string nodeLabel(KernelSetup const& setup, char const* kind)
+{
+    return std::string(kind) + " node '" + (setup.node != nullptr ? setup.node->name : std::string("?")) + "'";
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,478 @@
+// CUDA kernel of IMatrixMultiplyLayer: batched matrix/vector products with transposes (kNONE / kTRANSPOSE /
+// kVECTOR per operand) and batch broadcasting, with the CPU reference's shape rules and messages
+// (backends/cpu/kernels/matrixMultiply.cpp). Tactics:
+//   "cublaslt": cuBLASLt when A, B and the output share one of FLOAT/HALF/BF16; FP32 computes in FP32 (TF32 only
+//               when the node's attribute "allow_tf32" is 1: the builder sets it from BuilderFlag::kTF32 once it
+//               integrates the backend), FP16/BF16 on tensor cores accumulating in FP32. Row-major products are
+//               issued as column-major ones with the operands swapped; a batch that is uniform (each operand's
+//               batch equal to the output's or entirely broadcast) is one strided-batched call, anything else one
+//               call per output matrix.
+//   "kiln":     a plain kernel (one thread per output element, FP32 accumulation) for every type combination.
+#include "backends/cuda/cudaLibraries.h"
+#include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/kernelCommon.cuh"
+
+namespace kiln::cuda
+{
+using nvinfer1::DataType;
+using nvinfer1::MatrixOperation;
+
+namespace
+{
+
+constexpr int64_t kWORKSPACE = 32LL << 20; //!< cuBLASLt workspace asked for (heuristics use up to this much)
+
+bool isMatmulStorage(DataType t)
+{
+    return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
+}
+
+struct MatmulShape
+{
+    int32_t nbBatch{0};
+    std::vector<int64_t> batchA;
+    std::vector<int64_t> batchB;
+    std::vector<int64_t> batchOut;
+    int64_t m{1};
+    int64_t n{1};
+    int64_t k{0};
+    int64_t batches{1};
+};
+
+__device__ __forceinline__ int64_t offsetA(MatrixOperation op, int64_t m, int64_t k, int64_t rows, int64_t depth)
+{
+    return op == MatrixOperation::kNONE ? m * depth + k : (op == MatrixOperation::kTRANSPOSE ? k * rows + m : k);
+}
+
+__device__ __forceinline__ int64_t offsetB(MatrixOperation op, int64_t k, int64_t n, int64_t depth, int64_t cols)
+{
+    return op == MatrixOperation::kNONE ? k * cols + n : (op == MatrixOperation::kTRANSPOSE ? n * depth + k : k);
+}
+
+struct BatchMap
+{
+    int32_t nbBatch{0};
+    int64_t out[kMAX_RANK]{};
+    int64_t a[kMAX_RANK]{};
+    int64_t b[kMAX_RANK]{};
+};
+
+__global__ void matmulKernel(BatchMap bm, MatrixOperation op0, MatrixOperation op1, int64_t m, int64_t n, int64_t k,
+    int64_t total, void const* A, DataType ta, void const* B, DataType tb, void* C, DataType tc)
+{
+    for (int64_t i = dev::globalThread(); i < total; i += dev::gridThreads())
+    {
+        int64_t const col = i % n;
+        int64_t const row = (i / n) % m;
+        int64_t rest = i / (m * n);
+        int64_t offA = 0;
+        int64_t offB = 0;
+        int64_t strideA = 1;
+        int64_t strideB = 1;
+        for (int32_t d = bm.nbBatch - 1; d >= 0; --d)
+        {
+            int64_t const c = rest % bm.out[d];
+            rest /= bm.out[d];
+            offA += (bm.a[d] == 1 ? 0 : c) * strideA;
+            offB += (bm.b[d] == 1 ? 0 : c) * strideB;
+            strideA *= bm.a[d];
+            strideB *= bm.b[d];
+        }
+        offA *= m * k;
+        offB *= k * n;
+        float acc = 0.F;
+        for (int64_t kk = 0; kk < k; ++kk)
+        {
+            acc = fmaf(dev::loadFloat(A, ta, offA + offsetA(op0, row, kk, m, k)),
+                dev::loadFloat(B, tb, offB + offsetB(op1, kk, col, k, n)), acc);
+        }
+        dev::storeFloat(C, tc, i, acc);
+    }
+}
+
+//! Largest power of two up to 256 dividing the address and every byte stride (cuBLASLt's alignment preferences).
+uint32_t alignmentOf(void const* p, std::initializer_list<int64_t> strides)
+{
+    uint64_t bits = reinterpret_cast<uintptr_t>(p) | 256U;
+    for (int64_t s : strides)
+    {
+        bits |= static_cast<uint64_t>(s == 0 ? 256 : s);
+    }
+    return static_cast<uint32_t>(bits & (~bits + 1U));
+}
+
+cudaDataType_t cudaType(DataType t)
+{
+    return t == DataType::kHALF ? CUDA_R_16F : (t == DataType::kBF16 ? CUDA_R_16BF : CUDA_R_32F);
+}
+
+//! Owns the cuBLASLt descriptors of one problem.
+struct LtPlan
+{
+    cublasLtMatmulDesc_t op{nullptr};
+    cublasLtMatrixLayout_t a{nullptr}; // cuBLASLt's A = Kiln's B (column-major view)
+    cublasLtMatrixLayout_t b{nullptr}; // cuBLASLt's B = Kiln's A
+    cublasLtMatrixLayout_t c{nullptr};
+    cublasLtMatmulAlgo_t algo{};
+    bool ready{false};
+    ~LtPlan() { reset(); }
+    void reset()
+    {
+        if (op != nullptr)
+        {
+            (void) cublasLtMatmulDescDestroy(op);
+        }
+        for (cublasLtMatrixLayout_t l : {a, b, c})
+        {
+            if (l != nullptr)
+            {
+                (void) cublasLtMatrixLayoutDestroy(l);
+            }
+        }
+        op = nullptr;
+        a = b = c = nullptr;
+        ready = false;
+    }
+};
+
+class MatrixMultiplyKernel final : public CudaKernel
+{
+public:
+    MatrixMultiplyKernel(KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1, bool useLt)
+        : mSetup(setup)
+        , mOp0(op0)
+        , mOp1(op1)
+        , mUseLt(useLt)
+        , mAllowTf32(setup.node->attrs.getInt("allow_tf32", 0) == 1)
+    {
+    }
+
+    int64_t workspaceSize(std::vector<TensorView> const&, std::vector<TensorView> const&) const override
+    {
+        return mUseLt ? kWORKSPACE : 0;
+    }
+
+    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        CudaRunContext const& ctx) override
+    {
+        MatmulShape s;
+        KILN_RETURN_IF_ERROR(checkShapes(inputs, outputs, s));
+        TensorView const& out = outputs[0];
+        if (out.volume() == 0)
+        {
+            return Status::ok();
+        }
+        if (s.k == 0)
+        {
+            // Zero bits are zero in every float type.
+            KILN_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<size_t>(out.volume() * elementSize(out.type)),
+                ctx.stream));
+            return Status::ok();
+        }
+        if (mUseLt)
+        {
+            return runLt(inputs, out, s, ctx);
+        }
+        BatchMap bm;
+        bm.nbBatch = s.nbBatch;
+        for (int32_t d = 0; d < s.nbBatch; ++d)
+        {
+            bm.out[d] = s.batchOut[static_cast<size_t>(d)];
+            bm.a[d] = s.batchA[static_cast<size_t>(d)];
+            bm.b[d] = s.batchB[static_cast<size_t>(d)];
+        }
+        int64_t const total = out.volume();
+        matmulKernel<<<gridFor(total), kBLOCK, 0, ctx.stream>>>(bm, mOp0, mOp1, s.m, s.n, s.k, total, inputs[0].data,
+            inputs[0].type, inputs[1].data, inputs[1].type, out.data, out.type);
+        return launchStatus("MatrixMultiply kernel");
+    }
+
+private:
+    Status fail(std::string const& msg) const
+    {
+        return invalidArgument("layer '" + mSetup.node->name + "': " + msg);
+    }
+
+    Status checkShapes(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        MatmulShape& s) const
+    {
+        if (inputs.size() != 2 || outputs.size() != 1)
+        {
+            return fail("expected 2 inputs and 1 output");
+        }
+        TensorView const& a = inputs[0];
+        TensorView const& b = inputs[1];
+        TensorView const& out = outputs[0];
+        if (!isMatmulStorage(a.type) || !isMatmulStorage(b.type) || !isMatmulStorage(out.type))
+        {
+            return fail("unsupported input/output type");
+        }
+        int32_t const matA = mOp0 == MatrixOperation::kVECTOR ? 1 : 2;
+        int32_t const matB = mOp1 == MatrixOperation::kVECTOR ? 1 : 2;
+        if (a.dims.nbDims < matA || b.dims.nbDims < matB || a.dims.nbDims - matA != b.dims.nbDims - matB)
+        {
+            return fail("input ranks do not fit the matrix operations");
+        }
+        s.nbBatch = a.dims.nbDims - matA;
+        int32_t const ra = a.dims.nbDims;
+        int32_t const rb = b.dims.nbDims;
+        int64_t kA = 0;
+        int64_t kB = 0;
+        switch (mOp0)
+        {
+        case MatrixOperation::kNONE: s.m = a.dims.d[ra - 2]; kA = a.dims.d[ra - 1]; break;
+        case MatrixOperation::kTRANSPOSE: s.m = a.dims.d[ra - 1]; kA = a.dims.d[ra - 2]; break;
+        case MatrixOperation::kVECTOR: s.m = 1; kA = a.dims.d[ra - 1]; break;
+        }
+        switch (mOp1)
+        {
+        case MatrixOperation::kNONE: kB = b.dims.d[rb - 2]; s.n = b.dims.d[rb - 1]; break;
+        case MatrixOperation::kTRANSPOSE: kB = b.dims.d[rb - 1]; s.n = b.dims.d[rb - 2]; break;
+        case MatrixOperation::kVECTOR: kB = b.dims.d[rb - 1]; s.n = 1; break;
+        }
+        if (kA != kB)
+        {
+            return fail("reduction extents differ (" + std::to_string(kA) + " vs " + std::to_string(kB) + ")");
+        }
+        s.k = kA;
+        std::vector<int64_t> expected;
+        for (int32_t i = 0; i < s.nbBatch; ++i)
+        {
+            int64_t const x = a.dims.d[i];
+            int64_t const y = b.dims.d[i];
+            if (x != y && x != 1 && y != 1)
+            {
+                return fail("batch dimension " + std::to_string(i) + " cannot be broadcast (" + std::to_string(x)
+                    + " vs " + std::to_string(y) + ")");
+            }
+            s.batchA.push_back(x);
+            s.batchB.push_back(y);
+            s.batchOut.push_back(x == 1 ? y : x);
+            expected.push_back(x == 1 ? y : x);
+            s.batches *= x == 1 ? y : x;
+        }
+        if (mOp0 != MatrixOperation::kVECTOR)
+        {
+            expected.push_back(s.m);
+        }
+        if (mOp1 != MatrixOperation::kVECTOR)
+        {
+            expected.push_back(s.n);
+        }
+        if (std::vector<int64_t>(out.dims.d, out.dims.d + out.dims.nbDims) != expected)
+        {
+            return fail("output dimensions do not match the operands");
+        }
+        return Status::ok();
+    }
+
+    //! (Re)creates the descriptors for this problem; batchCount / strides describe a uniform batch.
+    Status prepareLt(MatmulShape const& s, DataType type, int64_t batchCount, int64_t strideA, int64_t strideB,
+        cublasLtHandle_t handle, int64_t workspaceBytes, uint32_t alignA, uint32_t alignB, uint32_t alignC)
+    {
+        std::vector<int64_t> key{s.m, s.n, s.k, batchCount, strideA, strideB, workspaceBytes, alignA, alignB, alignC};
+        if (mPlan.ready && key == mKey)
+        {
+            return Status::ok();
+        }
+        mPlan.reset();
+        bool const fp32 = type == DataType::kFLOAT;
+        cublasComputeType_t const compute = fp32 && mAllowTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+        KILN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&mPlan.op, compute, CUDA_R_32F));
+        // Column-major D (N x M) = opA(Kiln B) x opB(Kiln A).
+        cublasOperation_t const transA = mOp1 == MatrixOperation::kTRANSPOSE ? CUBLAS_OP_T : CUBLAS_OP_N;
+        cublasOperation_t const transB = mOp0 == MatrixOperation::kTRANSPOSE ? CUBLAS_OP_T : CUBLAS_OP_N;
+        KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(mPlan.op, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof(transA)));
+        KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(mPlan.op, CUBLASLT_MATMUL_DESC_TRANSB, &transB, sizeof(transB)));
+        cudaDataType_t const dt = cudaType(type);
+        auto const u = [](int64_t v) { return static_cast<uint64_t>(v); };
+        // Kiln B as stored: kNONE [K, N] -> col-major N x K (ld N); kTRANSPOSE [N, K] -> K x N (ld K); kVECTOR [K].
+        if (mOp1 == MatrixOperation::kTRANSPOSE)
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.a, dt, u(s.k), u(s.n), s.k));
+        }
+        else
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.a, dt, u(s.n), u(s.k), s.n));
+        }
+        // Kiln A as stored: kNONE [M, K] -> col-major K x M (ld K); kTRANSPOSE [K, M] -> M x K (ld M); kVECTOR [K].
+        if (mOp0 == MatrixOperation::kTRANSPOSE)
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.b, dt, u(s.m), u(s.k), s.m));
+        }
+        else
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.b, dt, u(s.k), u(s.m), s.k));
+        }
+        KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.c, dt, u(s.n), u(s.m), s.n));
+        if (batchCount > 1)
+        {
+            int32_t const count = static_cast<int32_t>(batchCount);
+            int64_t const strideC = s.m * s.n;
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.a, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.a, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strideB, sizeof(strideB)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.b, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.b, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strideA, sizeof(strideA)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.c, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.c, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strideC, sizeof(strideC)));
+        }
+        cublasLtMatmulPreference_t pref = nullptr;
+        KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+        auto const maxBytes = static_cast<uint64_t>(workspaceBytes);
+        cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+            &maxBytes, sizeof(maxBytes));
+        // cuBLASLt's A is Kiln's B and vice versa.
+        for (auto [attr, value] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignB},
+                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignA},
+                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignC},
+                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignC}})
+        {
+            if (st == CUBLAS_STATUS_SUCCESS)
+            {
+                st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
+            }
+        }
+        cublasLtMatmulHeuristicResult_t result{};
+        int found = 0;
+        if (st == CUBLAS_STATUS_SUCCESS)
+        {
+            st = cublasLtMatmulAlgoGetHeuristic(handle, mPlan.op, mPlan.a, mPlan.b, mPlan.c, mPlan.c, pref, 1, &result,
+                &found);
+        }
+        (void) cublasLtMatmulPreferenceDestroy(pref);
+        KILN_RETURN_IF_ERROR(cublasStatus(st, "cublasLtMatmulAlgoGetHeuristic"));
+        if (found < 1)
+        {
+            return unsupported("layer '" + mSetup.node->name + "': cuBLASLt has no algorithm for this product");
+        }
+        mPlan.algo = result.algo;
+        mPlan.ready = true;
+        mKey = key;
+        return Status::ok();
+    }
+
+    Status runLt(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s,
+        CudaRunContext const& ctx)
+    {
+        if (ctx.libraries == nullptr)
+        {
+            return internalError("layer '" + mSetup.node->name + "': no CUDA library handles in the run context");
+        }
+        KILN_ASSIGN_OR_RETURN(cublasLtHandle_t handle, ctx.libraries->cublasLt());
+        int64_t volA = 1;
+        int64_t volB = 1;
+        bool uniformA = true;
+        bool uniformB = true;
+        for (int32_t d = 0; d < s.nbBatch; ++d)
+        {
+            auto const i = static_cast<size_t>(d);
+            volA *= s.batchA[i];
+            volB *= s.batchB[i];
+            uniformA = uniformA && s.batchA[i] == s.batchOut[i];
+            uniformB = uniformB && s.batchB[i] == s.batchOut[i];
+        }
+        uniformA = uniformA || volA == 1;
+        uniformB = uniformB || volB == 1;
+        int64_t const sizeA = s.m * s.k;
+        int64_t const sizeB = s.k * s.n;
+        int64_t const sizeC = s.m * s.n;
+        int64_t const esize = elementSize(out.type);
+        float const alpha = 1.F;
+        float const beta = 0.F;
+        auto const* a = static_cast<uint8_t const*>(inputs[0].data);
+        auto const* b = static_cast<uint8_t const*>(inputs[1].data);
+        auto* c = static_cast<uint8_t*>(out.data);
+        if (uniformA && uniformB)
+        {
+            int64_t const strideA = volA == 1 ? 0 : sizeA;
+            int64_t const strideB = volB == 1 ? 0 : sizeB;
+            KILN_RETURN_IF_ERROR(prepareLt(s, out.type, s.batches, strideA, strideB, handle, ctx.workspaceBytes,
+                alignmentOf(a, {strideA * esize}), alignmentOf(b, {strideB * esize}), alignmentOf(c, {sizeC * esize})));
+            KILN_CUBLAS_CHECK(cublasLtMatmul(handle, mPlan.op, &alpha, b, mPlan.a, a, mPlan.b, &beta, c, mPlan.c, c,
+                mPlan.c, &mPlan.algo, ctx.workspace, static_cast<size_t>(ctx.workspaceBytes), ctx.stream));
+            return Status::ok();
+        }
+        KILN_RETURN_IF_ERROR(prepareLt(s, out.type, 1, 0, 0, handle, ctx.workspaceBytes, alignmentOf(a, {sizeA * esize}),
+            alignmentOf(b, {sizeB * esize}), alignmentOf(c, {sizeC * esize})));
+        std::vector<int64_t> idx(static_cast<size_t>(s.nbBatch), 0);
+        for (int64_t bi = 0; bi < s.batches; ++bi)
+        {
+            int64_t rest = bi;
+            for (int32_t d = s.nbBatch - 1; d >= 0; --d)
+            {
+                auto const j = static_cast<size_t>(d);
+                idx[j] = rest % s.batchOut[j];
+                rest /= s.batchOut[j];
+            }
+            int64_t offA = 0;
+            int64_t offB = 0;
+            for (int32_t d = 0; d < s.nbBatch; ++d)
+            {
+                auto const j = static_cast<size_t>(d);
+                offA = offA * s.batchA[j] + (s.batchA[j] == 1 ? 0 : idx[j]);
+                offB = offB * s.batchB[j] + (s.batchB[j] == 1 ? 0 : idx[j]);
+            }
+            KILN_CUBLAS_CHECK(cublasLtMatmul(handle, mPlan.op, &alpha, b + offB * sizeB * esize, mPlan.a,
+                a + offA * sizeA * esize, mPlan.b, &beta, c + bi * sizeC * esize, mPlan.c, c + bi * sizeC * esize,
+                mPlan.c, &mPlan.algo, ctx.workspace, static_cast<size_t>(ctx.workspaceBytes), ctx.stream));
+        }
+        return Status::ok();
+    }
+
+    KernelSetup mSetup;
+    MatrixOperation mOp0;
+    MatrixOperation mOp1;
+    bool mUseLt;
+    bool mAllowTf32;
+    LtPlan mPlan;
+    std::vector<int64_t> mKey;
+};
+
+StatusOr<std::pair<MatrixOperation, MatrixOperation>> readOps(PlanNode const& node)
+{
+    KILN_ASSIGN_OR_RETURN(int64_t op0, node.attrs.requireInt("op0"));
+    KILN_ASSIGN_OR_RETURN(int64_t op1, node.attrs.requireInt("op1"));
+    int32_t const n = nvinfer1::EnumMax<MatrixOperation>();
+    if (op0 < 0 || op0 >= n || op1 < 0 || op1 >= n)
+    {
+        return invalidArgument("layer '" + node.name + "': invalid MatrixOperation attribute");
+    }
+    return std::make_pair(static_cast<MatrixOperation>(op0), static_cast<MatrixOperation>(op1));
+}
+
+bool ltApplies(KernelSetup const& setup)
+{
+    return setup.inputTypes.size() == 2 && setup.outputTypes.size() == 1 && isMatmulStorage(setup.outputTypes[0])
+        && setup.inputTypes[0] == setup.outputTypes[0] && setup.inputTypes[1] == setup.outputTypes[0];
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CudaKernel>> createMatrixMultiplyCudaKernel(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("matrix multiply kernel created without a plan node");
+    }
+    KILN_ASSIGN_OR_RETURN(auto ops, readOps(*setup.node));
+    std::string const tactic = setup.node->tactic;
+    if (tactic == "cublaslt" && !ltApplies(setup))
+    {
+        return invalidArgument("layer '" + setup.node->name + "': tactic cublaslt needs A, B and the output of one "
+                                                              "type among FLOAT/HALF/BF16");
+    }
+    // The builder records the tactic it chose; a plan built for the CPU ("reference"/"onednn") gets the best one.
+    bool const useLt = tactic == "kiln" ? false : ltApplies(setup);
+    return std::unique_ptr<CudaKernel>(std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, useLt));
+}
+
+std::vector<std::string> matrixMultiplyCudaTactics(KernelSetup const& setup)
+{
+    if (ltApplies(setup))
+    {
+        return {"cublaslt", "kiln"};
+    }
+    return {"kiln"};
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,338 @@
+// CUDA kernel of ISliceLayer with the CPU reference's semantics (backends/cpu/kernels/slice.cpp): for every output
+// coordinate x = start + o * stride is mapped per dimension under the sample mode (kSTRICT_BOUNDS, kFILL, kWRAP,
+// kCLAMP, kREFLECT) to an input coordinate or to the fill value. start/size/stride/axes come from attributes or
+// from inputs whose values shape inference knows (host values); inputs known only on the device are not supported
+// yet (that would need a host synchronisation). The fill value may live on the device (same type as the output).
+// IPaddingLayer's kernel is here too: zero padding (negative padding crops) is a kFILL slice with start = -pre.
+#include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/kernelCommon.cuh"
+
+#include <optional>
+
+namespace kiln::cuda
+{
+using nvinfer1::DataType;
+using nvinfer1::SampleMode;
+
+namespace
+{
+constexpr size_t kSTART = 1;
+constexpr size_t kSIZE = 2;
+constexpr size_t kSTRIDE = 3;
+constexpr size_t kFILL_VALUE = 4;
+constexpr size_t kAXES = 5;
+
+struct SliceArgs
+{
+    SampleMode mode{SampleMode::kSTRICT_BOUNDS};
+    int32_t rank{0};
+    int64_t outDims[kMAX_RANK]{};
+    int64_t inDims[kMAX_RANK]{};
+    int64_t inStrides[kMAX_RANK]{};
+    int64_t start[kMAX_RANK]{};
+    int64_t stride[kMAX_RANK]{};
+    uint64_t fillBits{0};            //!< fill value in the output type (host-known)
+    void const* fillPtr{nullptr};    //!< or on the device
+};
+
+__device__ __forceinline__ int64_t mapCoordinate(SampleMode mode, int64_t x, int64_t n)
+{
+    bool const inside = x >= 0 && x < n;
+    switch (mode)
+    {
+    case SampleMode::kSTRICT_BOUNDS:
+    case SampleMode::kFILL: return inside ? x : -1;
+    case SampleMode::kWRAP:
+    {
+        int64_t const r = x % n;
+        return (r != 0 && ((r < 0) != (n < 0))) ? r + n : r;
+    }
+    case SampleMode::kCLAMP: return x < 0 ? 0 : (x >= n ? n - 1 : x);
+    case SampleMode::kREFLECT:
+    {
+        if (n == 1)
+        {
+            return 0;
+        }
+        int64_t const period = 2 * n - 2;
+        int64_t const c = (x < 0 ? -x : x) % period;
+        return c < n ? c : period - c;
+    }
+    }
+    return -1;
+}
+
+__global__ void sliceKernel(SliceArgs a, int64_t n, void const* src, void* dst, int32_t size)
+{
+    for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
+    {
+        int64_t rest = i;
+        int64_t offset = 0;
+        bool fill = false;
+        for (int32_t d = a.rank - 1; d >= 0; --d)
+        {
+            int64_t const o = rest % a.outDims[d];
+            rest /= a.outDims[d];
+            int64_t const m = mapCoordinate(a.mode, a.start[d] + o * a.stride[d], a.inDims[d]);
+            fill = fill || m < 0;
+            offset += m * a.inStrides[d];
+        }
+        if (!fill)
+        {
+            dev::copyElement(dst, i, src, offset, size);
+        }
+        else if (a.fillPtr != nullptr)
+        {
+            dev::copyElement(dst, i, a.fillPtr, 0, size);
+        }
+        else
+        {
+            dev::copyElement(dst, i, &a.fillBits, 0, size);
+        }
+    }
+}
+
+bool present(KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot)
+{
+    return inputs.size() > slot && setup.inputPresent.size() > slot && setup.inputPresent[slot];
+}
+
+StatusOr<std::optional<std::vector<int64_t>>> parameter(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot, char const* key)
+{
+    Attributes const& attrs = setup.node->attrs;
+    if (present(setup, inputs, slot))
+    {
+        TensorView const& t = inputs[slot];
+        if (t.type != DataType::kINT32 && t.type != DataType::kINT64)
+        {
+            return invalidArgument(std::string("slice: ") + key + " input must be INT32 or INT64");
+        }
+        int64_t const n = t.volume();
+        if (n < 0 || n > nvinfer1::Dims::MAX_DIMS)
+        {
+            return invalidArgument(std::string("slice: ") + key + " input has an invalid length");
+        }
+        if (t.values == nullptr && n > 0)
+        {
+            return unsupported(std::string("slice: the ") + key
+                + " input has no host values (computed on the device); not supported on the CUDA backend yet");
+        }
+        return std::optional<std::vector<int64_t>>(std::vector<int64_t>(t.values, t.values + n));
+    }
+    if (attrs.has(key))
+    {
+        KILN_ASSIGN_OR_RETURN(auto v, attrs.requireInts(key));
+        return std::optional<std::vector<int64_t>>(std::move(v));
+    }
+    return std::optional<std::vector<int64_t>>();
+}
+
+Status enqueueSlice(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+{
+    if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
+    {
+        return internalError("slice: expected a data input and one output");
+    }
+    TensorView const& in = inputs[0];
+    TensorView const& out = outputs[0];
+    int32_t const rank = in.dims.nbDims;
+    if (out.dims.nbDims != rank || in.type != out.type)
+    {
+        return internalError("slice: output rank or type differs from the input");
+    }
+    KILN_ASSIGN_OR_RETURN(int64_t const modeValue, setup.node->attrs.requireInt("mode"));
+    if (modeValue < 0 || modeValue >= nvinfer1::EnumMax<SampleMode>())
+    {
+        return invalidArgument("slice: invalid sample mode " + std::to_string(modeValue));
+    }
+    SliceArgs a;
+    a.mode = static_cast<SampleMode>(modeValue);
+    a.rank = rank;
+    KILN_ASSIGN_OR_RETURN(auto start, parameter(setup, inputs, kSTART, "start"));
+    KILN_ASSIGN_OR_RETURN(auto size, parameter(setup, inputs, kSIZE, "size"));
+    KILN_ASSIGN_OR_RETURN(auto stride, parameter(setup, inputs, kSTRIDE, "stride"));
+    KILN_ASSIGN_OR_RETURN(auto axes, parameter(setup, inputs, kAXES, "axes"));
+    if (!start || !stride)
+    {
+        return invalidArgument("slice: start or stride is missing");
+    }
+    size_t const count = axes ? axes->size() : static_cast<size_t>(rank);
+    if (start->size() != count || stride->size() != count)
+    {
+        return invalidArgument("slice: start/stride lengths do not match the axes");
+    }
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    for (int32_t d = 0; d < rank; ++d)
+    {
+        a.stride[d] = 1;
+    }
+    for (size_t k = 0; k < count; ++k)
+    {
+        int64_t ax = axes ? (*axes)[k] : static_cast<int64_t>(k);
+        ax = ax < 0 ? ax + rank : ax;
+        if (ax < 0 || ax >= rank || seen[static_cast<size_t>(ax)])
+        {
+            return invalidArgument("slice: invalid or repeated axis " + std::to_string(axes ? (*axes)[k] : ax));
+        }
+        seen[static_cast<size_t>(ax)] = true;
+        a.start[ax] = (*start)[k];
+        a.stride[ax] = (*stride)[k];
+        if (size && (*size)[k] != out.dims.d[ax])
+        {
+            return invalidArgument("slice: output extent differs from the requested size");
+        }
+    }
+    for (int32_t d = 0; d < rank; ++d)
+    {
+        if (!seen[static_cast<size_t>(d)] && out.dims.d[d] != in.dims.d[d])
+        {
+            return invalidArgument("slice: an unsliced dimension changed extent");
+        }
+    }
+    int64_t const n = out.volume();
+    if (n == 0)
+    {
+        return Status::ok();
+    }
+    int64_t const bytes = elementSize(in.type);
+    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+    {
+        return unsupported(std::string("slice: type ") + dataTypeName(in.type) + " is not supported on the GPU");
+    }
+    // Bounds: coordinates are linear in the output index, so the extremes are the first and the last.
+    std::vector<int64_t> const inStrides = contiguousStrides(in.dims);
+    bool anyFill = false;
+    for (int32_t d = 0; d < rank; ++d)
+    {
+        a.outDims[d] = out.dims.d[d];
+        a.inDims[d] = in.dims.d[d];
+        a.inStrides[d] = inStrides[static_cast<size_t>(d)];
+        int64_t const extent = in.dims.d[d];
+        for (int64_t x : {a.start[d], a.start[d] + (out.dims.d[d] - 1) * a.stride[d]})
+        {
+            bool const inside = x >= 0 && x < extent;
+            bool const bad = a.mode == SampleMode::kSTRICT_BOUNDS ? !inside
+                : (a.mode == SampleMode::kFILL ? false : extent <= 0);
+            if (bad)
+            {
+                return invalidArgument("slice: coordinate " + std::to_string(x) + " of dimension " + std::to_string(d)
+                    + " is outside the input extent " + std::to_string(extent));
+            }
+            anyFill = anyFill || (a.mode == SampleMode::kFILL && !inside);
+        }
+    }
+    if (anyFill && present(setup, inputs, kFILL_VALUE))
+    {
+        TensorView const& f = inputs[kFILL_VALUE];
+        if (f.values != nullptr)
+        {
+            storeElement(&a.fillBits, out.type, 0, static_cast<double>(f.values[0]));
+        }
+        else if (f.data != nullptr && f.type == out.type)
+        {
+            a.fillPtr = f.data;
+        }
+        else
+        {
+            return unsupported("slice: a fill value of another type than the output, known only on the device, is "
+                               "not supported on the CUDA backend yet");
+        }
+    }
+    else
+    {
+        storeElement(&a.fillBits, out.type, 0, 0.0);
+    }
+    sliceKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, in.data, out.data, static_cast<int32_t>(bytes));
+    return launchStatus("Slice kernel");
+}
+
+//! As the CPU's padding kernel (backends/cpu/kernels/padding.cpp), with the same checks.
+Status enqueuePadding(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+{
+    if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
+    {
+        return internalError("padding: expected one input and one output");
+    }
+    TensorView const& in = inputs[0];
+    TensorView const& out = outputs[0];
+    KILN_ASSIGN_OR_RETURN(auto const pre, setup.node->attrs.requireInts("pre_padding"));
+    KILN_ASSIGN_OR_RETURN(auto const post, setup.node->attrs.requireInts("post_padding"));
+    int32_t const rank = in.dims.nbDims;
+    auto const k = static_cast<int32_t>(pre.size());
+    if (post.size() != pre.size() || k > rank || out.dims.nbDims != rank || in.type != out.type)
+    {
+        return invalidArgument("padding: attributes do not match the tensors");
+    }
+    SliceArgs a;
+    a.mode = SampleMode::kFILL;
+    a.rank = rank;
+    std::vector<int64_t> const inStrides = contiguousStrides(in.dims);
+    for (int32_t d = 0; d < rank; ++d)
+    {
+        a.outDims[d] = out.dims.d[d];
+        a.inDims[d] = in.dims.d[d];
+        a.inStrides[d] = inStrides[static_cast<size_t>(d)];
+        a.stride[d] = 1;
+    }
+    for (int32_t i = 0; i < k; ++i)
+    {
+        int32_t const d = rank - k + i;
+        a.start[d] = -pre[static_cast<size_t>(i)];
+        if (in.dims.d[d] + pre[static_cast<size_t>(i)] + post[static_cast<size_t>(i)] != out.dims.d[d])
+        {
+            return invalidArgument("padding: output extent of dimension " + std::to_string(d) + " is inconsistent");
+        }
+    }
+    for (int32_t d = 0; d < rank - k; ++d)
+    {
+        if (in.dims.d[d] != out.dims.d[d])
+        {
+            return invalidArgument("padding: unpadded dimension " + std::to_string(d) + " changed extent");
+        }
+    }
+    int64_t const n = out.volume();
+    if (n == 0)
+    {
+        return Status::ok();
+    }
+    int64_t const bytes = elementSize(in.type);
+    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+    {
+        return unsupported(std::string("padding: type ") + dataTypeName(in.type) + " is not supported on the GPU");
+    }
+    sliceKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, in.data, out.data, static_cast<int32_t>(bytes));
+    return launchStatus("Padding kernel");
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CudaKernel>> createSliceCudaKernel(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("slice: no plan node");
+    }
+    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("mode").status());
+    return makeCudaFunctionKernel(setup, enqueueSlice);
+}
+
+} // namespace kiln::cuda
+
+namespace kiln::cuda
+{
+
+StatusOr<std::unique_ptr<CudaKernel>> createPaddingCudaKernel(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("padding: no plan node");
+    }
+    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInts("pre_padding").status());
+    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInts("post_padding").status());
+    return makeCudaFunctionKernel(setup, enqueuePadding);
+}
+
+} // namespace kiln::cuda
