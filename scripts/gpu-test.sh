@@ -3,10 +3,9 @@
 # cuDNN 9, no package registry). For now the suite is kilnCudaTests (CUDA kernels against the CPU reference kernels,
 # tests/backends/cuda). Only the targets the suite needs are built.
 #
-# The ONNX parser's dependency (libonnx-dev) is missing on that machine: pass a folder holding Debian's ONNX headers
-# and libonnx_proto (include/onnx, lib/libonnx_proto.so*) as KILN_ONNX_DEPS, carried along with the checkout:
-#   mkdir -p .gpu-deps/include .gpu-deps/lib; cp -r /usr/include/onnx .gpu-deps/include/
-#   cp -a /usr/lib/x86_64-linux-gnu/libonnx_proto.so* .gpu-deps/lib/      (and list /.gpu-deps/ in .git/info/exclude)
+# The ONNX parser's dependency (libonnx-dev) is missing on that machine: run scripts/gpu-deps.sh here first; it fills
+# .gpu-deps/ (Debian's ONNX headers and libonnx_proto; ignored by git) which travels with the checkout (device tool:
+# carry ".gpu-deps"). KILN_ONNX_DEPS names another folder of the same layout.
 #
 # Usage: scripts/gpu-test.sh [build dir] (default /tmp/kiln-gpu-build); extra arguments after -- go to the tests,
 # e.g. scripts/gpu-test.sh /tmp/b -- --gtest_filter='CudaParity.*'. JOBS sets the build parallelism (default: nproc).

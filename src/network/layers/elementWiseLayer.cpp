@@ -3,6 +3,7 @@
 #include "network/layers/elementWiseLayer.h"
 
 #include "core/dataType.h"
+#include "core/intArithmetic.h"
 #include "network/layerTable.h"
 #include "network/networkDefinition.h"
 
@@ -194,36 +195,6 @@ bool operationAcceptsType(ElementWiseOperation op, DataType t)
     return isFloatStorageType(t) || t == DataType::kINT8 || t == DataType::kINT32 || t == DataType::kINT64;
 }
 
-//! Exact integer power with two's complement wrap-around (negative exponents truncate toward zero).
-int64_t integerPow(int64_t base, int64_t exponent)
-{
-    if (exponent < 0)
-    {
-        if (base == 1)
-        {
-            return 1;
-        }
-        if (base == -1)
-        {
-            return (exponent % 2 == 0) ? 1 : -1;
-        }
-        return 0;
-    }
-    uint64_t result = 1;
-    uint64_t b = static_cast<uint64_t>(base);
-    uint64_t e = static_cast<uint64_t>(exponent);
-    while (e != 0)
-    {
-        if (e & 1U)
-        {
-            result *= b;
-        }
-        b *= b;
-        e >>= 1U;
-    }
-    return static_cast<int64_t>(result);
-}
-
 //! Symbolic value of `a op b` for shape tensors; nullopt when the operation has no integer expression.
 std::optional<DimExpr> valueOp(InferContext& ctx, ElementWiseOperation op, DimExpr a, DimExpr b)
 {
@@ -245,7 +216,7 @@ std::optional<DimExpr> valueOp(InferContext& ctx, ElementWiseOperation op, DimEx
     case ElementWiseOperation::kPOW:
         if (a.isConstant() && b.isConstant())
         {
-            return ctx.constant(integerPow(a.constant(), b.constant()));
+            return ctx.constant(intPow(a.constant(), b.constant()));
         }
         return std::nullopt;
     }

@@ -1,6 +1,7 @@
 // CPU kernel of IActivationLayer, computed in float (kRELU on INT32/INT64 exactly in int64). The formulas, with
 // alpha and beta as TensorRT defines them, are listed in docs/layers/elementwise.md.
 #include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/common/activationParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 
 namespace kiln
@@ -72,14 +73,12 @@ void applyActivation(Act type, float alpha, float beta, float const* x, float* r
 Status executeActivation(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    KILN_ASSIGN_OR_RETURN(ActivationParams const p, makeActivationParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
-    Attributes const& attrs = setup.node->attrs;
-    auto const type = static_cast<Act>(attrs.getInt("type"));
-    auto const alpha = static_cast<float>(attrs.getFloat("alpha"));
-    auto const beta = static_cast<float>(attrs.getFloat("beta"));
+    Act const type = p.type;
+    float const alpha = p.alpha;
+    float const beta = p.beta;
     int64_t const n = out.volume();
     if (in.type == nvinfer1::DataType::kFLOAT && out.type == nvinfer1::DataType::kFLOAT)
     {
@@ -118,25 +117,7 @@ Status executeActivation(
 
 StatusOr<std::unique_ptr<CpuKernel>> createActivationKernel(KernelSetup const& setup)
 {
-    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Activation"));
-    Attributes const& attrs = setup.node->attrs;
-    KILN_ASSIGN_OR_RETURN(int64_t const type, attrs.requireInt("type"));
-    if (type < 0 || type >= nvinfer1::EnumMax<ActivationType>())
-    {
-        return invalidArgument("Activation node '" + setup.node->name + "': invalid activation type "
-            + std::to_string(type));
-    }
-    KILN_ASSIGN_OR_RETURN(double const alpha, attrs.requireFloat("alpha"));
-    KILN_ASSIGN_OR_RETURN(double const beta, attrs.requireFloat("beta"));
-    (void) alpha;
-    (void) beta;
-    DataType const in = setup.inputTypes[0];
-    bool const intRelu = static_cast<Act>(type) == Act::kRELU && (in == DataType::kINT32 || in == DataType::kINT64);
-    if ((!ew::isFloatKernelType(in) && !intRelu) || !ew::isKernelType(setup.outputTypes[0]))
-    {
-        return invalidArgument("Activation node '" + setup.node->name + "': unsupported types "
-            + dataTypeName(in) + " -> " + dataTypeName(setup.outputTypes[0]));
-    }
+    KILN_RETURN_IF_ERROR(checkActivationSetup(setup));
     return makeFunctionKernel(setup, executeActivation);
 }
 

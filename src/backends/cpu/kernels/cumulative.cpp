@@ -1,6 +1,7 @@
 // CPU reference kernel of ICumulativeLayer (kSUM): y[j] = sum of x over 0..j (forward inclusive), 0..j-1 (forward
 // exclusive), j..n-1 (reverse inclusive) or j+1..n-1 (reverse exclusive) along the axis given by input 1. Floating
 // point sums accumulate in double and integer sums in int64 (INT32 results wrap as the stored type does).
+#include "backends/common/cumulativeParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -12,11 +13,6 @@ namespace
 {
 using nvinfer1::CumulativeOperation;
 using nvinfer1::DataType;
-
-Status cumulativeError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (Cumulative): " + message);
-}
 
 template <typename T>
 void cumulativeSum(T const* in, T* out, int64_t outer, int64_t n, int64_t inner, bool exclusive, bool reverse)
@@ -51,62 +47,18 @@ void cumulativeSum(T const* in, T* out, int64_t outer, int64_t n, int64_t inner,
 Status executeCumulative(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 2 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
-    {
-        return cumulativeError(setup, "expects data and axis inputs and one output");
-    }
+    KILN_ASSIGN_OR_RETURN(CumulativeParams const p, makeCumulativeParams(setup, inputs, outputs, true));
     TensorView const& in = inputs[0];
-    TensorView const& axisView = inputs[1];
     TensorView const& out = outputs[0];
-    Attributes const& attrs = setup.node->attrs;
-    if (attrs.getInt("operation", -1) != static_cast<int64_t>(CumulativeOperation::kSUM))
-    {
-        return cumulativeError(setup, "invalid operation " + std::to_string(attrs.getInt("operation", -1)));
-    }
-    if (axisView.volume() != 1 || (axisView.data == nullptr && axisView.values == nullptr)
-        || (axisView.type != DataType::kINT32 && axisView.type != DataType::kINT64))
-    {
-        return cumulativeError(setup, "axis (input 1) must be one INT32/INT64 value");
-    }
-    int64_t axis = axisView.data != nullptr ? loadInt(axisView.data, axisView.type, 0) : axisView.values[0];
-    int32_t const rank = in.dims.nbDims;
-    if (axis < -rank || axis >= rank)
-    {
-        return cumulativeError(setup, "axis " + std::to_string(axis) + " (input 1) is out of range ["
-            + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]");
-    }
-    if (axis < 0)
-    {
-        axis += rank;
-    }
-    if (out.type != in.type || out.dims.nbDims != rank)
-    {
-        return cumulativeError(setup, "output type or rank does not match the input");
-    }
-    int64_t outer = 1;
-    int64_t inner = 1;
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        if (out.dims.d[d] != in.dims.d[d])
-        {
-            return cumulativeError(setup, "output shape does not match the input in dimension " + std::to_string(d));
-        }
-        if (d < axis)
-        {
-            outer *= in.dims.d[d];
-        }
-        else if (d > axis)
-        {
-            inner *= in.dims.d[d];
-        }
-    }
-    int64_t const n = in.dims.d[axis];
+    int64_t const outer = p.outer;
+    int64_t const inner = p.inner;
+    int64_t const n = p.n;
     if (outer * inner * n == 0)
     {
         return Status::ok();
     }
-    bool const exclusive = attrs.getInt("exclusive") != 0;
-    bool const reverse = attrs.getInt("reverse") != 0;
+    bool const exclusive = p.exclusive;
+    bool const reverse = p.reverse;
     Status status;
     bool const known = dispatchType(in.type, [&](auto tag) {
         using T = decltype(tag);

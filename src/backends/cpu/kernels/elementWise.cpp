@@ -1,6 +1,7 @@
 // CPU kernel of IElementWiseLayer: binary operations with broadcasting. Floating-point operands are computed in
 // float; integer and BOOL operands exactly in int64 (results wrap to the output type; integer division by zero
 // gives 0). kDIV on integers truncates toward zero, kFLOOR_DIV rounds toward negative infinity.
+#include "core/intArithmetic.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 
@@ -64,81 +65,6 @@ void applyFloat(Op op, float const* a, float const* b, float* r, int64_t n)
         for (int64_t i = 0; i < n; ++i) r[i] = 0.F;
         break;
     }
-}
-
-int64_t wrapAdd(int64_t a, int64_t b)
-{
-    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-
-int64_t wrapSub(int64_t a, int64_t b)
-{
-    return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-
-int64_t wrapMul(int64_t a, int64_t b)
-{
-    return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-
-int64_t truncDiv(int64_t a, int64_t b)
-{
-    if (b == 0)
-    {
-        return 0;
-    }
-    if (b == -1)
-    {
-        return wrapSub(0, a); // avoids the INT64_MIN / -1 trap
-    }
-    return a / b;
-}
-
-int64_t floorDiv(int64_t a, int64_t b)
-{
-    if (b == 0)
-    {
-        return 0;
-    }
-    if (b == -1)
-    {
-        return wrapSub(0, a);
-    }
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-    {
-        --q;
-    }
-    return q;
-}
-
-int64_t intPow(int64_t base, int64_t exponent)
-{
-    if (exponent < 0)
-    {
-        if (base == 1)
-        {
-            return 1;
-        }
-        if (base == -1)
-        {
-            return (exponent % 2 == 0) ? 1 : -1;
-        }
-        return 0;
-    }
-    uint64_t result = 1;
-    uint64_t b = static_cast<uint64_t>(base);
-    uint64_t e = static_cast<uint64_t>(exponent);
-    while (e != 0)
-    {
-        if (e & 1U)
-        {
-            result *= b;
-        }
-        b *= b;
-        e >>= 1U;
-    }
-    return static_cast<int64_t>(result);
 }
 
 void applyInt(Op op, int64_t const* a, int64_t const* b, int64_t* r, int64_t n)

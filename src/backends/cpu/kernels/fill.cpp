@@ -2,6 +2,7 @@
 // and outputs. Random fills use a counter-based generator (SplitMix64 of seed and element index), so element i
 // has the same value on every run and for every thread split; uniform values lie in [alpha, beta], normal
 // values come from the Box-Muller transform with mean alpha and standard deviation beta.
+#include "backends/common/fillParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -14,25 +15,6 @@ using nvinfer1::FillOperation;
 
 namespace
 {
-
-uint64_t splitMix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31U);
-}
-
-//! Uniform double in [0, 1) from 53 random bits.
-double uniformAt(uint64_t seed, uint64_t counter)
-{
-    return static_cast<double>(splitMix64(seed ^ splitMix64(counter)) >> 11U) * (1.0 / 9007199254740992.0);
-}
-
-bool present(KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot)
-{
-    return inputs.size() > slot && setup.inputPresent.size() > slot && setup.inputPresent[slot];
-}
 
 //! Element i of a parameter input, from evaluated values (shape tensors) or from its data.
 StatusOr<double> paramAt(TensorView const& t, int64_t i)
@@ -63,34 +45,19 @@ StatusOr<int64_t> paramIntAt(TensorView const& t, int64_t i)
 
 Status runFill(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (outputs.size() != 1 || setup.node == nullptr)
-    {
-        return internalError("fill: expected one output");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    TensorView const& out = outputs[0];
-    KILN_ASSIGN_OR_RETURN(int64_t const opValue, attrs.requireInt("op"));
-    KILN_ASSIGN_OR_RETURN(int64_t const seed, attrs.requireInt("seed"));
-    if (opValue < 0 || opValue >= nvinfer1::EnumMax<FillOperation>())
-    {
-        return invalidArgument("fill: invalid operation " + std::to_string(opValue));
-    }
-    auto const op = static_cast<FillOperation>(opValue);
-    int64_t const volume = out.volume();
-    if (volume == 0)
+    KILN_ASSIGN_OR_RETURN(FillParams const p,
+        makeFillParams(setup, inputs, outputs, [](DataType t) { return elementSize(t) > 0; }));
+    if (p.volume == 0)
     {
         return Status::ok();
     }
-    if (out.data == nullptr || elementSize(out.type) <= 0)
-    {
-        return internalError("fill: missing output buffer or unsupported output type");
-    }
+    Attributes const& attrs = setup.node->attrs;
+    TensorView const& out = outputs[0];
+    FillOperation const op = p.op;
+    int64_t const seed = p.seed;
+    int64_t const volume = p.volume;
     int32_t const rank = out.dims.nbDims;
-    bool const dynamic = present(setup, inputs, 1) && present(setup, inputs, 2);
-    if (dynamic && (inputs[1].volume() < 1 || (op != FillOperation::kLINSPACE && inputs[2].volume() < 1)))
-    {
-        return invalidArgument("fill: the alpha or beta input is empty");
-    }
+    bool const dynamic = p.dynamic;
     bool const intParams = !dynamic && attrs.getInt("int_params", 0) != 0;
     bool const dynIntParams = dynamic && (inputs[1].type == DataType::kINT32 || inputs[1].type == DataType::kINT64);
     bool const intOut = out.type == DataType::kINT32 || out.type == DataType::kINT64;

@@ -2,6 +2,7 @@
 // (a weakly typed network's setOutputType, TensorRT's older way to cast), with the conversions of ICastLayer.
 // Nodes with attribute "reformat" = 1 (inserted by the builder around plugins) also change formats and INT8
 // scales: see identityReformat.h.
+#include "backends/common/unaryParams.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/identityReformat.h"
 #include "backends/cpu/kernels/kernelFactories.h"
@@ -15,10 +16,9 @@ namespace
 Status executeIdentity(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    KILN_RETURN_IF_ERROR(checkUnaryViews(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
     if (in.data == out.data && in.type == out.type)
     {
         return Status::ok(); // the builder aliased the output onto the input

@@ -1,6 +1,7 @@
 // CPU matrix-multiply kernel: batched matrix/vector products with transposes and batch broadcasting. A plain
 // reference implementation in double precision, and a oneDNN matmul created per input shapes and cached in the
 // kernel object (transposes and vectors are expressed through strides, broadcasting through extent-1 dims).
+#include "backends/common/matrixMultiplyParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 
@@ -15,23 +16,6 @@ using nvinfer1::MatrixOperation;
 
 namespace
 {
-
-bool isMatmulStorage(DataType t)
-{
-    return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
-}
-
-//! Concrete problem: batch dims of A, B and the output, and the matrix extents.
-struct MatmulShape
-{
-    int32_t nbBatch{0};
-    std::vector<int64_t> batchA;
-    std::vector<int64_t> batchB;
-    std::vector<int64_t> batchOut;
-    int64_t m{1};
-    int64_t n{1};
-    int64_t k{0};
-};
 
 //! Offsets of element (row, col) of the operand matrices, given the operation (A: M x K, B: K x N).
 int64_t offsetA(MatrixOperation op, int64_t m, int64_t k, int64_t rows, int64_t depth)
@@ -69,8 +53,7 @@ public:
 
     Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        MatmulShape s;
-        KILN_RETURN_IF_ERROR(checkShapes(inputs, outputs, s));
+        KILN_ASSIGN_OR_RETURN(MatmulShape const s, makeMatmulShape(mSetup, mOp0, mOp1, inputs, outputs));
         TensorView const& out = outputs[0];
         if (out.volume() == 0)
         {
@@ -96,87 +79,6 @@ public:
     }
 
 private:
-    Status fail(std::string const& msg) const
-    {
-        return invalidArgument("layer '" + mSetup.node->name + "': " + msg);
-    }
-
-    Status checkShapes(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, MatmulShape& s) const
-    {
-        if (inputs.size() != 2 || outputs.size() != 1)
-        {
-            return fail("expected 2 inputs and 1 output");
-        }
-        TensorView const& a = inputs[0];
-        TensorView const& b = inputs[1];
-        TensorView const& out = outputs[0];
-        if (!isMatmulStorage(a.type) || !isMatmulStorage(b.type) || !isMatmulStorage(out.type))
-        {
-            return fail("unsupported input/output type");
-        }
-        int32_t const matA = mOp0 == MatrixOperation::kVECTOR ? 1 : 2;
-        int32_t const matB = mOp1 == MatrixOperation::kVECTOR ? 1 : 2;
-        if (a.dims.nbDims < matA || b.dims.nbDims < matB || a.dims.nbDims - matA != b.dims.nbDims - matB)
-        {
-            return fail("input ranks do not fit the matrix operations");
-        }
-        s.nbBatch = a.dims.nbDims - matA;
-        int64_t kA = 0;
-        int64_t kB = 0;
-        int32_t const ra = a.dims.nbDims;
-        int32_t const rb = b.dims.nbDims;
-        switch (mOp0)
-        {
-        case MatrixOperation::kNONE: s.m = a.dims.d[ra - 2]; kA = a.dims.d[ra - 1]; break;
-        case MatrixOperation::kTRANSPOSE: s.m = a.dims.d[ra - 1]; kA = a.dims.d[ra - 2]; break;
-        case MatrixOperation::kVECTOR: s.m = 1; kA = a.dims.d[ra - 1]; break;
-        }
-        switch (mOp1)
-        {
-        case MatrixOperation::kNONE: kB = b.dims.d[rb - 2]; s.n = b.dims.d[rb - 1]; break;
-        case MatrixOperation::kTRANSPOSE: kB = b.dims.d[rb - 1]; s.n = b.dims.d[rb - 2]; break;
-        case MatrixOperation::kVECTOR: kB = b.dims.d[rb - 1]; s.n = 1; break;
-        }
-        if (kA != kB)
-        {
-            return fail("reduction extents differ (" + std::to_string(kA) + " vs " + std::to_string(kB) + ")");
-        }
-        s.k = kA;
-        std::vector<int64_t> expected;
-        for (int32_t i = 0; i < s.nbBatch; ++i)
-        {
-            int64_t const x = a.dims.d[i];
-            int64_t const y = b.dims.d[i];
-            if (x != y && x != 1 && y != 1)
-            {
-                return fail("batch dimension " + std::to_string(i) + " cannot be broadcast (" + std::to_string(x)
-                    + " vs " + std::to_string(y) + ")");
-            }
-            s.batchA.push_back(x);
-            s.batchB.push_back(y);
-            s.batchOut.push_back(x == 1 ? y : x);
-            expected.push_back(x == 1 ? y : x);
-        }
-        if (mOp0 != MatrixOperation::kVECTOR)
-        {
-            expected.push_back(s.m);
-        }
-        if (mOp1 != MatrixOperation::kVECTOR)
-        {
-            expected.push_back(s.n);
-        }
-        if (dimsVector(out.dims) != expected)
-        {
-            return fail("output dimensions do not match the operands");
-        }
-        if ((a.data == nullptr && a.volume() != 0) || (b.data == nullptr && b.volume() != 0)
-            || (out.data == nullptr && out.volume() != 0))
-        {
-            return fail("missing input or output buffer");
-        }
-        return Status::ok();
-    }
-
     Status runReference(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s)
     {
         TensorView const& a = inputs[0];
@@ -189,30 +91,11 @@ private:
         int64_t const sizeA = s.m * s.k;
         int64_t const sizeB = s.k * s.n;
         int64_t const sizeC = s.m * s.n;
-        int64_t batches = 1;
-        for (int64_t x : s.batchOut)
+        for (int64_t bi = 0; bi < s.batches; ++bi)
         {
-            batches *= x;
-        }
-        std::vector<int64_t> idx(static_cast<size_t>(s.nbBatch), 0);
-        for (int64_t bi = 0; bi < batches; ++bi)
-        {
-            // Row-major decomposition of bi over the output batch dims, mapped to A and B (extent 1 broadcasts).
-            int64_t rest = bi;
-            for (int32_t d = s.nbBatch - 1; d >= 0; --d)
-            {
-                size_t const j = static_cast<size_t>(d);
-                idx[j] = rest % s.batchOut[j];
-                rest /= s.batchOut[j];
-            }
             int64_t offA = 0;
             int64_t offB = 0;
-            for (int32_t d = 0; d < s.nbBatch; ++d)
-            {
-                size_t const j = static_cast<size_t>(d);
-                offA = offA * s.batchA[j] + (s.batchA[j] == 1 ? 0 : idx[j]);
-                offB = offB * s.batchB[j] + (s.batchB[j] == 1 ? 0 : idx[j]);
-            }
+            matmulBatchOffsets(s, bi, offA, offB);
             double const* pa = mA.data() + offA * sizeA;
             double const* pb = mB.data() + offB * sizeB;
             double* pc = mC.data() + bi * sizeC;
@@ -394,6 +277,7 @@ public:
         MatmulShape s;
         s.nbBatch = 1;
         s.batchA = s.batchB = s.batchOut = {2};
+        s.batches = 2;
         s.m = op0 == MatrixOperation::kVECTOR ? 1 : 16;
         s.n = op1 == MatrixOperation::kVECTOR ? 1 : 16;
         s.k = 16;
@@ -424,18 +308,6 @@ private:
     std::vector<double> mColsB;
 };
 
-StatusOr<std::pair<MatrixOperation, MatrixOperation>> readOps(PlanNode const& node)
-{
-    KILN_ASSIGN_OR_RETURN(int64_t op0, node.attrs.requireInt("op0"));
-    KILN_ASSIGN_OR_RETURN(int64_t op1, node.attrs.requireInt("op1"));
-    int32_t const n = nvinfer1::EnumMax<MatrixOperation>();
-    if (op0 < 0 || op0 >= n || op1 < 0 || op1 >= n)
-    {
-        return invalidArgument("layer '" + node.name + "': invalid MatrixOperation attribute");
-    }
-    return std::make_pair(static_cast<MatrixOperation>(op0), static_cast<MatrixOperation>(op1));
-}
-
 } // namespace
 
 StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup const& setup)
@@ -444,7 +316,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup cons
     {
         return internalError("matrix multiply kernel created without a plan node");
     }
-    KILN_ASSIGN_OR_RETURN(auto ops, readOps(*setup.node));
+    KILN_ASSIGN_OR_RETURN(auto ops, readMatmulOps(*setup.node));
     KILN_ASSIGN_OR_RETURN(CpuTactic tactic, selectCpuTactic(*setup.node));
     return std::unique_ptr<CpuKernel>(std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, tactic));
 }
@@ -457,7 +329,7 @@ std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup)
     {
         return referenceOnly;
     }
-    auto ops = readOps(*setup.node);
+    auto ops = readMatmulOps(*setup.node);
     DataType const type = setup.inputTypes[0];
     if (!ops.isOk() || setup.inputTypes[1] != type || setup.outputTypes[0] != type
         || !MatrixMultiplyKernel::probe(ops.value().first, ops.value().second, type))

@@ -2,6 +2,7 @@
 // variance are taken over the masked axes, and with nbGroups > 1 also over the channels (axis 1) of each group.
 // Statistics use two passes in double; FP16/BF16 storage is read and written through float. The compute precision
 // attribute is accepted but the CPU always computes at least in FP32.
+#include "backends/common/normalizationParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -14,79 +15,20 @@ namespace
 {
 using nvinfer1::DataType;
 
-Status normError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (Normalization): " + message);
-}
-
-bool isNormFloat(DataType t)
-{
-    return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
-}
-
 Status executeNormalization(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 3 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
-        || !inputs[2].present() || !outputs[0].present())
-    {
-        return normError(setup, "expects input, scale and bias and one output");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    StatusOr<double> epsAttr = attrs.requireFloat("epsilon");
-    StatusOr<int64_t> maskAttr = attrs.requireInt("axes");
-    StatusOr<int64_t> groupsAttr = attrs.requireInt("nbGroups");
-    if (!epsAttr.isOk() || !maskAttr.isOk() || !groupsAttr.isOk())
-    {
-        return normError(setup, "missing or mistyped attribute 'epsilon', 'axes' or 'nbGroups'");
-    }
-    bool const v2 = attrs.getInt("v2", 0) != 0;
-    double const eps = *epsAttr;
-    int64_t const mask = *maskAttr;
-    int64_t const groups = *groupsAttr;
+    KILN_ASSIGN_OR_RETURN(NormalizationParams const p, makeNormalizationParams(setup, inputs, outputs));
+    double const eps = p.eps;
+    int64_t const mask = p.mask;
+    int64_t const groups = p.groups;
+    int64_t const perGroup = p.perGroup;
+    bool const perGroupScale = p.perGroupScale;
+    int32_t const rank = p.rank;
     TensorView const& x = inputs[0];
     TensorView const& scale = inputs[1];
     TensorView const& bias = inputs[2];
     TensorView const& y = outputs[0];
-    int32_t const rank = x.dims.nbDims;
-    if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS || mask < 0 || (mask >> rank) != 0 || groups < 1
-        || !(eps >= 0.0))
-    {
-        return normError(setup, "invalid rank, axes mask, nbGroups or epsilon");
-    }
-    if (!isNormFloat(x.type) || !isNormFloat(scale.type) || !isNormFloat(bias.type) || y.type != x.type)
-    {
-        return normError(setup, "input, scale, bias and output must be FP32, FP16 or BF16 (output as the input)");
-    }
-    if (y.dims.nbDims != rank || scale.dims.nbDims != rank || bias.dims.nbDims != rank)
-    {
-        return normError(setup, "input, scale, bias and output must have the same rank");
-    }
-    int64_t const channels = rank >= 2 ? x.dims.d[1] : 1;
-    if (groups > 1 && (rank < 2 || (mask & 3) != 0 || channels % groups != 0))
-    {
-        return normError(setup, "nbGroups " + std::to_string(groups) + " needs a channel axis 1 divisible by it and "
-            + "an axes mask without axes 0 and 1");
-    }
-    int64_t const perGroup = groups > 1 ? channels / groups : 1;
-    bool const perGroupScale = groups > 1 && !v2;
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        if (x.dims.d[d] < 0 || y.dims.d[d] != x.dims.d[d])
-        {
-            return normError(setup, "output shape differs from the input shape in dimension " + std::to_string(d));
-        }
-        for (TensorView const* t : {&scale, &bias})
-        {
-            int64_t const s = t->dims.d[d];
-            bool const ok = s == 1 || (d == 1 && perGroupScale ? s == groups : s == x.dims.d[d]);
-            if (!ok)
-            {
-                return normError(setup, "scale/bias extent " + std::to_string(s) + " in dimension " + std::to_string(d)
-                    + " does not broadcast to the input extent " + std::to_string(x.dims.d[d]));
-            }
-        }
-    }
 
     // Statistics key of an element: its coordinates with reduced axes dropped and the channel mapped to its group.
     std::vector<int64_t> keyStrides(static_cast<size_t>(rank), 0);

@@ -1,5 +1,6 @@
 // CPU kernel of IPaddingLayer: each output element copies the input element at (coordinate - prePadding) in
 // the padded dimensions, or is zero where that falls outside the input (negative padding crops).
+#include "backends/common/sliceParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -13,37 +14,11 @@ namespace
 
 Status runPadding(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
-    {
-        return internalError("padding: expected one input and one output");
-    }
+    KILN_ASSIGN_OR_RETURN(PaddingParams const p, makePaddingParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_ASSIGN_OR_RETURN(auto const pre, setup.node->attrs.requireInts("pre_padding"));
-    KILN_ASSIGN_OR_RETURN(auto const post, setup.node->attrs.requireInts("post_padding"));
     int32_t const rank = in.dims.nbDims;
-    int32_t const k = static_cast<int32_t>(pre.size());
-    if (post.size() != pre.size() || k > rank || out.dims.nbDims != rank || in.type != out.type)
-    {
-        return invalidArgument("padding: attributes do not match the tensors");
-    }
-    std::vector<int64_t> offset(static_cast<size_t>(rank), 0);
-    for (int32_t i = 0; i < k; ++i)
-    {
-        int32_t const d = rank - k + i;
-        offset[static_cast<size_t>(d)] = pre[static_cast<size_t>(i)];
-        if (in.dims.d[d] + pre[static_cast<size_t>(i)] + post[static_cast<size_t>(i)] != out.dims.d[d])
-        {
-            return invalidArgument("padding: output extent of dimension " + std::to_string(d) + " is inconsistent");
-        }
-    }
-    for (int32_t d = 0; d < rank - k; ++d)
-    {
-        if (in.dims.d[d] != out.dims.d[d])
-        {
-            return invalidArgument("padding: unpadded dimension " + std::to_string(d) + " changed extent");
-        }
-    }
+    std::vector<int64_t> const& offset = p.shift;
     int64_t const outVolume = out.volume();
     if (outVolume == 0)
     {

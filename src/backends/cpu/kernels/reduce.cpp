@@ -2,6 +2,7 @@
 // accumulates in double (NaN propagates through kMAX/kMIN); INT32/INT64 compute exactly with two's-complement
 // wrap-around, kAVG truncating toward zero. Empty reductions give TensorRT's identities (0, 1, lowest, highest; kAVG
 // gives NaN for floats and 0 for integers).
+#include "backends/common/reduceParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -15,11 +16,6 @@ namespace kiln
 namespace
 {
 using nvinfer1::ReduceOperation;
-
-Status reduceError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (Reduce): " + message);
-}
 
 struct ReducePlan
 {
@@ -148,76 +144,17 @@ void reduceInt(ReducePlan const& plan, ReduceOperation op, T const* in, T* out)
 
 Status executeReduce(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
-    {
-        return reduceError(setup, "expects one input and one output");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    StatusOr<int64_t> opAttr = attrs.requireInt("operation");
-    StatusOr<int64_t> maskAttr = attrs.requireInt("axes");
-    StatusOr<int64_t> keepAttr = attrs.requireInt("keepDims");
-    if (!opAttr.isOk() || !maskAttr.isOk() || !keepAttr.isOk())
-    {
-        return reduceError(setup, "missing or mistyped attribute 'operation', 'axes' or 'keepDims'");
-    }
-    if (*opAttr < 0 || *opAttr > static_cast<int64_t>(ReduceOperation::kAVG))
-    {
-        return reduceError(setup, "invalid operation " + std::to_string(*opAttr));
-    }
-    auto const op = static_cast<ReduceOperation>(*opAttr);
-    int64_t const mask = *maskAttr;
-    bool const keepDims = *keepAttr != 0;
+    KILN_ASSIGN_OR_RETURN(ReduceParams const p, makeReduceParams(setup, inputs, outputs));
+    ReduceOperation const op = p.op;
+    int64_t const mask = p.mask;
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
     ReducePlan plan;
-    plan.rank = in.dims.nbDims;
-    if (plan.rank < 0 || plan.rank > nvinfer1::Dims::MAX_DIMS || mask < 0 || (mask >> plan.rank) != 0)
-    {
-        return reduceError(setup, "axes mask " + std::to_string(mask) + " does not fit the input rank "
-            + std::to_string(plan.rank));
-    }
-    if (in.type != out.type)
-    {
-        return reduceError(setup, "input and output types differ");
-    }
-    // Expected output shape, and output strides per input dimension.
-    std::vector<int64_t> expected;
-    for (int32_t d = 0; d < plan.rank; ++d)
-    {
-        int64_t const e = in.dims.d[d];
-        if (e < 0)
-        {
-            return reduceError(setup, "negative input extent");
-        }
-        plan.extents.push_back(e);
-        plan.inVolume *= e;
-        if ((mask >> d) & 1)
-        {
-            plan.count *= e;
-            if (keepDims)
-            {
-                expected.push_back(1);
-            }
-        }
-        else
-        {
-            expected.push_back(e);
-            plan.outVolume *= e;
-        }
-    }
-    if (out.dims.nbDims != static_cast<int32_t>(expected.size()))
-    {
-        return reduceError(setup, "output rank " + std::to_string(out.dims.nbDims) + " does not match the expected "
-            + std::to_string(expected.size()));
-    }
-    for (size_t i = 0; i < expected.size(); ++i)
-    {
-        if (out.dims.d[i] != expected[i])
-        {
-            return reduceError(setup, "output extent " + std::to_string(out.dims.d[i]) + " in dimension "
-                + std::to_string(i) + " does not match the expected " + std::to_string(expected[i]));
-        }
-    }
+    plan.rank = p.rank;
+    plan.inVolume = p.inVolume;
+    plan.outVolume = p.outVolume;
+    plan.count = p.count;
+    plan.extents.assign(in.dims.d, in.dims.d + p.rank);
     plan.outStrides.assign(static_cast<size_t>(plan.rank), 0);
     int64_t stride = 1;
     for (int32_t d = plan.rank - 1; d >= 0; --d)

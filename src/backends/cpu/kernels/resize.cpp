@@ -3,6 +3,7 @@
 // weight): one for nearest, two for linear, four for cubic; indices outside the input are clamped to the edge
 // (or, with exclude-outside, dropped and the weights renormalized). An output element is the sum over the
 // product of the taps of every dimension. Nearest resizing copies bytes, so every type stays exact.
+#include "backends/common/resizeParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -14,9 +15,7 @@ namespace kiln
 {
 using nvinfer1::DataType;
 using nvinfer1::InterpolationMode;
-using nvinfer1::ResizeCoordinateTransformation;
 using nvinfer1::ResizeRoundMode;
-using nvinfer1::ResizeSelector;
 
 namespace
 {
@@ -26,60 +25,6 @@ struct Tap
     int64_t offset; // input index times the dimension's stride
     double weight;
 };
-
-struct ResizeParams
-{
-    InterpolationMode mode{InterpolationMode::kNEAREST};
-    ResizeCoordinateTransformation transform{ResizeCoordinateTransformation::kASYMMETRIC};
-    ResizeSelector selector{ResizeSelector::kFORMULA};
-    ResizeRoundMode rounding{ResizeRoundMode::kFLOOR};
-    double cubicA{-0.75};
-    bool excludeOutside{false};
-};
-
-double cubicWeight(double t, double a)
-{
-    t = std::fabs(t);
-    if (t <= 1.0)
-    {
-        return ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
-    }
-    if (t < 2.0)
-    {
-        return ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a;
-    }
-    return 0.0;
-}
-
-//! Input coordinate of output coordinate `o` along a dimension (inLen -> outLen); `scale` > 0 when given.
-double sourceCoordinate(ResizeParams const& p, int64_t o, int64_t inLen, int64_t outLen, double scale)
-{
-    if (outLen == 1 && p.selector == ResizeSelector::kUPPER)
-    {
-        return 0.0;
-    }
-    double const x = static_cast<double>(o);
-    switch (p.transform)
-    {
-    case ResizeCoordinateTransformation::kALIGN_CORNERS:
-    {
-        // ONNX: the resized length is in * scale (not rounded) when the size came from scales.
-        double const resized = scale > 0.0 ? static_cast<double>(inLen) * scale : static_cast<double>(outLen);
-        return resized == 1.0 ? 0.0 : x * static_cast<double>(inLen - 1) / (resized - 1.0);
-    }
-    case ResizeCoordinateTransformation::kHALF_PIXEL:
-        return scale > 0.0 ? (x + 0.5) / scale - 0.5
-                           : (x + 0.5) * static_cast<double>(inLen) / static_cast<double>(outLen) - 0.5;
-    case ResizeCoordinateTransformation::kASYMMETRIC:
-    default:
-        return scale > 0.0 ? x / scale : x * static_cast<double>(inLen) / static_cast<double>(outLen);
-    }
-}
-
-int64_t clampIndex(int64_t i, int64_t n)
-{
-    return i < 0 ? 0 : (i >= n ? n - 1 : i);
-}
 
 std::vector<Tap> tapsFor(ResizeParams const& p, double x, int64_t inLen, int64_t stride)
 {
@@ -96,7 +41,7 @@ std::vector<Tap> tapsFor(ResizeParams const& p, double x, int64_t inLen, int64_t
         default: r = std::floor(x); break;
         }
         r = std::fmin(std::fmax(r, -1.0), static_cast<double>(inLen));
-        taps.push_back({clampIndex(static_cast<int64_t>(r), inLen) * stride, 1.0});
+        taps.push_back({resizeClampIndex(static_cast<int64_t>(r), inLen) * stride, 1.0});
         return taps;
     }
     x = std::fmin(std::fmax(x, -4.0), static_cast<double>(inLen) + 4.0);
@@ -112,7 +57,7 @@ std::vector<Tap> tapsFor(ResizeParams const& p, double x, int64_t inLen, int64_t
     {
         for (int64_t k = -1; k <= 2; ++k)
         {
-            raw.emplace_back(first + k, cubicWeight(frac - static_cast<double>(k), p.cubicA));
+            raw.emplace_back(first + k, resizeCubicWeight(frac - static_cast<double>(k), p.cubicA));
         }
     }
     double sum = 0.0;
@@ -131,7 +76,7 @@ std::vector<Tap> tapsFor(ResizeParams const& p, double x, int64_t inLen, int64_t
             continue;
         }
         double const weight = p.excludeOutside && sum != 0.0 ? w / sum : w;
-        int64_t const at = clampIndex(idx, inLen) * stride;
+        int64_t const at = resizeClampIndex(idx, inLen) * stride;
         bool merged = false;
         for (Tap& t : taps)
         {
@@ -148,7 +93,7 @@ std::vector<Tap> tapsFor(ResizeParams const& p, double x, int64_t inLen, int64_t
     }
     if (taps.empty())
     {
-        taps.push_back({clampIndex(first, inLen) * stride, 0.0});
+        taps.push_back({resizeClampIndex(first, inLen) * stride, 0.0});
     }
     return taps;
 }
@@ -156,9 +101,8 @@ std::vector<Tap> tapsFor(ResizeParams const& p, double x, int64_t inLen, int64_t
 class ResizeKernel final : public CpuKernel
 {
 public:
-    ResizeKernel(ResizeParams params, std::vector<double> scales)
-        : mParams(params)
-        , mScales(std::move(scales))
+    explicit ResizeKernel(ResizeAttrs attrs)
+        : mAttrs(std::move(attrs))
     {
     }
 
@@ -175,7 +119,7 @@ public:
         {
             return internalError("resize: output rank or type differs from the input");
         }
-        std::vector<double> scales = mScales;
+        std::vector<double> scales = mAttrs.scales;
         if (inputs.size() > 1 && inputs[1].type == DataType::kFLOAT && inputs[1].volume() == rank)
         {
             if (inputs[1].data == nullptr)
@@ -220,15 +164,15 @@ public:
             list.resize(static_cast<size_t>(outLen));
             for (int64_t o = 0; o < outLen; ++o)
             {
-                double const x = sourceCoordinate(mParams, o, inLen, outLen, scale);
-                list[static_cast<size_t>(o)] = tapsFor(mParams, x, inLen, strides[static_cast<size_t>(d)]);
+                double const x = resizeSourceCoordinate(mAttrs.params, o, inLen, outLen, scale);
+                list[static_cast<size_t>(o)] = tapsFor(mAttrs.params, x, inLen, strides[static_cast<size_t>(d)]);
             }
         }
 
         auto const* src = static_cast<uint8_t const*>(in.data);
         auto* dst = static_cast<uint8_t*>(out.data);
         size_t const eb = static_cast<size_t>(bytes);
-        bool const nearest = mParams.mode == InterpolationMode::kNEAREST;
+        bool const nearest = mAttrs.params.mode == InterpolationMode::kNEAREST;
         std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
         std::vector<size_t> pick(static_cast<size_t>(rank), 0);
         for (int64_t o = 0; o < outVolume; ++o)
@@ -290,40 +234,15 @@ public:
     }
 
 private:
-    ResizeParams mParams;
-    std::vector<double> mScales;
+    ResizeAttrs mAttrs;
 };
 
 } // namespace
 
 StatusOr<std::unique_ptr<CpuKernel>> createResizeKernel(KernelSetup const& setup)
 {
-    if (setup.node == nullptr)
-    {
-        return internalError("resize: no plan node");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    ResizeParams p;
-    KILN_ASSIGN_OR_RETURN(int64_t const mode, attrs.requireInt("mode"));
-    KILN_ASSIGN_OR_RETURN(int64_t const transform, attrs.requireInt("coord_transform"));
-    KILN_ASSIGN_OR_RETURN(int64_t const selector, attrs.requireInt("selector"));
-    KILN_ASSIGN_OR_RETURN(int64_t const rounding, attrs.requireInt("nearest_rounding"));
-    KILN_ASSIGN_OR_RETURN(p.cubicA, attrs.requireFloat("cubic_coeff"));
-    KILN_ASSIGN_OR_RETURN(int64_t const exclude, attrs.requireInt("exclude_outside"));
-    if (mode < 0 || mode >= nvinfer1::EnumMax<InterpolationMode>() || transform < 0
-        || transform >= nvinfer1::EnumMax<ResizeCoordinateTransformation>() || selector < 0
-        || selector >= nvinfer1::EnumMax<ResizeSelector>() || rounding < 0
-        || rounding >= nvinfer1::EnumMax<ResizeRoundMode>())
-    {
-        return invalidArgument("resize: an enumeration attribute is out of range");
-    }
-    p.mode = static_cast<InterpolationMode>(mode);
-    p.transform = static_cast<ResizeCoordinateTransformation>(transform);
-    p.selector = static_cast<ResizeSelector>(selector);
-    p.rounding = static_cast<ResizeRoundMode>(rounding);
-    p.excludeOutside = exclude != 0;
-    std::vector<double> scales = attrs.has("scales") ? attrs.getFloats("scales") : std::vector<double>{};
-    return std::unique_ptr<CpuKernel>(std::make_unique<ResizeKernel>(p, std::move(scales)));
+    KILN_ASSIGN_OR_RETURN(ResizeAttrs attrs, readResizeAttrs(setup));
+    return std::unique_ptr<CpuKernel>(std::make_unique<ResizeKernel>(std::move(attrs)));
 }
 
 } // namespace kiln

@@ -1,5 +1,6 @@
 // CPU kernel of IShuffleLayer: transpose, reshape (a reinterpretation of contiguous data), transpose. Both
 // transposes are skipped when they are identities, so a plain reshape is one copy.
+#include "backends/common/shuffleParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -11,46 +12,6 @@ using nvinfer1::Dims;
 
 namespace
 {
-
-StatusOr<std::vector<int32_t>> readPermutation(std::vector<int64_t> const& order, int32_t rank, char const* what)
-{
-    if (static_cast<int32_t>(order.size()) < rank)
-    {
-        return invalidArgument(std::string("shuffle: ") + what + " is shorter than the rank");
-    }
-    std::vector<int32_t> perm(static_cast<size_t>(rank));
-    std::vector<bool> seen(static_cast<size_t>(rank), false);
-    for (int32_t i = 0; i < rank; ++i)
-    {
-        int64_t const p = order[static_cast<size_t>(i)];
-        if (p < 0 || p >= rank || seen[static_cast<size_t>(p)])
-        {
-            return invalidArgument(std::string("shuffle: ") + what + " is not a permutation");
-        }
-        seen[static_cast<size_t>(p)] = true;
-        perm[static_cast<size_t>(i)] = static_cast<int32_t>(p);
-    }
-    return perm;
-}
-
-bool isIdentity(std::vector<int32_t> const& perm, std::vector<int64_t> const& dims)
-{
-    // Moving extent-1 dimensions does not move data: compare the order of the other dimensions.
-    int32_t last = -1;
-    for (int32_t p : perm)
-    {
-        if (dims[static_cast<size_t>(p)] == 1)
-        {
-            continue;
-        }
-        if (p < last)
-        {
-            return false;
-        }
-        last = p;
-    }
-    return true;
-}
 
 template <typename T>
 void transposeTyped(T const* src, T* dst, std::vector<int64_t> const& dims, std::vector<int32_t> const& perm)
@@ -128,54 +89,24 @@ void transposeBytes(void const* src, void* dst, int64_t elementBytes, std::vecto
 class ShuffleKernel final : public CpuKernel
 {
 public:
-    ShuffleKernel(std::vector<int64_t> first, std::vector<int64_t> second)
-        : mFirst(std::move(first))
-        , mSecond(std::move(second))
+    explicit ShuffleKernel(ShuffleAttrs attrs)
+        : mAttrs(std::move(attrs))
     {
     }
 
     Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        if (inputs.empty() || outputs.size() != 1)
-        {
-            return internalError("shuffle: expected a data input and one output");
-        }
-        TensorView const& in = inputs[0];
-        TensorView const& out = outputs[0];
-        if (in.type != out.type)
-        {
-            return internalError("shuffle: input and output types differ");
-        }
-        int64_t const bytes = elementSize(in.type);
-        if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
-        {
-            return unsupported(std::string("shuffle: type ") + dataTypeName(in.type) + " is not supported on the CPU");
-        }
-        int64_t const volume = in.volume();
-        if (volume != out.volume())
-        {
-            return invalidArgument("shuffle: input volume " + std::to_string(volume) + " differs from output volume "
-                + std::to_string(out.volume()));
-        }
-        if (volume == 0)
+        KILN_ASSIGN_OR_RETURN(ShuffleParams const p, makeShuffleParams(mAttrs, inputs, outputs, "CPU"));
+        if (p.volume == 0)
         {
             return Status::ok();
         }
-        if (in.data == nullptr || out.data == nullptr)
-        {
-            return internalError("shuffle: missing buffer");
-        }
-        KILN_ASSIGN_OR_RETURN(auto const perm1, readPermutation(mFirst, in.dims.nbDims, "first transpose"));
-        KILN_ASSIGN_OR_RETURN(auto const perm2, readPermutation(mSecond, out.dims.nbDims, "second transpose"));
-        std::vector<int64_t> inDims(in.dims.d, in.dims.d + in.dims.nbDims);
-        // Dimensions before the second transpose: reshaped[perm2[i]] = out[i].
-        std::vector<int64_t> reshaped(static_cast<size_t>(out.dims.nbDims));
-        for (int32_t i = 0; i < out.dims.nbDims; ++i)
-        {
-            reshaped[static_cast<size_t>(perm2[static_cast<size_t>(i)])] = out.dims.d[i];
-        }
-        bool const firstMoves = !isIdentity(perm1, inDims);
-        bool const secondMoves = !isIdentity(perm2, reshaped);
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        int64_t const volume = p.volume;
+        int64_t const bytes = p.bytes;
+        bool const firstMoves = p.firstMoves;
+        bool const secondMoves = p.secondMoves;
         if (!firstMoves && !secondMoves)
         {
             if (in.data != out.data)
@@ -186,23 +117,22 @@ public:
         }
         if (firstMoves && !secondMoves)
         {
-            transposeBytes(in.data, out.data, bytes, inDims, perm1);
+            transposeBytes(in.data, out.data, bytes, p.inDims, p.perm1);
             return Status::ok();
         }
         void const* src = in.data;
         if (firstMoves)
         {
             mScratch.resize(static_cast<size_t>(volume * bytes));
-            transposeBytes(in.data, mScratch.data(), bytes, inDims, perm1);
+            transposeBytes(in.data, mScratch.data(), bytes, p.inDims, p.perm1);
             src = mScratch.data();
         }
-        transposeBytes(src, out.data, bytes, reshaped, perm2);
+        transposeBytes(src, out.data, bytes, p.reshaped, p.perm2);
         return Status::ok();
     }
 
 private:
-    std::vector<int64_t> mFirst;
-    std::vector<int64_t> mSecond;
+    ShuffleAttrs mAttrs;
     std::vector<uint8_t> mScratch;
 };
 
@@ -210,13 +140,8 @@ private:
 
 StatusOr<std::unique_ptr<CpuKernel>> createShuffleKernel(KernelSetup const& setup)
 {
-    if (setup.node == nullptr)
-    {
-        return internalError("shuffle: no plan node");
-    }
-    KILN_ASSIGN_OR_RETURN(auto first, setup.node->attrs.requireInts("first_transpose"));
-    KILN_ASSIGN_OR_RETURN(auto second, setup.node->attrs.requireInts("second_transpose"));
-    return std::unique_ptr<CpuKernel>(std::make_unique<ShuffleKernel>(std::move(first), std::move(second)));
+    KILN_ASSIGN_OR_RETURN(auto attrs, readShuffleAttrs(setup));
+    return std::unique_ptr<CpuKernel>(std::make_unique<ShuffleKernel>(std::move(attrs)));
 }
 
 } // namespace kiln

@@ -1,5 +1,6 @@
 // CPU kernel of ISliceLayer: for each output dimension a table maps output coordinates to input coordinates
 // (or to the fill value) under the sample mode; the copy then walks the output row by row.
+#include "backends/common/sliceParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -13,53 +14,6 @@ using nvinfer1::SampleMode;
 
 namespace
 {
-constexpr size_t kSTART = 1;
-constexpr size_t kSIZE = 2;
-constexpr size_t kSTRIDE = 3;
-constexpr size_t kFILL_VALUE = 4;
-constexpr size_t kAXES = 5;
-
-bool present(KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot)
-{
-    return inputs.size() > slot && setup.inputPresent.size() > slot && setup.inputPresent[slot];
-}
-
-//! A parameter list from an input (evaluated values, else its integer data) or from the static attribute.
-StatusOr<std::optional<std::vector<int64_t>>> parameter(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot, char const* key)
-{
-    Attributes const& attrs = setup.node->attrs;
-    if (present(setup, inputs, slot))
-    {
-        TensorView const& t = inputs[slot];
-        if (t.type != DataType::kINT32 && t.type != DataType::kINT64)
-        {
-            return invalidArgument(std::string("slice: ") + key + " input must be INT32 or INT64");
-        }
-        int64_t const n = t.volume();
-        if (n < 0 || n > nvinfer1::Dims::MAX_DIMS)
-        {
-            return invalidArgument(std::string("slice: ") + key + " input has an invalid length");
-        }
-        if (t.values == nullptr && t.data == nullptr && n > 0)
-        {
-            return internalError(std::string("slice: ") + key + " input has neither values nor data");
-        }
-        std::vector<int64_t> v(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i)
-        {
-            v[static_cast<size_t>(i)] = t.values != nullptr ? t.values[i] : loadInt(t.data, t.type, i);
-        }
-        return std::optional<std::vector<int64_t>>(std::move(v));
-    }
-    if (attrs.has(key))
-    {
-        KILN_ASSIGN_OR_RETURN(auto v, attrs.requireInts(key));
-        return std::optional<std::vector<int64_t>>(std::move(v));
-    }
-    return std::optional<std::vector<int64_t>>();
-}
-
 int64_t floorMod(int64_t a, int64_t b)
 {
     int64_t const r = a % b;
@@ -96,65 +50,13 @@ int64_t mapCoordinate(SampleMode mode, int64_t x, int64_t n)
 
 Status runSlice(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
-    {
-        return internalError("slice: expected a data input and one output");
-    }
+    KILN_ASSIGN_OR_RETURN(SliceParams const p, makeSliceParams(setup, inputs, outputs, true));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
     int32_t const rank = in.dims.nbDims;
-    if (out.dims.nbDims != rank || in.type != out.type)
-    {
-        return internalError("slice: output rank or type differs from the input");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    KILN_ASSIGN_OR_RETURN(int64_t const modeValue, attrs.requireInt("mode"));
-    if (modeValue < 0 || modeValue >= nvinfer1::EnumMax<SampleMode>())
-    {
-        return invalidArgument("slice: invalid sample mode " + std::to_string(modeValue));
-    }
-    auto const mode = static_cast<SampleMode>(modeValue);
-    KILN_ASSIGN_OR_RETURN(auto start, parameter(setup, inputs, kSTART, "start"));
-    KILN_ASSIGN_OR_RETURN(auto size, parameter(setup, inputs, kSIZE, "size"));
-    KILN_ASSIGN_OR_RETURN(auto stride, parameter(setup, inputs, kSTRIDE, "stride"));
-    KILN_ASSIGN_OR_RETURN(auto axes, parameter(setup, inputs, kAXES, "axes"));
-    if (!start || !stride)
-    {
-        return invalidArgument("slice: start or stride is missing");
-    }
-    size_t const count = axes ? axes->size() : static_cast<size_t>(rank);
-    if (start->size() != count || stride->size() != count)
-    {
-        return invalidArgument("slice: start/stride lengths do not match the axes");
-    }
-
-    // Full-rank start and stride; the output extents come from the output view.
-    std::vector<int64_t> dimStart(static_cast<size_t>(rank), 0);
-    std::vector<int64_t> dimStride(static_cast<size_t>(rank), 1);
-    std::vector<bool> seen(static_cast<size_t>(rank), false);
-    for (size_t k = 0; k < count; ++k)
-    {
-        int64_t a = axes ? (*axes)[k] : static_cast<int64_t>(k);
-        a = a < 0 ? a + rank : a;
-        if (a < 0 || a >= rank || seen[static_cast<size_t>(a)])
-        {
-            return invalidArgument("slice: invalid or repeated axis " + std::to_string(axes ? (*axes)[k] : a));
-        }
-        seen[static_cast<size_t>(a)] = true;
-        dimStart[static_cast<size_t>(a)] = (*start)[k];
-        dimStride[static_cast<size_t>(a)] = (*stride)[k];
-        if (size && (*size)[k] != out.dims.d[a])
-        {
-            return invalidArgument("slice: output extent differs from the requested size");
-        }
-    }
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        if (!seen[static_cast<size_t>(d)] && out.dims.d[d] != in.dims.d[d])
-        {
-            return invalidArgument("slice: an unsliced dimension changed extent");
-        }
-    }
+    SampleMode const mode = p.mode;
+    std::vector<int64_t> const& dimStart = p.start;
+    std::vector<int64_t> const& dimStride = p.stride;
     int64_t const outVolume = out.volume();
     if (outVolume == 0)
     {
@@ -201,9 +103,9 @@ Status runSlice(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     uint8_t fill[8] = {};
     if (anyFill)
     {
-        if (present(setup, inputs, kFILL_VALUE))
+        if (sliceInputPresent(setup, inputs, kSLICE_FILL_VALUE))
         {
-            TensorView const& f = inputs[kFILL_VALUE];
+            TensorView const& f = inputs[kSLICE_FILL_VALUE];
             if (f.values == nullptr && f.data == nullptr)
             {
                 return internalError("slice: the fill value input has no data");

@@ -1,5 +1,6 @@
 // CPU reference kernel of ISoftMaxLayer: numerically stable softmax (max subtracted) along one axis; FP16/BF16
 // storage computes in float, sums accumulate in double.
+#include "backends/common/softMaxParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -15,11 +16,6 @@ namespace
 
 template <typename T>
 constexpr bool kIS_FLOAT_STORAGE = std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
-Status softMaxError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (SoftMax): " + message);
-}
 
 template <typename T>
 void softMaxSlices(T const* in, T* out, int64_t outer, int64_t n, int64_t inner)
@@ -56,49 +52,12 @@ void softMaxSlices(T const* in, T* out, int64_t outer, int64_t n, int64_t inner)
 
 Status executeSoftMax(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
-    {
-        return softMaxError(setup, "expects one input and one output");
-    }
+    KILN_ASSIGN_OR_RETURN(SoftMaxParams const p, makeSoftMaxParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS || out.dims.nbDims != rank || in.type != out.type)
-    {
-        return softMaxError(setup, "input and output must have the same rank (>= 1) and type");
-    }
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        if (in.dims.d[d] != out.dims.d[d] || in.dims.d[d] < 0)
-        {
-            return softMaxError(setup, "input and output shapes differ in dimension " + std::to_string(d));
-        }
-    }
-    int32_t axis = rank >= 3 ? rank - 3 : 0;
-    if (setup.node->attrs.has("axes"))
-    {
-        StatusOr<int64_t> mask = setup.node->attrs.requireInt("axes");
-        if (!mask.isOk() || *mask <= 0 || std::popcount(static_cast<uint64_t>(*mask)) != 1)
-        {
-            return softMaxError(setup, "attribute 'axes' must be a one-bit mask");
-        }
-        axis = std::countr_zero(static_cast<uint64_t>(*mask));
-    }
-    if (axis >= rank)
-    {
-        return softMaxError(setup, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    }
-    int64_t outer = 1;
-    int64_t inner = 1;
-    for (int32_t d = 0; d < axis; ++d)
-    {
-        outer *= in.dims.d[d];
-    }
-    for (int32_t d = axis + 1; d < rank; ++d)
-    {
-        inner *= in.dims.d[d];
-    }
-    int64_t const n = in.dims.d[axis];
+    int64_t const outer = p.outer;
+    int64_t const inner = p.inner;
+    int64_t const n = p.n;
     if (outer * n * inner == 0)
     {
         return Status::ok();

@@ -1,5 +1,6 @@
 // CPU kernels of ISqueezeLayer and IUnsqueezeLayer: the element order does not change, so both copy the bytes of
 // input 0 into the output (shape inference already produced the new dimensions).
+#include "backends/common/squeezeParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -12,14 +13,7 @@ namespace
 
 Status executeCopy(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    char const* kind = setup.node->kind == nvinfer1::LayerType::kSQUEEZE ? "Squeeze" : "Unsqueeze";
-    if (inputs.empty() || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present()
-        || inputs[0].volume() != outputs[0].volume() || inputs[0].type != outputs[0].type)
-    {
-        return failedExecution("layer '" + setup.node->name + "' (" + kind
-            + "): the output must hold the input's elements in the input's type");
-    }
-    int64_t const bytes = byteSize(inputs[0].type, inputs[0].volume());
+    KILN_ASSIGN_OR_RETURN(int64_t const bytes, squeezeCopyBytes(setup, inputs, outputs));
     if (bytes > 0 && outputs[0].data != inputs[0].data)
     {
         std::memmove(outputs[0].data, inputs[0].data, static_cast<size_t>(bytes));

@@ -1,6 +1,7 @@
 // CPU reference kernel of ITopKLayer: the k largest (kMAX) or smallest (kMIN) elements along one axis, sorted, with
 // their indices. Ties keep the lower index first; NaN counts as larger than every number. k is read from the output
 // shape, which shape inference derived from the static k or from the k tensor (input 1).
+#include "backends/common/topKParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -16,11 +17,6 @@ namespace
 {
 using nvinfer1::DataType;
 using nvinfer1::TopKOperation;
-
-Status topKError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (TopK): " + message);
-}
 
 //! One element of a slice: its value (double for floating-point storage, int64 for integers) and its index.
 template <typename V>
@@ -139,63 +135,15 @@ void topKSlices(T const* in, T* values, void* indices, DataType indicesType, Top
 
 Status executeTopK(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.empty() || inputs.size() > 2 || outputs.size() != 2 || !inputs[0].present() || !outputs[0].present()
-        || !outputs[1].present())
-    {
-        return topKError(setup, "expects a data input (and optionally k) and two outputs");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    StatusOr<int64_t> opAttr = attrs.requireInt("operation");
-    StatusOr<int64_t> maskAttr = attrs.requireInt("axes");
-    if (!opAttr.isOk() || !maskAttr.isOk())
-    {
-        return topKError(setup, "missing or mistyped attribute 'operation' or 'axes'");
-    }
-    if (*opAttr != static_cast<int64_t>(TopKOperation::kMAX) && *opAttr != static_cast<int64_t>(TopKOperation::kMIN))
-    {
-        return topKError(setup, "invalid operation " + std::to_string(*opAttr));
-    }
-    auto const op = static_cast<TopKOperation>(*opAttr);
+    KILN_ASSIGN_OR_RETURN(TopKParams const p, makeTopKParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& values = outputs[0];
     TensorView const& indices = outputs[1];
-    int32_t const rank = in.dims.nbDims;
-    int64_t const mask = *maskAttr;
-    if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS || mask <= 0 || std::popcount(static_cast<uint64_t>(mask)) != 1
-        || (mask >> rank) != 0)
-    {
-        return topKError(setup, "axes mask " + std::to_string(mask) + " does not name one axis of the input");
-    }
-    int32_t const axis = std::countr_zero(static_cast<uint64_t>(mask));
-    if (values.dims.nbDims != rank || indices.dims.nbDims != rank || values.type != in.type
-        || (indices.type != DataType::kINT32 && indices.type != DataType::kINT64))
-    {
-        return topKError(setup, "output ranks or types do not match the input");
-    }
-    int64_t const k = values.dims.d[axis];
-    int64_t const n = in.dims.d[axis];
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        if (values.dims.d[d] != indices.dims.d[d] || (d != axis && values.dims.d[d] != in.dims.d[d]) || in.dims.d[d] < 0)
-        {
-            return topKError(setup, "output shapes do not match the input in dimension " + std::to_string(d));
-        }
-    }
-    if (k < 0 || k > n)
-    {
-        return topKError(setup, "k = " + std::to_string(k) + " is out of range for axis " + std::to_string(axis)
-            + " of extent " + std::to_string(n));
-    }
-    int64_t outer = 1;
-    int64_t inner = 1;
-    for (int32_t d = 0; d < axis; ++d)
-    {
-        outer *= in.dims.d[d];
-    }
-    for (int32_t d = axis + 1; d < rank; ++d)
-    {
-        inner *= in.dims.d[d];
-    }
+    TopKOperation const op = p.op;
+    int64_t const k = p.k;
+    int64_t const n = p.n;
+    int64_t const outer = p.outer;
+    int64_t const inner = p.inner;
     if (outer * inner * k == 0)
     {
         return Status::ok();

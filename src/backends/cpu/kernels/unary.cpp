@@ -1,5 +1,6 @@
 // CPU kernel of IUnaryLayer. Floating-point inputs are computed in float; integer kABS/kNEG/kSIGN exactly in int64
 // (wrapping like two's complement); kNOT on BOOL. kROUND rounds half to even; kISINF/kISNAN write BOOL.
+#include "backends/common/unaryParams.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 
@@ -79,10 +80,9 @@ void applyInt(Op op, int64_t const* x, int64_t* r, int64_t n)
 Status executeUnary(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    KILN_RETURN_IF_ERROR(checkUnaryViews(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
     auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
     int64_t const n = out.volume();
     bool const floatDomain = ew::isFloatKernelType(in.type);

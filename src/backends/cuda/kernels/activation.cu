@@ -1,5 +1,6 @@
 // CUDA kernel of IActivationLayer, as the CPU reference (backends/cpu/kernels/activation.cpp): computed in float
 // (kRELU on INT32/INT64 exactly in int64), with alpha and beta as TensorRT defines them.
+#include "backends/common/activationParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -72,14 +73,9 @@ __global__ void activationKernel(Act type, float alpha, float beta, int64_t n, v
 Status enqueueActivation(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    KILN_ASSIGN_OR_RETURN(ActivationParams const p, makeActivationParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
-    Attributes const& attrs = setup.node->attrs;
-    auto const type = static_cast<Act>(attrs.getInt("type"));
-    auto const alpha = static_cast<float>(attrs.getFloat("alpha"));
-    auto const beta = static_cast<float>(attrs.getFloat("beta"));
     int64_t const n = out.volume();
     if (n == 0)
     {
@@ -87,13 +83,13 @@ Status enqueueActivation(KernelSetup const& setup, std::vector<TensorView> const
     }
     if (ew::isFloatKernelType(in.type))
     {
-        activationKernel<float><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(type, alpha, beta, n, in.data, in.type,
-            out.data, out.type);
+        activationKernel<float><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(p.type, p.alpha, p.beta, n, in.data,
+            in.type, out.data, out.type);
     }
     else
     {
-        activationKernel<int64_t><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(type, alpha, beta, n, in.data, in.type,
-            out.data, out.type);
+        activationKernel<int64_t><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(p.type, p.alpha, p.beta, n, in.data,
+            in.type, out.data, out.type);
     }
     return launchStatus("Activation kernel");
 }
@@ -102,22 +98,7 @@ Status enqueueActivation(KernelSetup const& setup, std::vector<TensorView> const
 
 StatusOr<std::unique_ptr<CudaKernel>> createActivationCudaKernel(KernelSetup const& setup)
 {
-    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Activation"));
-    Attributes const& attrs = setup.node->attrs;
-    KILN_ASSIGN_OR_RETURN(int64_t const type, attrs.requireInt("type"));
-    if (type < 0 || type >= nvinfer1::EnumMax<ActivationType>())
-    {
-        return invalidArgument(nodeLabel(setup, "Activation") + ": invalid activation type " + std::to_string(type));
-    }
-    KILN_RETURN_IF_ERROR(attrs.requireFloat("alpha").status());
-    KILN_RETURN_IF_ERROR(attrs.requireFloat("beta").status());
-    DataType const in = setup.inputTypes[0];
-    bool const intRelu = static_cast<Act>(type) == Act::kRELU && (in == DataType::kINT32 || in == DataType::kINT64);
-    if ((!ew::isFloatKernelType(in) && !intRelu) || !ew::isKernelType(setup.outputTypes[0]))
-    {
-        return invalidArgument(nodeLabel(setup, "Activation") + ": unsupported types " + dataTypeName(in) + " -> "
-            + dataTypeName(setup.outputTypes[0]));
-    }
+    KILN_RETURN_IF_ERROR(checkActivationSetup(setup));
     return makeCudaFunctionKernel(setup, enqueueActivation);
 }
 

@@ -1,6 +1,7 @@
 // CUDA kernel of IElementWiseLayer: binary operations with broadcasting, exactly as the CPU reference
 // (backends/cpu/kernels/elementWise.cpp): floating-point operands are computed in float, integer and BOOL operands
 // in int64 (wrapping; integer division by zero gives 0; kDIV truncates, kFLOOR_DIV rounds toward -infinity).
+#include "core/intArithmetic.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -35,68 +36,18 @@ __device__ __forceinline__ float applyFloat(Op op, float a, float b)
     }
 }
 
-__device__ __forceinline__ int64_t wrapSub(int64_t a, int64_t b)
-{
-    return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-
-__device__ int64_t intPow(int64_t base, int64_t exponent)
-{
-    if (exponent < 0)
-    {
-        if (base == 1)
-        {
-            return 1;
-        }
-        if (base == -1)
-        {
-            return (exponent % 2 == 0) ? 1 : -1;
-        }
-        return 0;
-    }
-    uint64_t result = 1;
-    uint64_t b = static_cast<uint64_t>(base);
-    uint64_t e = static_cast<uint64_t>(exponent);
-    while (e != 0)
-    {
-        if (e & 1U)
-        {
-            result *= b;
-        }
-        b *= b;
-        e >>= 1U;
-    }
-    return static_cast<int64_t>(result);
-}
-
 __device__ __forceinline__ int64_t applyInt(Op op, int64_t a, int64_t b)
 {
     switch (op)
     {
-    case Op::kSUM: return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-    case Op::kPROD: return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    case Op::kSUM: return wrapAdd(a, b);
+    case Op::kPROD: return wrapMul(a, b);
     case Op::kMAX: return a > b ? a : b;
     case Op::kMIN: return a < b ? a : b;
     case Op::kSUB: return wrapSub(a, b);
-    case Op::kDIV: return b == 0 ? 0 : (b == -1 ? wrapSub(0, a) : a / b);
+    case Op::kDIV: return truncDiv(a, b);
     case Op::kPOW: return intPow(a, b);
-    case Op::kFLOOR_DIV:
-    {
-        if (b == 0)
-        {
-            return 0;
-        }
-        if (b == -1)
-        {
-            return wrapSub(0, a);
-        }
-        int64_t q = a / b;
-        if ((a % b != 0) && ((a < 0) != (b < 0)))
-        {
-            --q;
-        }
-        return q;
-    }
+    case Op::kFLOOR_DIV: return floorDiv(a, b);
     case Op::kAND: return (a != 0 && b != 0) ? 1 : 0;
     case Op::kOR: return (a != 0 || b != 0) ? 1 : 0;
     case Op::kXOR: return ((a != 0) != (b != 0)) ? 1 : 0;

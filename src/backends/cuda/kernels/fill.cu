@@ -3,6 +3,7 @@
 // uniform in [alpha, beta] and random normal (Box-Muller, mean alpha, deviation beta) from the same counter-based
 // generator (SplitMix64 of seed and element index), so the GPU draws the CPU's numbers. Dynamic alpha/beta inputs
 // are read from their host values when shape inference knows them, else from device memory inside the kernel.
+#include "backends/common/fillParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -30,19 +31,6 @@ struct FillArgs
     DataType betaType{DataType::kFLOAT};
     uint64_t seed{0};
 };
-
-__device__ __forceinline__ uint64_t splitMix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31U);
-}
-
-__device__ __forceinline__ double uniformAt(uint64_t seed, uint64_t counter)
-{
-    return static_cast<double>(splitMix64(seed ^ splitMix64(counter)) >> 11U) * (1.0 / 9007199254740992.0);
-}
 
 //! loadElement of the CPU (core/dataType.cpp): any type as double.
 __device__ __forceinline__ double loadDouble(void const* p, DataType t, int64_t i)
@@ -152,49 +140,28 @@ __global__ void fillKernel(FillArgs a, int64_t n, void* out, DataType to)
     }
 }
 
-bool present(KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot)
-{
-    return inputs.size() > slot && setup.inputPresent.size() > slot && setup.inputPresent[slot];
-}
-
 Status enqueueFill(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
 {
-    if (outputs.size() != 1 || setup.node == nullptr)
-    {
-        return internalError("fill: expected one output");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    TensorView const& out = outputs[0];
-    KILN_ASSIGN_OR_RETURN(int64_t const opValue, attrs.requireInt("op"));
-    KILN_ASSIGN_OR_RETURN(int64_t const seed, attrs.requireInt("seed"));
-    if (opValue < 0 || opValue >= nvinfer1::EnumMax<FillOperation>())
-    {
-        return invalidArgument("fill: invalid operation " + std::to_string(opValue));
-    }
-    int64_t const n = out.volume();
+    KILN_ASSIGN_OR_RETURN(FillParams const p,
+        makeFillParams(setup, inputs, outputs, [](DataType t) { return ew::isKernelType(t); }));
+    int64_t const n = p.volume;
     if (n == 0)
     {
         return Status::ok();
     }
-    if (out.data == nullptr || !ew::isKernelType(out.type))
-    {
-        return internalError("fill: missing output buffer or unsupported output type");
-    }
+    Attributes const& attrs = setup.node->attrs;
+    TensorView const& out = outputs[0];
     FillArgs a;
-    a.op = static_cast<FillOperation>(opValue);
-    a.seed = static_cast<uint64_t>(seed);
+    a.op = p.op;
+    a.seed = static_cast<uint64_t>(p.seed);
     a.rank = out.dims.nbDims;
     for (int32_t d = 0; d < a.rank; ++d)
     {
         a.dims[d] = out.dims.d[d];
     }
-    bool const dynamic = present(setup, inputs, 1) && present(setup, inputs, 2);
+    bool const dynamic = p.dynamic;
     bool const linspace = a.op == FillOperation::kLINSPACE;
-    if (dynamic && (inputs[1].volume() < 1 || (!linspace && inputs[2].volume() < 1)))
-    {
-        return invalidArgument("fill: the alpha or beta input is empty");
-    }
     if (dynamic && linspace && inputs[2].volume() != a.rank)
     {
         return invalidArgument("fill: beta must have one element per output dimension");

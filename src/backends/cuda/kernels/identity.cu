@@ -1,6 +1,7 @@
 // CUDA kernel of IIdentityLayer: copies the input, converting it when the builder gave the output another type
 // (launchConvert, ICastLayer's conversions). Reformat nodes (attribute "reformat" = 1, inserted around plugins) are
 // not supported on the CUDA backend yet: the factory says so.
+#include "backends/common/unaryParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -13,10 +14,9 @@ namespace
 Status enqueueIdentity(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    KILN_RETURN_IF_ERROR(checkUnaryViews(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
     if (in.data == out.data && in.type == out.type)
     {
         return Status::ok(); // the builder aliased the output onto the input

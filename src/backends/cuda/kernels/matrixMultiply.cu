@@ -8,6 +8,7 @@
 //               batch equal to the output's or entirely broadcast) is one strided-batched call, anything else one
 //               call per output matrix.
 //   "kiln":     a plain kernel (one thread per output element, FP32 accumulation) for every type combination.
+#include "backends/common/matrixMultiplyParams.h"
 #include "backends/cuda/cudaLibraries.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -21,23 +22,6 @@ namespace
 {
 
 constexpr int64_t kWORKSPACE = 32LL << 20; //!< cuBLASLt workspace asked for (heuristics use up to this much)
-
-bool isMatmulStorage(DataType t)
-{
-    return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
-}
-
-struct MatmulShape
-{
-    int32_t nbBatch{0};
-    std::vector<int64_t> batchA;
-    std::vector<int64_t> batchB;
-    std::vector<int64_t> batchOut;
-    int64_t m{1};
-    int64_t n{1};
-    int64_t k{0};
-    int64_t batches{1};
-};
 
 __device__ __forceinline__ int64_t offsetA(MatrixOperation op, int64_t m, int64_t k, int64_t rows, int64_t depth)
 {
@@ -155,8 +139,7 @@ public:
     Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
         CudaRunContext const& ctx) override
     {
-        MatmulShape s;
-        KILN_RETURN_IF_ERROR(checkShapes(inputs, outputs, s));
+        KILN_ASSIGN_OR_RETURN(MatmulShape const s, makeMatmulShape(mSetup, mOp0, mOp1, inputs, outputs));
         TensorView const& out = outputs[0];
         if (out.volume() == 0)
         {
@@ -188,84 +171,6 @@ public:
     }
 
 private:
-    Status fail(std::string const& msg) const
-    {
-        return invalidArgument("layer '" + mSetup.node->name + "': " + msg);
-    }
-
-    Status checkShapes(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        MatmulShape& s) const
-    {
-        if (inputs.size() != 2 || outputs.size() != 1)
-        {
-            return fail("expected 2 inputs and 1 output");
-        }
-        TensorView const& a = inputs[0];
-        TensorView const& b = inputs[1];
-        TensorView const& out = outputs[0];
-        if (!isMatmulStorage(a.type) || !isMatmulStorage(b.type) || !isMatmulStorage(out.type))
-        {
-            return fail("unsupported input/output type");
-        }
-        int32_t const matA = mOp0 == MatrixOperation::kVECTOR ? 1 : 2;
-        int32_t const matB = mOp1 == MatrixOperation::kVECTOR ? 1 : 2;
-        if (a.dims.nbDims < matA || b.dims.nbDims < matB || a.dims.nbDims - matA != b.dims.nbDims - matB)
-        {
-            return fail("input ranks do not fit the matrix operations");
-        }
-        s.nbBatch = a.dims.nbDims - matA;
-        int32_t const ra = a.dims.nbDims;
-        int32_t const rb = b.dims.nbDims;
-        int64_t kA = 0;
-        int64_t kB = 0;
-        switch (mOp0)
-        {
-        case MatrixOperation::kNONE: s.m = a.dims.d[ra - 2]; kA = a.dims.d[ra - 1]; break;
-        case MatrixOperation::kTRANSPOSE: s.m = a.dims.d[ra - 1]; kA = a.dims.d[ra - 2]; break;
-        case MatrixOperation::kVECTOR: s.m = 1; kA = a.dims.d[ra - 1]; break;
-        }
-        switch (mOp1)
-        {
-        case MatrixOperation::kNONE: kB = b.dims.d[rb - 2]; s.n = b.dims.d[rb - 1]; break;
-        case MatrixOperation::kTRANSPOSE: kB = b.dims.d[rb - 1]; s.n = b.dims.d[rb - 2]; break;
-        case MatrixOperation::kVECTOR: kB = b.dims.d[rb - 1]; s.n = 1; break;
-        }
-        if (kA != kB)
-        {
-            return fail("reduction extents differ (" + std::to_string(kA) + " vs " + std::to_string(kB) + ")");
-        }
-        s.k = kA;
-        std::vector<int64_t> expected;
-        for (int32_t i = 0; i < s.nbBatch; ++i)
-        {
-            int64_t const x = a.dims.d[i];
-            int64_t const y = b.dims.d[i];
-            if (x != y && x != 1 && y != 1)
-            {
-                return fail("batch dimension " + std::to_string(i) + " cannot be broadcast (" + std::to_string(x)
-                    + " vs " + std::to_string(y) + ")");
-            }
-            s.batchA.push_back(x);
-            s.batchB.push_back(y);
-            s.batchOut.push_back(x == 1 ? y : x);
-            expected.push_back(x == 1 ? y : x);
-            s.batches *= x == 1 ? y : x;
-        }
-        if (mOp0 != MatrixOperation::kVECTOR)
-        {
-            expected.push_back(s.m);
-        }
-        if (mOp1 != MatrixOperation::kVECTOR)
-        {
-            expected.push_back(s.n);
-        }
-        if (std::vector<int64_t>(out.dims.d, out.dims.d + out.dims.nbDims) != expected)
-        {
-            return fail("output dimensions do not match the operands");
-        }
-        return Status::ok();
-    }
-
     //! (Re)creates the descriptors for this problem; batchCount / strides describe a uniform batch.
     Status prepareLt(MatmulShape const& s, DataType type, int64_t batchCount, int64_t strideA, int64_t strideB,
         cublasLtHandle_t handle, int64_t workspaceBytes, uint32_t alignA, uint32_t alignB, uint32_t alignC)
@@ -394,24 +299,11 @@ private:
         }
         KILN_RETURN_IF_ERROR(prepareLt(s, out.type, 1, 0, 0, handle, ctx.workspaceBytes, alignmentOf(a, {sizeA * esize}),
             alignmentOf(b, {sizeB * esize}), alignmentOf(c, {sizeC * esize})));
-        std::vector<int64_t> idx(static_cast<size_t>(s.nbBatch), 0);
         for (int64_t bi = 0; bi < s.batches; ++bi)
         {
-            int64_t rest = bi;
-            for (int32_t d = s.nbBatch - 1; d >= 0; --d)
-            {
-                auto const j = static_cast<size_t>(d);
-                idx[j] = rest % s.batchOut[j];
-                rest /= s.batchOut[j];
-            }
             int64_t offA = 0;
             int64_t offB = 0;
-            for (int32_t d = 0; d < s.nbBatch; ++d)
-            {
-                auto const j = static_cast<size_t>(d);
-                offA = offA * s.batchA[j] + (s.batchA[j] == 1 ? 0 : idx[j]);
-                offB = offB * s.batchB[j] + (s.batchB[j] == 1 ? 0 : idx[j]);
-            }
+            matmulBatchOffsets(s, bi, offA, offB);
             KILN_CUBLAS_CHECK(cublasLtMatmul(handle, mPlan.op, &alpha, b + offB * sizeB * esize, mPlan.a,
                 a + offA * sizeA * esize, mPlan.b, &beta, c + bi * sizeC * esize, mPlan.c, c + bi * sizeC * esize,
                 mPlan.c, &mPlan.algo, ctx.workspace, static_cast<size_t>(ctx.workspaceBytes), ctx.stream));
@@ -428,18 +320,6 @@ private:
     std::vector<int64_t> mKey;
 };
 
-StatusOr<std::pair<MatrixOperation, MatrixOperation>> readOps(PlanNode const& node)
-{
-    KILN_ASSIGN_OR_RETURN(int64_t op0, node.attrs.requireInt("op0"));
-    KILN_ASSIGN_OR_RETURN(int64_t op1, node.attrs.requireInt("op1"));
-    int32_t const n = nvinfer1::EnumMax<MatrixOperation>();
-    if (op0 < 0 || op0 >= n || op1 < 0 || op1 >= n)
-    {
-        return invalidArgument("layer '" + node.name + "': invalid MatrixOperation attribute");
-    }
-    return std::make_pair(static_cast<MatrixOperation>(op0), static_cast<MatrixOperation>(op1));
-}
-
 bool ltApplies(KernelSetup const& setup)
 {
     return setup.inputTypes.size() == 2 && setup.outputTypes.size() == 1 && isMatmulStorage(setup.outputTypes[0])
@@ -454,7 +334,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createMatrixMultiplyCudaKernel(KernelSetup
     {
         return internalError("matrix multiply kernel created without a plan node");
     }
-    KILN_ASSIGN_OR_RETURN(auto ops, readOps(*setup.node));
+    KILN_ASSIGN_OR_RETURN(auto ops, readMatmulOps(*setup.node));
     std::string const tactic = setup.node->tactic;
     if (tactic == "cublaslt" && !ltApplies(setup))
     {

@@ -4,6 +4,7 @@
 // Empty reductions give the identities (0, 1, lowest, highest; kAVG: NaN for floats, 0 for integers).
 // One thread per output element, walking its reduced elements: correct for every shape, not yet fast for large
 // reductions (a block-per-output kernel is the next step).
+#include "backends/common/reduceParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -75,84 +76,36 @@ __global__ void reduceKernel(ReduceOperation op, IndexMap kept, IndexMap reduced
     }
 }
 
-Status reduceError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (Reduce): " + message);
-}
-
 Status enqueueReduce(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
 {
-    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
-    {
-        return reduceError(setup, "expects one input and one output");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    StatusOr<int64_t> opAttr = attrs.requireInt("operation");
-    StatusOr<int64_t> maskAttr = attrs.requireInt("axes");
-    StatusOr<int64_t> keepAttr = attrs.requireInt("keepDims");
-    if (!opAttr.isOk() || !maskAttr.isOk() || !keepAttr.isOk())
-    {
-        return reduceError(setup, "missing or mistyped attribute 'operation', 'axes' or 'keepDims'");
-    }
-    if (*opAttr < 0 || *opAttr > static_cast<int64_t>(ReduceOperation::kAVG))
-    {
-        return reduceError(setup, "invalid operation " + std::to_string(*opAttr));
-    }
-    auto const op = static_cast<ReduceOperation>(*opAttr);
-    int64_t const mask = *maskAttr;
-    bool const keepDims = *keepAttr != 0;
+    KILN_ASSIGN_OR_RETURN(ReduceParams const p, makeReduceParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    if (rank < 0 || rank > kMAX_RANK || mask < 0 || (mask >> rank) != 0)
-    {
-        return reduceError(setup, "axes mask " + std::to_string(mask) + " does not fit the input rank "
-            + std::to_string(rank));
-    }
-    if (in.type != out.type)
-    {
-        return reduceError(setup, "input and output types differ");
-    }
     bool const supported = ew::isFloatKernelType(in.type) || in.type == DataType::kINT32 || in.type == DataType::kINT64;
     if (!supported)
     {
         return reduceError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
     }
+    ReduceOperation const op = p.op;
+    int64_t const outVolume = p.outVolume;
+    int64_t const count = p.count;
     std::vector<int64_t> const strides = contiguousStrides(in.dims);
-    std::vector<int64_t> expected;
     IndexMap kept;
     IndexMap reduced;
-    int64_t outVolume = 1;
-    int64_t count = 1;
-    for (int32_t d = 0; d < rank; ++d)
+    for (int32_t d = 0; d < p.rank; ++d)
     {
         int64_t const e = in.dims.d[d];
-        if (e < 0)
+        if ((p.mask >> d) & 1)
         {
-            return reduceError(setup, "negative input extent");
-        }
-        if ((mask >> d) & 1)
-        {
-            count *= e;
             reduced.dims[reduced.rank] = e;
             reduced.strides[0][reduced.rank++] = strides[static_cast<size_t>(d)];
-            if (keepDims)
-            {
-                expected.push_back(1);
-            }
         }
         else
         {
-            outVolume *= e;
-            expected.push_back(e);
             kept.dims[kept.rank] = e;
             kept.strides[0][kept.rank++] = strides[static_cast<size_t>(d)];
         }
-    }
-    if (std::vector<int64_t>(out.dims.d, out.dims.d + out.dims.nbDims) != expected)
-    {
-        return reduceError(setup, "output dimensions " + ew::dimsToString(out.dims) + " do not match the expected ones");
     }
     if (outVolume == 0)
     {

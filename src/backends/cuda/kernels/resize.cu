@@ -4,6 +4,7 @@
 // with exclude-outside, dropped and renormalized. Each thread computes its taps on the fly and sums the products
 // in double; nearest copies bits, so every type stays exact. Scales come from the attributes (or, as for the CPU,
 // from an FP32 scales input — which must then have host values: not supported on the GPU yet).
+#include "backends/common/resizeParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -40,48 +41,6 @@ struct Taps
     double weight[4]{};
 };
 
-__device__ double cubicWeight(double t, double a)
-{
-    t = fabs(t);
-    if (t <= 1.0)
-    {
-        return ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
-    }
-    if (t < 2.0)
-    {
-        return ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a;
-    }
-    return 0.0;
-}
-
-__device__ double sourceCoordinate(ResizeArgs const& p, int64_t o, int64_t inLen, int64_t outLen, double scale)
-{
-    if (outLen == 1 && p.selector == ResizeSelector::kUPPER)
-    {
-        return 0.0;
-    }
-    double const x = static_cast<double>(o);
-    switch (p.transform)
-    {
-    case ResizeCoordinateTransformation::kALIGN_CORNERS:
-    {
-        // ONNX: the resized length is in * scale (not rounded) when the size came from scales.
-        double const resized = scale > 0.0 ? static_cast<double>(inLen) * scale : static_cast<double>(outLen);
-        return resized == 1.0 ? 0.0 : x * static_cast<double>(inLen - 1) / (resized - 1.0);
-    }
-    case ResizeCoordinateTransformation::kHALF_PIXEL:
-        return scale > 0.0 ? (x + 0.5) / scale - 0.5
-                           : (x + 0.5) * static_cast<double>(inLen) / static_cast<double>(outLen) - 0.5;
-    case ResizeCoordinateTransformation::kASYMMETRIC:
-    default: return scale > 0.0 ? x / scale : x * static_cast<double>(inLen) / static_cast<double>(outLen);
-    }
-}
-
-__device__ __forceinline__ int64_t clampIndex(int64_t i, int64_t n)
-{
-    return i < 0 ? 0 : (i >= n ? n - 1 : i);
-}
-
 __device__ Taps tapsFor(ResizeArgs const& p, double x, int64_t inLen, int64_t stride)
 {
     Taps taps;
@@ -98,7 +57,7 @@ __device__ Taps tapsFor(ResizeArgs const& p, double x, int64_t inLen, int64_t st
         }
         r = fmin(fmax(r, -1.0), static_cast<double>(inLen));
         taps.count = 1;
-        taps.offset[0] = clampIndex(static_cast<int64_t>(r), inLen) * stride;
+        taps.offset[0] = resizeClampIndex(static_cast<int64_t>(r), inLen) * stride;
         taps.weight[0] = 1.0;
         return taps;
     }
@@ -122,7 +81,7 @@ __device__ Taps tapsFor(ResizeArgs const& p, double x, int64_t inLen, int64_t st
         for (int64_t k = -1; k <= 2; ++k)
         {
             rawIdx[nbRaw] = first + k;
-            rawW[nbRaw++] = cubicWeight(frac - static_cast<double>(k), p.cubicA);
+            rawW[nbRaw++] = resizeCubicWeight(frac - static_cast<double>(k), p.cubicA);
         }
     }
     double sum = 0.0;
@@ -141,7 +100,7 @@ __device__ Taps tapsFor(ResizeArgs const& p, double x, int64_t inLen, int64_t st
             continue;
         }
         double const weight = p.excludeOutside && sum != 0.0 ? rawW[i] / sum : rawW[i];
-        int64_t const at = clampIndex(rawIdx[i], inLen) * stride;
+        int64_t const at = resizeClampIndex(rawIdx[i], inLen) * stride;
         bool merged = false;
         for (int32_t t = 0; t < taps.count; ++t)
         {
@@ -160,7 +119,7 @@ __device__ Taps tapsFor(ResizeArgs const& p, double x, int64_t inLen, int64_t st
     if (taps.count == 0)
     {
         taps.count = 1;
-        taps.offset[0] = clampIndex(first, inLen) * stride;
+        taps.offset[0] = resizeClampIndex(first, inLen) * stride;
         taps.weight[0] = 0.0;
     }
     return taps;
@@ -176,7 +135,7 @@ __global__ void resizeKernel(ResizeArgs a, int64_t n, void const* in, void* out,
         {
             int64_t const c = rest % a.outDims[d];
             rest /= a.outDims[d];
-            double const x = sourceCoordinate(a, c, a.inDims[d], a.outDims[d], a.scales[d]);
+            double const x = resizeSourceCoordinate(a, c, a.inDims[d], a.outDims[d], a.scales[d]);
             taps[d] = tapsFor(a, x, a.inDims[d], a.strides[d]);
         }
         if (a.mode == InterpolationMode::kNEAREST)
@@ -288,32 +247,15 @@ private:
 
 StatusOr<std::unique_ptr<CudaKernel>> createResizeCudaKernel(KernelSetup const& setup)
 {
-    if (setup.node == nullptr)
-    {
-        return internalError("resize: no plan node");
-    }
-    Attributes const& attrs = setup.node->attrs;
+    KILN_ASSIGN_OR_RETURN(ResizeAttrs attrs, readResizeAttrs(setup));
     ResizeArgs p;
-    KILN_ASSIGN_OR_RETURN(int64_t const mode, attrs.requireInt("mode"));
-    KILN_ASSIGN_OR_RETURN(int64_t const transform, attrs.requireInt("coord_transform"));
-    KILN_ASSIGN_OR_RETURN(int64_t const selector, attrs.requireInt("selector"));
-    KILN_ASSIGN_OR_RETURN(int64_t const rounding, attrs.requireInt("nearest_rounding"));
-    KILN_ASSIGN_OR_RETURN(p.cubicA, attrs.requireFloat("cubic_coeff"));
-    KILN_ASSIGN_OR_RETURN(int64_t const exclude, attrs.requireInt("exclude_outside"));
-    if (mode < 0 || mode >= nvinfer1::EnumMax<InterpolationMode>() || transform < 0
-        || transform >= nvinfer1::EnumMax<ResizeCoordinateTransformation>() || selector < 0
-        || selector >= nvinfer1::EnumMax<ResizeSelector>() || rounding < 0
-        || rounding >= nvinfer1::EnumMax<ResizeRoundMode>())
-    {
-        return invalidArgument("resize: an enumeration attribute is out of range");
-    }
-    p.mode = static_cast<InterpolationMode>(mode);
-    p.transform = static_cast<ResizeCoordinateTransformation>(transform);
-    p.selector = static_cast<ResizeSelector>(selector);
-    p.rounding = static_cast<ResizeRoundMode>(rounding);
-    p.excludeOutside = exclude != 0;
-    std::vector<double> scales = attrs.has("scales") ? attrs.getFloats("scales") : std::vector<double>{};
-    return std::unique_ptr<CudaKernel>(std::make_unique<ResizeKernel>(p, std::move(scales)));
+    p.mode = attrs.params.mode;
+    p.transform = attrs.params.transform;
+    p.selector = attrs.params.selector;
+    p.rounding = attrs.params.rounding;
+    p.cubicA = attrs.params.cubicA;
+    p.excludeOutside = attrs.params.excludeOutside;
+    return std::unique_ptr<CudaKernel>(std::make_unique<ResizeKernel>(p, std::move(attrs.scales)));
 }
 
 } // namespace kiln::cuda

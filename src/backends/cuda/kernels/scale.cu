@@ -2,6 +2,7 @@
 // (input * scale + shift) ^ power in float, with uniform, per-channel or per-element coefficients (weights slots
 // 0 shift, 1 scale, 2 power; empty slots are identities). The coefficients are uploaded at kernel creation into
 // device memory the kernel owns (engine-level sharing of weights comes later).
+#include "backends/common/scaleParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -45,23 +46,6 @@ __global__ void scaleKernel(IndexMap map, int64_t n, void const* in, DataType ti
     }
 }
 
-nvinfer1::Dims coefficientDims(nvinfer1::Dims const& dims, ScaleMode mode, int32_t axis)
-{
-    nvinfer1::Dims d = ew::onesLike(dims);
-    if (mode == ScaleMode::kCHANNEL)
-    {
-        d.d[axis] = dims.d[axis];
-    }
-    else if (mode == ScaleMode::kELEMENTWISE)
-    {
-        for (int32_t i = axis; i < dims.nbDims; ++i)
-        {
-            d.d[i] = dims.d[i];
-        }
-    }
-    return d;
-}
-
 class ScaleKernel final : public CudaKernel
 {
 public:
@@ -88,34 +72,10 @@ public:
     Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
         CudaRunContext const& ctx) override
     {
-        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, inputs, outputs, 1, 1));
+        KILN_ASSIGN_OR_RETURN(ScaleParams const p, makeScaleParams(mSetup, inputs, outputs));
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
-        KILN_RETURN_IF_ERROR(ew::checkSameDims(mSetup, in.dims, out.dims, "input and output"));
-        auto const mode = static_cast<ScaleMode>(mSetup.node->attrs.getInt("mode"));
-        auto const axis = static_cast<int32_t>(mSetup.node->attrs.getInt("channelAxis"));
-        if (mode != ScaleMode::kUNIFORM && (axis < 0 || axis >= in.dims.nbDims))
-        {
-            return invalidArgument(nodeLabel(mSetup, "Scale") + ": channel axis " + std::to_string(axis)
-                + " is out of range for input dimensions " + ew::dimsToString(in.dims));
-        }
-        nvinfer1::Dims const coeffDims = coefficientDims(in.dims, mode, axis);
-        int64_t coeffCount = 1;
-        for (int32_t i = 0; i < coeffDims.nbDims; ++i)
-        {
-            coeffCount *= coeffDims.d[i];
-        }
-        for (size_t s = 0; s < 3; ++s)
-        {
-            WeightsView const& w = mSetup.weights[s];
-            if (w.present() && w.count != coeffCount && in.volume() != 0)
-            {
-                return invalidArgument(nodeLabel(mSetup, "Scale") + ": weights slot " + std::to_string(s) + " has "
-                    + std::to_string(w.count) + " values, expected " + std::to_string(coeffCount)
-                    + " for input dimensions " + ew::dimsToString(in.dims));
-            }
-        }
-        auto map = makeBroadcastMap(out.dims, {in.dims, coeffDims});
+        auto map = makeBroadcastMap(out.dims, {in.dims, p.coeffDims});
         if (!map.isOk())
         {
             return map.status().withContext(nodeLabel(mSetup, "Scale"));
@@ -140,35 +100,7 @@ private:
 
 StatusOr<std::unique_ptr<CudaKernel>> createScaleCudaKernel(KernelSetup const& setup)
 {
-    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Scale"));
-    KILN_ASSIGN_OR_RETURN(int64_t const mode, setup.node->attrs.requireInt("mode"));
-    KILN_ASSIGN_OR_RETURN(int64_t const axis, setup.node->attrs.requireInt("channelAxis"));
-    if (mode < 0 || mode >= nvinfer1::EnumMax<ScaleMode>())
-    {
-        return invalidArgument(nodeLabel(setup, "Scale") + ": invalid mode " + std::to_string(mode));
-    }
-    if (axis < 0 || axis >= nvinfer1::Dims::MAX_DIMS)
-    {
-        return invalidArgument(nodeLabel(setup, "Scale") + ": invalid channel axis " + std::to_string(axis));
-    }
-    if (setup.weights.size() != 3)
-    {
-        return invalidArgument(nodeLabel(setup, "Scale") + ": expected 3 weights slots, got "
-            + std::to_string(setup.weights.size()));
-    }
-    for (WeightsView const& w : setup.weights)
-    {
-        if (w.present() && (w.data == nullptr || !ew::isFloatKernelType(w.type)))
-        {
-            return invalidArgument(nodeLabel(setup, "Scale") + ": invalid weights (type " + dataTypeName(w.type)
-                + ", count " + std::to_string(w.count) + ")");
-        }
-    }
-    if (!ew::isFloatKernelType(setup.inputTypes[0]) || !ew::isKernelType(setup.outputTypes[0]))
-    {
-        return invalidArgument(nodeLabel(setup, "Scale") + ": unsupported types " + dataTypeName(setup.inputTypes[0])
-            + " -> " + dataTypeName(setup.outputTypes[0]));
-    }
+    KILN_RETURN_IF_ERROR(checkScaleSetup(setup));
     auto kernel = std::make_unique<ScaleKernel>(setup);
     KILN_RETURN_IF_ERROR(kernel->init().withContext(nodeLabel(setup, "Scale") + ": uploading the weights"));
     return std::unique_ptr<CudaKernel>(std::move(kernel));

@@ -2,6 +2,7 @@
 // (a reinterpretation of contiguous data), second transpose. Identity transposes (moving only extent-1 dimensions)
 // are skipped; a plain reshape is one device copy. When both transposes move data the intermediate goes through
 // the workspace.
+#include "backends/common/shuffleParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -19,45 +20,6 @@ __global__ void permuteKernel(IndexMap map, int64_t n, void const* src, void* ds
         mapOffsets(map, i, off);
         dev::copyElement(dst, i, src, off[0], size);
     }
-}
-
-StatusOr<std::vector<int32_t>> readPermutation(std::vector<int64_t> const& order, int32_t rank, char const* what)
-{
-    if (static_cast<int32_t>(order.size()) < rank)
-    {
-        return invalidArgument(std::string("shuffle: ") + what + " is shorter than the rank");
-    }
-    std::vector<int32_t> perm(static_cast<size_t>(rank));
-    std::vector<bool> seen(static_cast<size_t>(rank), false);
-    for (int32_t i = 0; i < rank; ++i)
-    {
-        int64_t const p = order[static_cast<size_t>(i)];
-        if (p < 0 || p >= rank || seen[static_cast<size_t>(p)])
-        {
-            return invalidArgument(std::string("shuffle: ") + what + " is not a permutation");
-        }
-        seen[static_cast<size_t>(p)] = true;
-        perm[static_cast<size_t>(i)] = static_cast<int32_t>(p);
-    }
-    return perm;
-}
-
-bool isIdentity(std::vector<int32_t> const& perm, std::vector<int64_t> const& dims)
-{
-    int32_t last = -1;
-    for (int32_t p : perm)
-    {
-        if (dims[static_cast<size_t>(p)] == 1)
-        {
-            continue;
-        }
-        if (p < last)
-        {
-            return false;
-        }
-        last = p;
-    }
-    return true;
 }
 
 //! Launches dst = transpose(src of `dims`, perm).
@@ -86,9 +48,8 @@ Status launchPermute(void const* src, void* dst, int32_t size, std::vector<int64
 class ShuffleKernel final : public CudaKernel
 {
 public:
-    ShuffleKernel(std::vector<int64_t> first, std::vector<int64_t> second)
-        : mFirst(std::move(first))
-        , mSecond(std::move(second))
+    explicit ShuffleKernel(ShuffleAttrs attrs)
+        : mAttrs(std::move(attrs))
     {
     }
 
@@ -101,85 +62,51 @@ public:
     Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
         CudaRunContext const& ctx) override
     {
-        if (inputs.empty() || outputs.size() != 1)
-        {
-            return internalError("shuffle: expected a data input and one output");
-        }
-        TensorView const& in = inputs[0];
-        TensorView const& out = outputs[0];
-        if (in.type != out.type)
-        {
-            return internalError("shuffle: input and output types differ");
-        }
-        int64_t const bytes = elementSize(in.type);
-        if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
-        {
-            return unsupported(std::string("shuffle: type ") + dataTypeName(in.type) + " is not supported on the GPU");
-        }
-        int64_t const volume = in.volume();
-        if (volume != out.volume())
-        {
-            return invalidArgument("shuffle: input volume " + std::to_string(volume) + " differs from output volume "
-                + std::to_string(out.volume()));
-        }
-        if (volume == 0)
+        KILN_ASSIGN_OR_RETURN(ShuffleParams const p, makeShuffleParams(mAttrs, inputs, outputs, "GPU"));
+        if (p.volume == 0)
         {
             return Status::ok();
         }
-        KILN_ASSIGN_OR_RETURN(auto const perm1, readPermutation(mFirst, in.dims.nbDims, "first transpose"));
-        KILN_ASSIGN_OR_RETURN(auto const perm2, readPermutation(mSecond, out.dims.nbDims, "second transpose"));
-        std::vector<int64_t> inDims(in.dims.d, in.dims.d + in.dims.nbDims);
-        std::vector<int64_t> reshaped(static_cast<size_t>(out.dims.nbDims));
-        for (int32_t i = 0; i < out.dims.nbDims; ++i)
-        {
-            reshaped[static_cast<size_t>(perm2[static_cast<size_t>(i)])] = out.dims.d[i];
-        }
-        bool const firstMoves = !isIdentity(perm1, inDims);
-        bool const secondMoves = !isIdentity(perm2, reshaped);
-        auto const size = static_cast<int32_t>(bytes);
-        if (!firstMoves && !secondMoves)
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        auto const size = static_cast<int32_t>(p.bytes);
+        if (!p.firstMoves && !p.secondMoves)
         {
             if (in.data != out.data)
             {
-                KILN_CUDA_CHECK(cudaMemcpyAsync(out.data, in.data, static_cast<size_t>(volume * bytes),
+                KILN_CUDA_CHECK(cudaMemcpyAsync(out.data, in.data, static_cast<size_t>(p.volume * p.bytes),
                     cudaMemcpyDeviceToDevice, ctx.stream));
             }
             return Status::ok();
         }
-        if (firstMoves && !secondMoves)
+        if (p.firstMoves && !p.secondMoves)
         {
-            return launchPermute(in.data, out.data, size, inDims, perm1, ctx.stream);
+            return launchPermute(in.data, out.data, size, p.inDims, p.perm1, ctx.stream);
         }
         void const* src = in.data;
-        if (firstMoves)
+        if (p.firstMoves)
         {
-            if (ctx.workspace == nullptr || ctx.workspaceBytes < volume * bytes)
+            if (ctx.workspace == nullptr || ctx.workspaceBytes < p.volume * p.bytes)
             {
-                return internalError("shuffle: the workspace is smaller than the " + std::to_string(volume * bytes)
-                    + " bytes of the intermediate");
+                return internalError("shuffle: the workspace is smaller than the " + std::to_string(p.volume * p.bytes)
+                    + " p.bytes of the intermediate");
             }
-            KILN_RETURN_IF_ERROR(launchPermute(in.data, ctx.workspace, size, inDims, perm1, ctx.stream));
+            KILN_RETURN_IF_ERROR(launchPermute(in.data, ctx.workspace, size, p.inDims, p.perm1, ctx.stream));
             src = ctx.workspace;
         }
-        return launchPermute(src, out.data, size, reshaped, perm2, ctx.stream);
+        return launchPermute(src, out.data, size, p.reshaped, p.perm2, ctx.stream);
     }
 
 private:
-    std::vector<int64_t> mFirst;
-    std::vector<int64_t> mSecond;
+    ShuffleAttrs mAttrs;
 };
 
 } // namespace
 
 StatusOr<std::unique_ptr<CudaKernel>> createShuffleCudaKernel(KernelSetup const& setup)
 {
-    if (setup.node == nullptr)
-    {
-        return internalError("shuffle: no plan node");
-    }
-    KILN_ASSIGN_OR_RETURN(auto first, setup.node->attrs.requireInts("first_transpose"));
-    KILN_ASSIGN_OR_RETURN(auto second, setup.node->attrs.requireInts("second_transpose"));
-    return std::unique_ptr<CudaKernel>(std::make_unique<ShuffleKernel>(std::move(first), std::move(second)));
+    KILN_ASSIGN_OR_RETURN(auto attrs, readShuffleAttrs(setup));
+    return std::unique_ptr<CudaKernel>(std::make_unique<ShuffleKernel>(std::move(attrs)));
 }
 
 } // namespace kiln::cuda

@@ -4,6 +4,7 @@
 // from inputs whose values shape inference knows (host values); inputs known only on the device are not supported
 // yet (that would need a host synchronisation). The fill value may live on the device (same type as the output).
 // IPaddingLayer's kernel is here too: zero padding (negative padding crops) is a kFILL slice with start = -pre.
+#include "backends/common/sliceParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -16,12 +17,6 @@ using nvinfer1::SampleMode;
 
 namespace
 {
-constexpr size_t kSTART = 1;
-constexpr size_t kSIZE = 2;
-constexpr size_t kSTRIDE = 3;
-constexpr size_t kFILL_VALUE = 4;
-constexpr size_t kAXES = 5;
-
 struct SliceArgs
 {
     SampleMode mode{SampleMode::kSTRICT_BOUNDS};
@@ -92,104 +87,20 @@ __global__ void sliceKernel(SliceArgs a, int64_t n, void const* src, void* dst, 
     }
 }
 
-bool present(KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot)
-{
-    return inputs.size() > slot && setup.inputPresent.size() > slot && setup.inputPresent[slot];
-}
-
-StatusOr<std::optional<std::vector<int64_t>>> parameter(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot, char const* key)
-{
-    Attributes const& attrs = setup.node->attrs;
-    if (present(setup, inputs, slot))
-    {
-        TensorView const& t = inputs[slot];
-        if (t.type != DataType::kINT32 && t.type != DataType::kINT64)
-        {
-            return invalidArgument(std::string("slice: ") + key + " input must be INT32 or INT64");
-        }
-        int64_t const n = t.volume();
-        if (n < 0 || n > nvinfer1::Dims::MAX_DIMS)
-        {
-            return invalidArgument(std::string("slice: ") + key + " input has an invalid length");
-        }
-        if (t.values == nullptr && n > 0)
-        {
-            return unsupported(std::string("slice: the ") + key
-                + " input has no host values (computed on the device); not supported on the CUDA backend yet");
-        }
-        return std::optional<std::vector<int64_t>>(std::vector<int64_t>(t.values, t.values + n));
-    }
-    if (attrs.has(key))
-    {
-        KILN_ASSIGN_OR_RETURN(auto v, attrs.requireInts(key));
-        return std::optional<std::vector<int64_t>>(std::move(v));
-    }
-    return std::optional<std::vector<int64_t>>();
-}
-
 Status enqueueSlice(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
 {
-    if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
-    {
-        return internalError("slice: expected a data input and one output");
-    }
+    KILN_ASSIGN_OR_RETURN(SliceParams const p, makeSliceParams(setup, inputs, outputs, false));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
     int32_t const rank = in.dims.nbDims;
-    if (out.dims.nbDims != rank || in.type != out.type)
-    {
-        return internalError("slice: output rank or type differs from the input");
-    }
-    KILN_ASSIGN_OR_RETURN(int64_t const modeValue, setup.node->attrs.requireInt("mode"));
-    if (modeValue < 0 || modeValue >= nvinfer1::EnumMax<SampleMode>())
-    {
-        return invalidArgument("slice: invalid sample mode " + std::to_string(modeValue));
-    }
     SliceArgs a;
-    a.mode = static_cast<SampleMode>(modeValue);
+    a.mode = p.mode;
     a.rank = rank;
-    KILN_ASSIGN_OR_RETURN(auto start, parameter(setup, inputs, kSTART, "start"));
-    KILN_ASSIGN_OR_RETURN(auto size, parameter(setup, inputs, kSIZE, "size"));
-    KILN_ASSIGN_OR_RETURN(auto stride, parameter(setup, inputs, kSTRIDE, "stride"));
-    KILN_ASSIGN_OR_RETURN(auto axes, parameter(setup, inputs, kAXES, "axes"));
-    if (!start || !stride)
-    {
-        return invalidArgument("slice: start or stride is missing");
-    }
-    size_t const count = axes ? axes->size() : static_cast<size_t>(rank);
-    if (start->size() != count || stride->size() != count)
-    {
-        return invalidArgument("slice: start/stride lengths do not match the axes");
-    }
-    std::vector<bool> seen(static_cast<size_t>(rank), false);
     for (int32_t d = 0; d < rank; ++d)
     {
-        a.stride[d] = 1;
-    }
-    for (size_t k = 0; k < count; ++k)
-    {
-        int64_t ax = axes ? (*axes)[k] : static_cast<int64_t>(k);
-        ax = ax < 0 ? ax + rank : ax;
-        if (ax < 0 || ax >= rank || seen[static_cast<size_t>(ax)])
-        {
-            return invalidArgument("slice: invalid or repeated axis " + std::to_string(axes ? (*axes)[k] : ax));
-        }
-        seen[static_cast<size_t>(ax)] = true;
-        a.start[ax] = (*start)[k];
-        a.stride[ax] = (*stride)[k];
-        if (size && (*size)[k] != out.dims.d[ax])
-        {
-            return invalidArgument("slice: output extent differs from the requested size");
-        }
-    }
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        if (!seen[static_cast<size_t>(d)] && out.dims.d[d] != in.dims.d[d])
-        {
-            return invalidArgument("slice: an unsliced dimension changed extent");
-        }
+        a.start[d] = p.start[static_cast<size_t>(d)];
+        a.stride[d] = p.stride[static_cast<size_t>(d)];
     }
     int64_t const n = out.volume();
     if (n == 0)
@@ -223,9 +134,9 @@ Status enqueueSlice(KernelSetup const& setup, std::vector<TensorView> const& inp
             anyFill = anyFill || (a.mode == SampleMode::kFILL && !inside);
         }
     }
-    if (anyFill && present(setup, inputs, kFILL_VALUE))
+    if (anyFill && sliceInputPresent(setup, inputs, kSLICE_FILL_VALUE))
     {
-        TensorView const& f = inputs[kFILL_VALUE];
+        TensorView const& f = inputs[kSLICE_FILL_VALUE];
         if (f.values != nullptr)
         {
             storeElement(&a.fillBits, out.type, 0, static_cast<double>(f.values[0]));
@@ -252,20 +163,10 @@ Status enqueueSlice(KernelSetup const& setup, std::vector<TensorView> const& inp
 Status enqueuePadding(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
 {
-    if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
-    {
-        return internalError("padding: expected one input and one output");
-    }
+    KILN_ASSIGN_OR_RETURN(PaddingParams const p, makePaddingParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_ASSIGN_OR_RETURN(auto const pre, setup.node->attrs.requireInts("pre_padding"));
-    KILN_ASSIGN_OR_RETURN(auto const post, setup.node->attrs.requireInts("post_padding"));
     int32_t const rank = in.dims.nbDims;
-    auto const k = static_cast<int32_t>(pre.size());
-    if (post.size() != pre.size() || k > rank || out.dims.nbDims != rank || in.type != out.type)
-    {
-        return invalidArgument("padding: attributes do not match the tensors");
-    }
     SliceArgs a;
     a.mode = SampleMode::kFILL;
     a.rank = rank;
@@ -275,23 +176,8 @@ Status enqueuePadding(KernelSetup const& setup, std::vector<TensorView> const& i
         a.outDims[d] = out.dims.d[d];
         a.inDims[d] = in.dims.d[d];
         a.inStrides[d] = inStrides[static_cast<size_t>(d)];
+        a.start[d] = -p.shift[static_cast<size_t>(d)];
         a.stride[d] = 1;
-    }
-    for (int32_t i = 0; i < k; ++i)
-    {
-        int32_t const d = rank - k + i;
-        a.start[d] = -pre[static_cast<size_t>(i)];
-        if (in.dims.d[d] + pre[static_cast<size_t>(i)] + post[static_cast<size_t>(i)] != out.dims.d[d])
-        {
-            return invalidArgument("padding: output extent of dimension " + std::to_string(d) + " is inconsistent");
-        }
-    }
-    for (int32_t d = 0; d < rank - k; ++d)
-    {
-        if (in.dims.d[d] != out.dims.d[d])
-        {
-            return invalidArgument("padding: unpadded dimension " + std::to_string(d) + " changed extent");
-        }
     }
     int64_t const n = out.volume();
     if (n == 0)

@@ -1,6 +1,7 @@
 // CUDA kernel of IUnaryLayer, as the CPU reference (backends/cpu/kernels/unary.cpp): floating-point inputs in
 // float; integer kABS/kNEG/kSIGN exactly in int64 (wrapping); kNOT on BOOL; kROUND rounds half to even;
 // kISINF/kISNAN write BOOL.
+#include "backends/common/unaryParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -81,10 +82,9 @@ __global__ void unaryKernel(Op op, int64_t n, void const* in, DataType ti, void*
 Status enqueueUnary(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    KILN_RETURN_IF_ERROR(checkUnaryViews(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
     auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
     int64_t const n = out.volume();
     if (n == 0)

@@ -1,0 +1,64 @@
+// Backend-neutral helpers of the kernels' host-side geometry: products of dimension ranges, a tensor seen as
+// outer x n x inner around one axis, and the comparison of an output's dims with the expected ones.
+#pragma once
+
+#include "NvInfer.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+
+//! Product of d.d[from..to) (1 for an empty range).
+inline int64_t dimsProduct(nvinfer1::Dims const& d, int32_t from, int32_t to)
+{
+    int64_t p = 1;
+    for (int32_t i = from; i < to; ++i)
+    {
+        p *= d.d[i];
+    }
+    return p;
+}
+
+//! A tensor as outer x n x inner elements around `axis` (row-major).
+struct AxisSplit
+{
+    int32_t axis{0};
+    int64_t n{0};     //!< the extent along the axis
+    int64_t outer{1}; //!< product of the dims before the axis
+    int64_t inner{1}; //!< product of the dims after the axis
+};
+
+//! The split of `d` around `axis` (0 <= axis < d.nbDims).
+inline AxisSplit splitAtAxis(nvinfer1::Dims const& d, int32_t axis)
+{
+    AxisSplit s;
+    s.axis = axis;
+    s.n = d.d[axis];
+    s.outer = dimsProduct(d, 0, axis);
+    s.inner = dimsProduct(d, axis + 1, d.nbDims);
+    return s;
+}
+
+//! Why `out` differs from `expected` ("output rank ..." / "output extent ... in dimension ..."); empty if it does not.
+inline std::string expectedDimsMismatch(nvinfer1::Dims const& out, std::vector<int64_t> const& expected)
+{
+    if (out.nbDims != static_cast<int32_t>(expected.size()))
+    {
+        return "output rank " + std::to_string(out.nbDims) + " does not match the expected "
+            + std::to_string(expected.size());
+    }
+    for (size_t i = 0; i < expected.size(); ++i)
+    {
+        if (out.d[i] != expected[i])
+        {
+            return "output extent " + std::to_string(out.d[i]) + " in dimension " + std::to_string(i)
+                + " does not match the expected " + std::to_string(expected[i]);
+        }
+    }
+    return {};
+}
+
+} // namespace kiln

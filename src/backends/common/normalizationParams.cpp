@@ -1,0 +1,94 @@
+// Backend-neutral host-side logic of INormalizationLayer kernels, shared by the CPU kernel
+// (backends/cpu/kernels/normalization.cpp) and the CUDA kernel (backends/cuda/kernels/normalization.cu).
+#include "backends/common/normalizationParams.h"
+
+#include <string>
+
+namespace kiln
+{
+using nvinfer1::DataType;
+
+namespace
+{
+
+Status normError(KernelSetup const& setup, std::string const& message)
+{
+    return failedExecution("layer '" + setup.node->name + "' (Normalization): " + message);
+}
+
+bool isNormFloat(DataType t)
+{
+    return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
+}
+
+} // namespace
+
+StatusOr<NormalizationParams> makeNormalizationParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 3 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
+        || !inputs[2].present() || !outputs[0].present())
+    {
+        return normError(setup, "expects input, scale and bias and one output");
+    }
+    Attributes const& attrs = setup.node->attrs;
+    StatusOr<double> epsAttr = attrs.requireFloat("epsilon");
+    StatusOr<int64_t> maskAttr = attrs.requireInt("axes");
+    StatusOr<int64_t> groupsAttr = attrs.requireInt("nbGroups");
+    if (!epsAttr.isOk() || !maskAttr.isOk() || !groupsAttr.isOk())
+    {
+        return normError(setup, "missing or mistyped attribute 'epsilon', 'axes' or 'nbGroups'");
+    }
+    bool const v2 = attrs.getInt("v2", 0) != 0;
+    NormalizationParams p;
+    p.eps = *epsAttr;
+    p.mask = *maskAttr;
+    p.groups = *groupsAttr;
+    TensorView const& x = inputs[0];
+    TensorView const& scale = inputs[1];
+    TensorView const& bias = inputs[2];
+    TensorView const& y = outputs[0];
+    int32_t const rank = x.dims.nbDims;
+    p.rank = rank;
+    if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS || p.mask < 0 || (p.mask >> rank) != 0 || p.groups < 1
+        || !(p.eps >= 0.0))
+    {
+        return normError(setup, "invalid rank, axes mask, nbGroups or epsilon");
+    }
+    if (!isNormFloat(x.type) || !isNormFloat(scale.type) || !isNormFloat(bias.type) || y.type != x.type)
+    {
+        return normError(setup, "input, scale, bias and output must be FP32, FP16 or BF16 (output as the input)");
+    }
+    if (y.dims.nbDims != rank || scale.dims.nbDims != rank || bias.dims.nbDims != rank)
+    {
+        return normError(setup, "input, scale, bias and output must have the same rank");
+    }
+    int64_t const channels = rank >= 2 ? x.dims.d[1] : 1;
+    if (p.groups > 1 && (rank < 2 || (p.mask & 3) != 0 || channels % p.groups != 0))
+    {
+        return normError(setup, "nbGroups " + std::to_string(p.groups) + " needs a channel axis 1 divisible by it and "
+            + "an axes mask without axes 0 and 1");
+    }
+    p.perGroup = p.groups > 1 ? channels / p.groups : 1;
+    p.perGroupScale = p.groups > 1 && !v2;
+    for (int32_t d = 0; d < rank; ++d)
+    {
+        if (x.dims.d[d] < 0 || y.dims.d[d] != x.dims.d[d])
+        {
+            return normError(setup, "output shape differs from the input shape in dimension " + std::to_string(d));
+        }
+        for (TensorView const* t : {&scale, &bias})
+        {
+            int64_t const s = t->dims.d[d];
+            bool const ok = s == 1 || (d == 1 && p.perGroupScale ? s == p.groups : s == x.dims.d[d]);
+            if (!ok)
+            {
+                return normError(setup, "scale/bias extent " + std::to_string(s) + " in dimension " + std::to_string(d)
+                    + " does not broadcast to the input extent " + std::to_string(x.dims.d[d]));
+            }
+        }
+    }
+    return p;
+}
+
+} // namespace kiln

@@ -1,0 +1,28 @@
+// Backend-neutral host-side logic of INormalizationLayer kernels (CPU and CUDA): the node's attributes and the
+// checks of one run's input, scale, bias and output, with the validation messages.
+#pragma once
+
+#include "backends/cpu/cpuKernel.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln
+{
+
+//! What one run normalizes: statistics over the axes of `mask` and, with groups > 1, over each group's channels.
+struct NormalizationParams
+{
+    double eps{0.0};
+    int64_t mask{0};   //!< bit d set: axis d is reduced
+    int64_t groups{1};
+    int32_t rank{0};
+    int64_t perGroup{1};        //!< channels per group (1 when groups == 1)
+    bool perGroupScale{false};  //!< scale/bias have one value per group on axis 1 (groups > 1, not v2)
+};
+
+//! Reads "epsilon", "axes", "nbGroups" and "v2" and checks inputs (x, scale, bias) and the output against them.
+StatusOr<NormalizationParams> makeNormalizationParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+} // namespace kiln

@@ -1,0 +1,16 @@
+// Backend-neutral host-side check of the one-input, one-output, same-shape kernels (identity, unary, activation)
+// of the CPU and CUDA backends.
+#pragma once
+
+#include "backends/cpu/cpuKernel.h"
+
+#include <vector>
+
+namespace kiln
+{
+
+//! One present input and one present output of the same dimensions (messages name the node).
+Status checkUnaryViews(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+} // namespace kiln
