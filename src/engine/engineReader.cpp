@@ -4,7 +4,7 @@
 
 #include "NvInferVersion.h"
 #include "core/dataType.h"
-#include "runtime/controlFlowPlan.h"
+#include "engine/controlFlowPlan.h"
 
 #include <bit>
 #include <cmath>

@@ -5,7 +5,7 @@
 
 #include "core/status.h"
 #include "engine/plan.h"
-#include "runtime/controlFlowPlan.h"
+#include "engine/controlFlowPlan.h"
 
 #include <array>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // runner, and the slice copies its iterators and concatenating outputs use.
 #pragma once
 
-#include "runtime/controlFlowPlan.h"
+#include "engine/controlFlowPlan.h"
 #include "runtime/shapeBinding.h"
 
 #include <functional>

@@ -1,5 +1,5 @@
 // Loops and conditionals in the plan. The plan stays one flat, topologically ordered node list; control flow is
-// carried by node attributes that the runtime interprets (src/runtime/controlFlowPlan.h):
+// carried by node attributes that the runtime interprets (src/engine/controlFlowPlan.h):
 //  - every node of a loop (boundary and body) has "cf.loop" = the loop's index; a loop's nodes are contiguous;
 //    body nodes the kWHILE condition needs also have "cf.loopCondition" = 1 and come first in the body;
 //  - every node of a conditional branch has "cf.if" = the conditional's index, "cf.branch" = 1 (true) / 0

@@ -1,5 +1,5 @@
 // CPU kernels of the control-flow boundary layers. Loops are run by the execution context's loop interpreter
-// (src/runtime/controlFlowPlan.h): recurrence, iterator, trip limit and loop output nodes only describe the loop,
+// (src/engine/controlFlowPlan.h): recurrence, iterator, trip limit and loop output nodes only describe the loop,
 // so their kernels validate the node (a corrupt engine fails when the context is created) and do nothing.
 // A conditional output copies the value of the branch its condition selects.
 #include "backends/cpu/kernels/loopBoundary.h"

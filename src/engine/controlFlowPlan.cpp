@@ -1,8 +1,7 @@
 // ControlFlowPlan: reading and validating the plan's loops and conditional branches (see controlFlowPlan.h).
-#include "runtime/controlFlowPlan.h"
+#include "engine/controlFlowPlan.h"
 
 #include "core/quoting.h"
-#include "network/inferContext.h"
 
 #include <map>
 
@@ -34,7 +33,7 @@ StatusOr<ControlFlowPlan> parseControlFlow(Plan const& plan)
     cf.branch.assign(nbNodes, 0);
     auto corrupt = [](std::string const& m) { return invalidArgument("corrupt control flow in the engine: " + m); };
     auto nodeLabel = [&](size_t n) {
-        return "node " + singleQuoted(plan.nodes[n].name) + " (" + layerKindName(plan.nodes[n].kind) + ")";
+        return "node " + singleQuoted(plan.nodes[n].name) + " (#" + std::to_string(n) + ")";
     };
     std::map<int64_t, size_t> loopIndex;
     for (size_t n = 0; n < nbNodes; ++n)
