@@ -399,6 +399,16 @@ py::object makeBuffer(void const* ptr, nvinfer1::PluginTensorDesc const& desc)
     return bufferClass()(reinterpret_cast<uintptr_t>(ptr), shape, typestr, bytes, py::cast(desc));
 }
 
+py::list makeBuffers(void const* const* ptrs, nvinfer1::PluginTensorDesc const* descs, int32_t count)
+{
+    py::list buffers;
+    for (int32_t i = 0; i < count; ++i)
+    {
+        buffers.append(makeBuffer(ptrs[i], descs[i]));
+    }
+    return buffers;
+}
+
 py::object makeRawBuffer(void const* ptr, int64_t nbytes)
 {
     return bufferClass()(reinterpret_cast<uintptr_t>(ptr), py::make_tuple(nbytes), "|u1", nbytes, py::none());

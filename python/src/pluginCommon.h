@@ -174,6 +174,8 @@ py::list toPyList(nvinfer1::DataType const* types, int32_t n);
 
 //! A PluginBuffer (int subclass holding the address, with .numpy() to view the memory) for a tensor buffer.
 py::object makeBuffer(void const* ptr, nvinfer1::PluginTensorDesc const& desc);
+//! makeBuffer for each of the `count` tensors (enqueue's inputs or outputs), as a Python list.
+py::list makeBuffers(void const* const* ptrs, nvinfer1::PluginTensorDesc const* descs, int32_t count);
 //! A PluginBuffer for `nbytes` of untyped memory (the workspace).
 py::object makeRawBuffer(void const* ptr, int64_t nbytes);
 

@@ -322,16 +322,8 @@ int32_t PyPluginV3OneRuntime::enqueue(PluginTensorDesc const* inputDesc, PluginT
         {
             throw py::type_error("enqueue() is not implemented");
         }
-        py::list ins;
-        py::list outs;
-        for (int32_t i = 0; i < mNbInputs; ++i)
-        {
-            ins.append(makeBuffer(inputs[i], inputDesc[i]));
-        }
-        for (int32_t i = 0; i < mNbOutputs; ++i)
-        {
-            outs.append(makeBuffer(outputs[i], outputDesc[i]));
-        }
+        py::list ins = makeBuffers(inputs, inputDesc, mNbInputs);
+        py::list outs = makeBuffers(outputs, outputDesc, mNbOutputs);
         py::object r = f(toPyList(inputDesc, mNbInputs), toPyList(outputDesc, mNbOutputs), ins, outs,
             makeRawBuffer(workspace, 0), py::int_(reinterpret_cast<uintptr_t>(stream)));
         if (!r.is_none() && py::isinstance<py::int_>(r) && r.cast<int64_t>() != 0)
