@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh — Kiln's main job on a fresh Debian 12 machine: installs missing packages, builds build/, generates an ONNX
 # model whose custom op ("ScaleTacticsPlugin") is served by a plugin library (samples/onnx), builds and saves an
-# engine from it with kilnexec (--dynamicPlugins), loads and runs the engine on the default backend (the CPU),
+# engine from it with kilnexec (--dynamicPlugins), loads and runs the engine on the default backend (the GPU when
+# one is present and Kiln was built with CUDA, else the CPU; KILN_BACKEND=cpu chooses the CPU),
 # checks the output against a plain C++ reference and prints kilnexec's report. Nothing is downloaded at run time.
 # Usage: ./run.sh [--jobs N] [--build-dir DIR] [--cnn-mlp] [-- extra kilnexec inference flags...]
 #   --cnn-mlp   run the older API-only sample instead (samples/cnnMlp: a CNN and an MLP built with the TensorRT API)
@@ -60,7 +61,7 @@ step "2/4 build and save the engine: kilnexec --onnx --dynamicPlugins --minShape
     --saveEngine="$job/model.plan" --skipInference \
     || { echo "run.sh: FAILED building the engine (exit $?)"; exit 1; }
 
-step "3/4 load and run the engine on the CPU backend with the report: kilnexec --loadEngine --loadInputs --exportOutput"
+step "3/4 load and run the engine on its backend with the report: kilnexec --loadEngine --loadInputs --exportOutput"
 "$kilnexec" --loadEngine="$job/model.plan" --dynamicPlugins="$plugins" --shapes=x:4x8 \
     --loadInputs=x:"$job/x.bin" --exportOutput="$job/output.json" --exportTimes="$job/times.json" \
     --iterations=200 --duration=0 --warmUp=100 --avgRuns=50 --dumpProfile --separateProfileRun "${extraArgs[@]}" \

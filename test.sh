@@ -82,6 +82,9 @@ if ! run_step "configure ($buildDir)" kiln_configure "$buildDir"; then
 fi
 
 if run_step "build (-j$jobs)" cmake --build "$buildDir" -j "$jobs"; then
+    # The ctest suite exercises the CPU backend with host buffers: pin the default backend to the CPU even on a
+    # machine with a GPU (the GPU suite is scripts/gpu-test.sh, which leaves the default alone).
+    export KILN_BACKEND="${KILN_BACKEND:-cpu}"
     run_step "ctest" ctest --test-dir "$buildDir" --output-on-failure -j "$jobs" --no-tests=error
     # The ctest "onnxConformance" ran the ONNX backend node tests; publish its summary page.
     if [[ -f "$buildDir/onnx-conformance.md" ]]; then

@@ -39,6 +39,11 @@ install(FILES ${KILN_TRT_NAME_LINKS}
     DESTINATION "${CMAKE_INSTALL_LIBDIR}"
     COMPONENT Kiln_Development)
 
+# The CUDA backend module, loaded by libkiln at run time from its own directory.
+if(TARGET kiln_cuda_module)
+    install(TARGETS kiln_cuda_module LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT Kiln_Runtime)
+endif()
+
 # Tools (tools/kilnexec arrives with a later issue; its CMakeLists.txt defines the target, we install it).
 if(TARGET kilnexec)
     install(TARGETS kilnexec RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT Kiln_Runtime)

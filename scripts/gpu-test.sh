@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # gpu-test.sh — builds Kiln's GPU test suite from this checkout and runs it, on the GPU machine (Ubuntu, CUDA 13,
-# cuDNN 9, no package registry). For now the suite is kilnCudaTests (CUDA kernels against the CPU reference kernels,
-# tests/backends/cuda). Only the targets the suite needs are built.
+# cuDNN 9, no package registry). The suite: kilnCudaTests (every CUDA kernel against the CPU reference kernel,
+# tests/backends/cuda), kilnGpuTests (engines on the CUDA backend: runtime, plugins on the GPU, tests/gpu) and, when
+# scripts/gpu-plugin-test.sh exists, the separately built CUDA plugin library (install, build against the installed
+# headers, loadLibrary and kilnexec --dynamicPlugins). Only the targets the suite needs are built.
 #
 # The ONNX parser's dependency (libonnx-dev) is missing on that machine: run scripts/gpu-deps.sh here first; it fills
 # .gpu-deps/ (Debian's ONNX headers and libonnx_proto; ignored by git) which travels with the checkout (device tool:
@@ -28,12 +30,25 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DKILN_BUILD_BENCH=OFF -DKILN_BUILD_PYTHON=OFF -DKILN_WITH_ONEDNN=OFF -DKILN_WITH_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHITECTURES:-90}" "${onnxArgs[@]}"
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target kilnCudaTests
+targets=(kilnCudaTests kilnGpuTests kiln_cuda_module)
+[[ "${GPU_TOOLS:-1}" == "1" ]] && targets+=(kilnexec kiln_plugin kiln_onnxparser)
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target "${targets[@]}"
 rc=0
-"$build/bin/kilnCudaTests" --gtest_brief=1 "$@" || rc=$?
+suites=(kilnCudaTests kilnGpuTests)
+for suite in "${suites[@]}"; do
+    echo "=== $suite"
+    "$build/bin/$suite" --gtest_brief=1 "$@" || rc=$?
+done
 if [[ "${SANITIZE:-0}" == "1" ]]; then
     sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-    "$sanitizer" --tool memcheck --error-exitcode 1 --print-limit 20 "$build/bin/kilnCudaTests" --gtest_brief=1 "$@" \
-        || rc=$?
+    for suite in "${suites[@]}"; do
+        echo "=== memcheck $suite"
+        "$sanitizer" --tool memcheck --error-exitcode 1 --print-limit 20 "$build/bin/$suite" --gtest_brief=1 "$@" \
+            || rc=$?
+    done
+fi
+if [[ "${GPU_TOOLS:-1}" == "1" && -x "$src/scripts/gpu-plugin-test.sh" ]]; then
+    echo "=== gpu-plugin-test"
+    "$src/scripts/gpu-plugin-test.sh" "$build" || rc=$?
 fi
 exit "$rc"

@@ -4,7 +4,9 @@
 # it again with plain g++ and `pkg-config --cflags --libs nvinfer` (-lnvinfer) and runs that too. Finally it
 # builds the plugin library of tests/install/pluginLibrary as a separate project against the installed headers
 # only, and runs tests/install/pluginConsumer.cpp: loadLibrary + a network with the plugin on the CPU, then an
-# engine with the library embedded, loaded again in a fresh process after the library file is gone.
+# engine with the library embedded, loaded again in a fresh process after the library file is gone. Where nvcc
+# exists it also builds the CUDA plugin library of tests/install/cudaPluginLibrary the same way and runs
+# kilnCudaPluginConsumer with it (on a machine without a GPU it loads the library and prints "SKIP: no CUDA GPU").
 # Usage: scripts/test-install.sh [--build-dir DIR] [--keep]     (default build dir: build)
 set -uo pipefail
 
@@ -113,6 +115,33 @@ if cmake -S tests/install/pluginLibrary -B "$pluginBuild" -G Ninja -DCMAKE_PREFI
 else
     cat "$work/plugin-configure.log" "$work/plugin-build.log" 2>/dev/null | tail -n 40
     fail "plugin library build with find_package(Kiln) and Kiln::headers"
+fi
+
+nvcc="$(command -v nvcc || true)"
+[[ -z "$nvcc" && -x /usr/local/cuda/bin/nvcc ]] && nvcc=/usr/local/cuda/bin/nvcc
+if [[ -n "$nvcc" ]]; then
+    echo "==> CUDA plugin library as a separate project (tests/install/cudaPluginLibrary), headers only"
+    cudaPluginBuild="$work/cuda-plugin-build"
+    if cmake -S tests/install/cudaPluginLibrary -B "$cudaPluginBuild" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+            -DCMAKE_CUDA_COMPILER="$nvcc" >"$work/cuda-plugin-configure.log" 2>&1 \
+        && cmake --build "$cudaPluginBuild" >"$work/cuda-plugin-build.log" 2>&1; then
+        cudaPluginLib="$cudaPluginBuild/libkilnCudaPlugins.so"
+        needed="$(objdump -p "$cudaPluginLib" 2>/dev/null | awk '/NEEDED/ {print $2}' | tr '\n' ' ')"
+        echo "    $cudaPluginLib needs: ${needed:-?}"
+        if [[ "$needed" == *libkiln* || "$needed" == *libnvinfer* ]]; then
+            fail "the CUDA plugin library links Kiln although it was built against the headers only"
+        fi
+        if [[ -x "$work/consumer-build/kilnCudaPluginConsumer" ]]; then
+            "$work/consumer-build/kilnCudaPluginConsumer" "$cudaPluginLib" || fail "kilnCudaPluginConsumer"
+        else
+            fail "kilnCudaPluginConsumer was not built (tests/install found no CUDA toolkit)"
+        fi
+    else
+        cat "$work/cuda-plugin-configure.log" "$work/cuda-plugin-build.log" 2>/dev/null | tail -n 40
+        fail "CUDA plugin library build with find_package(Kiln) and Kiln::headers"
+    fi
+else
+    echo "==> no nvcc: the CUDA plugin library (tests/install/cudaPluginLibrary) is not built"
 fi
 
 if [[ $failures -eq 0 ]]; then

@@ -1,6 +1,10 @@
-// leakyReluPlugin.cpp — LReLU_TRT: leaky ReLU as a plain IPluginV2, with its creator (see leakyReluPlugin.h).
+// leakyReluPlugin.cpp — LReLU_TRT: leaky ReLU as a plain IPluginV2, with its creator (see leakyReluPlugin.h). The
+// host loop serves the CPU backend; with KILN_PLUGIN_CUDA a CUDA kernel serves device memory (leakyReluCuda.h).
 #include "leakyReluPlugin.h"
 #include "../standardPlugins.h"
+#if KILN_PLUGIN_CUDA
+#include "leakyReluCuda.h"
+#endif
 
 #include <cstdint>
 #include <cmath>
@@ -123,7 +127,7 @@ void LeakyReluPlugin::configureWithFormat(nvinfer1::Dims const* inputDims, int32
 }
 
 int32_t LeakyReluPlugin::enqueue(
-    int32_t batchSize, void const* const* inputs, void* const* outputs, void*, cudaStream_t) noexcept
+    int32_t batchSize, void const* const* inputs, void* const* outputs, void*, cudaStream_t stream) noexcept
 {
     int64_t count = batchSize > 0 ? batchSize : 1;
     for (int32_t i = 0; i < mDims.nbDims; ++i)
@@ -134,6 +138,26 @@ int32_t LeakyReluPlugin::enqueue(
         }
         count *= mDims.d[i];
     }
+    if (mType != nvinfer1::DataType::kFLOAT && mType != nvinfer1::DataType::kHALF)
+    {
+        return 2;
+    }
+#if KILN_PLUGIN_CUDA
+    if (cuda::isDeviceMemory(outputs[0]))
+    {
+        int32_t const status
+            = cuda::leakyRelu(inputs[0], outputs[0], count, mType == nvinfer1::DataType::kHALF, mNegSlope, stream);
+        if (status != 0)
+        {
+            logThrough(nvinfer1::ILogger::Severity::kERROR,
+                std::string("LReLU_TRT enqueue: CUDA kernel launch failed: ") + cuda::errorString(status));
+            return 3;
+        }
+        return 0;
+    }
+#else
+    (void) stream;
+#endif
     if (mType == nvinfer1::DataType::kFLOAT)
     {
         auto const* x = static_cast<float const*>(inputs[0]);

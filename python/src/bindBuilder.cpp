@@ -2,6 +2,7 @@
 // (buffer protocol), ITimingCache and Builder. BuilderConfig, IOptimizationProfile and IProgressMonitor are bound
 // in bindBuilderConfig.cpp.
 #include "bindings.h"
+#include "deviceMemory.h"
 #include "pyCommon.h"
 
 #include <pybind11/stl.h>
@@ -187,6 +188,8 @@ void bindBuilderClass(py::module_& m)
             [](IBuilder& self, INetworkDefinition& network, IBuilderConfig& config) {
                 IHostMemory* memory = nullptr;
                 {
+                    // Python plugins timed during the build learn where their buffers live.
+                    PlacementScope scope(placementOf(kiln::getBuilderBackend(&config)));
                     py::gil_scoped_release release;
                     memory = self.buildSerializedNetwork(network, config);
                 }
@@ -199,6 +202,8 @@ void bindBuilderClass(py::module_& m)
             [](IBuilder& self, INetworkDefinition& network, IBuilderConfig& config) {
                 ICudaEngine* engine = nullptr;
                 {
+                    // Python plugins timed during the build learn where their buffers live.
+                    PlacementScope scope(placementOf(kiln::getBuilderBackend(&config)));
                     py::gil_scoped_release release;
                     engine = self.buildEngineWithConfig(network, config);
                 }

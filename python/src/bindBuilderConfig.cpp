@@ -1,5 +1,9 @@
-// BuilderConfig, IOptimizationProfile and the Python-subclassable IProgressMonitor of the tensorrt Python API.
+// BuilderConfig, IOptimizationProfile and the Python-subclassable IProgressMonitor of the tensorrt Python API, plus
+// Kiln's backend choice (kiln.BackendKind, BuilderConfig.backend, kiln.is_backend_available; see
+// include/kiln/KilnBackend.h).
 #include "pyCommon.h"
+
+#include "kiln/KilnBackend.h"
 
 #include <pybind11/stl.h>
 
@@ -219,6 +223,25 @@ void bindConfigProperties(py::class_<IBuilderConfig, std::unique_ptr<IBuilderCon
             });
 }
 
+void bindBackendKind(py::module_& m)
+{
+    py::enum_<kiln::BackendKind>(m, "BackendKind",
+        "Kiln extension: the backend an engine is built for and runs on (BuilderConfig.backend, ICudaEngine.backend).")
+        .value("DEFAULT", kiln::BackendKind::kDEFAULT,
+            "the GPU when available and able to run the network, else the CPU")
+        .value("CPU", kiln::BackendKind::kCPU, "host memory; runs synchronously on the calling thread")
+        .value("CUDA", kiln::BackendKind::kCUDA, "device memory; runs asynchronously on the execution stream");
+    m.def(
+        "is_backend_available",
+        [](kiln::BackendKind kind) {
+            py::gil_scoped_release release; // may load libkiln_cuda.so and look for a device
+            return kiln::isBackendAvailable(kind);
+        },
+        py::arg("kind"),
+        "Kiln extension: True when engines for `kind` can be built and run in this process (CPU, DEFAULT: always; "
+        "CUDA: Kiln was built with CUDA, libkiln_cuda.so loads and a CUDA device is present).");
+}
+
 void bindBuilderConfigClass(py::module_& m)
 {
     py::class_<IBuilderConfig, std::unique_ptr<IBuilderConfig>> cls(m, "IBuilderConfig",
@@ -251,6 +274,17 @@ void bindBuilderConfigClass(py::module_& m)
             py::keep_alive<1, 2>())
         .def("get_timing_cache", &IBuilderConfig::getTimingCache, py::return_value_policy::reference_internal)
         .def("reset", &IBuilderConfig::reset)
+        .def_property(
+            "backend", [](IBuilderConfig const& self) { return kiln::getBuilderBackend(&self); },
+            [](IBuilderConfig& self, kiln::BackendKind kind) {
+                if (!kiln::setBuilderBackend(&self, kind))
+                {
+                    throwValueError("BuilderConfig.backend: Kiln refused the backend (the logger says why)");
+                }
+            },
+            "Kiln extension: the backend the engine is built for (kiln.BackendKind; DEFAULT: the GPU when "
+            "available and able to run the network, else the CPU; the environment variable KILN_BACKEND=cpu|cuda "
+            "overrides DEFAULT).")
         .def("__enter__", [](py::object self) { return self; })
         .def("__exit__", [](py::object, py::args) {});
     bindConfigProperties(cls);
@@ -265,6 +299,7 @@ void bindBuilderConfig(py::module_& m)
 {
     bindProgressMonitor(m);
     bindOptimizationProfile(m);
+    bindBackendKind(m);
     bindBuilderConfigClass(m);
 }
 

@@ -250,7 +250,8 @@ void bindOnnxParser(py::module_& m)
             "load_initializer",
             [](IParser& self, std::string const& name, py::handle data, size_t size) {
                 // The memory must outlive the parse: keep the object that owns it.
-                void const* address = reinterpret_cast<void const*>(toAddress(data, "load_initializer"));
+                void const* address = reinterpret_cast<void const*>(
+                    toAddress(data, "load_initializer", false, nullptr, Placement::kHOST));
                 keepRef(selfObject(&self), "initializer:" + name, isRawAddress(data) ? py::none() : data);
                 return self.loadInitializer(name.c_str(), address, size);
             },
@@ -298,8 +299,8 @@ void bindParserRefitter(py::module_& m)
         .def(
             "load_initializer",
             [](IParserRefitter& self, std::string const& name, py::handle data, size_t size) {
-                return self.loadInitializer(
-                    name.c_str(), reinterpret_cast<void const*>(toAddress(data, "load_initializer")), size);
+                auto const address = toAddress(data, "load_initializer", false, nullptr, Placement::kHOST);
+                return self.loadInitializer(name.c_str(), reinterpret_cast<void const*>(address), size);
             },
             py::arg("name"), py::arg("data"), py::arg("size"))
         .def("refit_model_proto", &IParserRefitter::refitModelProto, py::call_guard<py::gil_scoped_release>());

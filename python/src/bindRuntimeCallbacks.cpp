@@ -20,10 +20,12 @@ namespace
 
 using namespace nvinfer1;
 
-//! Address returned by a Python allocation callback: an int, None (failure) or an object owning memory.
+//! Address returned by a Python allocation callback: an int, None (failure) or an object owning memory. During a
+//! run or build started from Python the memory must be on the engine's side (host for the CPU backend, device for
+//! the CUDA backend); elsewhere either is taken.
 void* resultAddress(py::handle result, char const* where)
 {
-    return reinterpret_cast<void*>(toAddress(result, where, /*writable=*/true));
+    return reinterpret_cast<void*>(toAddress(result, where, /*writable=*/true, nullptr, currentPlacement()));
 }
 
 class PyOutputAllocator : public IOutputAllocator

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "bindings.h"
+#include "deviceMemory.h"
 #include "pyCommon.h"
 
 #include "NvInferRuntime.h"
@@ -60,10 +61,16 @@ enum class MemoryKind
 };
 
 //! The address of a Python memory object: an int (0 or None is the null pointer), an object with
-//! __array_interface__ (numpy arrays, ...), __cuda_array_interface__ or __dlpack__. Raises TypeError for anything
-//! else. When `kind` is given it receives where the memory lives. `writable` requests writable memory: read-only
-//! arrays raise ValueError. Device memory is rejected with a clear ValueError, since Kiln only has a CPU backend.
-uintptr_t toAddress(py::handle memory, char const* what, bool writable = false, MemoryKind* kind = nullptr);
+//! __array_interface__ (numpy arrays, ...), __cuda_array_interface__ (v2/v3) or __dlpack__ (CPU or CUDA device).
+//! Raises TypeError for anything else. When `kind` is given it receives where the memory lives. `writable`
+//! requests writable memory: read-only arrays raise ValueError; arrays must be C-contiguous. `need` is where the
+//! engine's tensors live: an object on the other side raises ValueError naming `what` and both sides (kUNKNOWN
+//! accepts both; ints are always accepted, they are addresses the caller vouches for).
+uintptr_t toAddress(py::handle memory, char const* what, bool writable = false, MemoryKind* kind = nullptr,
+    Placement need = Placement::kUNKNOWN);
+
+//! Where the tensors of `engine` live (its backend).
+Placement enginePlacement(nvinfer1::ICudaEngine const& engine);
 
 //! True when `memory` is a plain integer or None (an address, not an object that owns memory).
 bool isRawAddress(py::handle memory);

@@ -1,7 +1,9 @@
 // IExecutionContext for Python: every method and property of tensorrt's IExecutionContext (seed 003), including the
 // deprecated binding-index methods, which map to the name-based calls (binding index = I/O tensor index).
-// Addresses come from ints or from memory objects (numpy arrays, __array_interface__, DLPack); objects that own
-// memory, callbacks and allocators stay referenced by the context while they are set. Execution releases the GIL.
+// Addresses come from ints or from memory objects (numpy arrays and __array_interface__ for engines on the CPU
+// backend, __cuda_array_interface__ and CUDA DLPack tensors for engines on the CUDA backend); objects that own
+// memory, callbacks and allocators stay referenced by the context while they are set. Execution releases the GIL
+// and tells Python plugins where their buffers live (PlacementScope).
 #include "bindRuntimeCommon.h"
 
 #include <pybind11/stl.h>
@@ -50,7 +52,9 @@ bool isOutput(IExecutionContext const& context, char const* name)
 //! The address of `memory` for tensor `name`; the object is kept by the context when it owns memory.
 void* bindAddress(IExecutionContext& self, std::string const& name, py::handle memory, char const* what)
 {
-    void* address = reinterpret_cast<void*>(toAddress(memory, what, isOutput(self, name.c_str())));
+    std::string const label = std::string(what) + ": tensor '" + name + "'";
+    void* address = reinterpret_cast<void*>(toAddress(
+        memory, label.c_str(), isOutput(self, name.c_str()), nullptr, enginePlacement(self.getEngine())));
     keepRef(selfObject(&self), kADDRESS_KEY + name, isRawAddress(memory) ? py::none() : memory);
     return address;
 }
@@ -65,10 +69,13 @@ std::vector<void*> bindingPointers(IExecutionContext& self, py::sequence const& 
             + " bindings (one per I/O tensor), got " + std::to_string(py::len(bindings)));
     }
     std::vector<void*> pointers(count);
+    Placement const placement = enginePlacement(self.getEngine());
     for (int32_t i = 0; i < count; ++i)
     {
-        pointers[i] = reinterpret_cast<void*>(
-            toAddress(bindings[i], what, isOutput(self, self.getEngine().getIOTensorName(i))));
+        char const* name = self.getEngine().getIOTensorName(i);
+        std::string const label = std::string(what) + ": binding " + std::to_string(i) + " (tensor '" + name + "')";
+        pointers[i] = reinterpret_cast<void*>(toAddress(bindings[i], label.c_str(), isOutput(self, name), nullptr,
+            placement));
     }
     return pointers;
 }
@@ -82,6 +89,7 @@ bool executeAsyncV2(IExecutionContext& self, py::sequence const& bindings, py::h
     {
         return false;
     }
+    PlacementScope scope(enginePlacement(self.getEngine()));
     py::gil_scoped_release release;
     for (size_t i = 0; i < pointers.size(); ++i)
     {
@@ -96,6 +104,7 @@ bool executeAsyncV2(IExecutionContext& self, py::sequence const& bindings, py::h
 bool executeV2(IExecutionContext& self, py::sequence const& bindings)
 {
     std::vector<void*> pointers = bindingPointers(self, bindings, "execute_v2");
+    PlacementScope scope(enginePlacement(self.getEngine()));
     py::gil_scoped_release release;
     return self.executeV2(pointers.data());
 }
@@ -329,10 +338,13 @@ void bindExecution(py::class_<IExecutionContext>& cls)
             "execute_async_v3",
             [](IExecutionContext& self, py::handle stream) {
                 cudaStream_t handle = static_cast<cudaStream_t>(toHandle(stream, "stream_handle"));
+                PlacementScope scope(enginePlacement(self.getEngine()));
                 py::gil_scoped_release release;
                 return self.enqueueV3(handle);
             },
-            py::arg("stream_handle"), "Run with the bound addresses (on the CPU backend: synchronously).")
+            py::arg("stream_handle"),
+            "Run with the bound addresses: on the CPU backend synchronously, on the CUDA backend asynchronously on "
+            "the stream (an int cudaStream_t, 0 for the default stream).")
         .def(
             "set_optimization_profile_async",
             [](IExecutionContext& self, int32_t profile, py::handle stream) {
@@ -378,7 +390,8 @@ void bindExecution(py::class_<IExecutionContext>& cls)
         .def(
             "set_device_memory",
             [](IExecutionContext& self, py::handle memory, int64_t size) {
-                void* address = reinterpret_cast<void*>(toAddress(memory, "set_device_memory", true));
+                void* address = reinterpret_cast<void*>(toAddress(memory, "set_device_memory", true, nullptr,
+                    enginePlacement(self.getEngine())));
                 self.setDeviceMemoryV2(address, size);
                 keepRef(selfObject(&self), "device_memory", isRawAddress(memory) ? py::none() : memory);
             },
@@ -386,7 +399,8 @@ void bindExecution(py::class_<IExecutionContext>& cls)
         .def_property(
             "device_memory", nullptr,
             [](IExecutionContext& self, py::handle memory) {
-                void* address = reinterpret_cast<void*>(toAddress(memory, "device_memory", true));
+                void* address = reinterpret_cast<void*>(toAddress(memory, "device_memory", true, nullptr,
+                    enginePlacement(self.getEngine())));
                 self.setDeviceMemory(address);
                 keepRef(selfObject(&self), "device_memory", isRawAddress(memory) ? py::none() : memory);
             })

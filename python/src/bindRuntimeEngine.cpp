@@ -118,6 +118,9 @@ void bindEngine(py::module_& m)
         "An engine for executing inference on a built network. Indexing with an int gives the I/O tensor name, "
         "with a str the I/O tensor index (-1 when unknown).");
     engine
+        .def_property_readonly(
+            "backend", [](ICudaEngine const& self) { return kiln::getEngineBackend(&self); },
+            "Kiln extension: the backend the engine was built for (kiln.BackendKind.CPU or CUDA).")
         .def_property_readonly("num_io_tensors", &ICudaEngine::getNbIOTensors)
         .def_property_readonly("num_layers", &ICudaEngine::getNbLayers)
         .def_property_readonly("name", &ICudaEngine::getName)

@@ -2,6 +2,8 @@
 // plugin fields, error reporting from trampolines, descriptor conversions and the PluginBuffer pointer type.
 #include "pluginCommon.h"
 
+#include "deviceMemory.h"
+
 #include <pybind11/eval.h>
 
 #include <cstdio>
@@ -86,8 +88,9 @@ int64_t elementBits(nvinfer1::DataType type)
     }
 }
 
-// PluginBuffer: an int (the address, as tensorrt passes it) that can view its memory as a numpy array without
-// copying. Defined in Python so that it is a true int subclass.
+// PluginBuffer: an int (the address, as tensorrt passes it) that can view its memory without copying: as a numpy
+// array on the CPU backend, through __cuda_array_interface__ on the CUDA backend. Defined in Python so that it is a
+// true int subclass.
 char const* const kBufferSource = R"PY(
 class _ArrayInterface:
     """Carries an __array_interface__ so that numpy can view foreign memory without copying."""
@@ -97,20 +100,38 @@ class _ArrayInterface:
         self._owner = owner
 
 
+class _CudaArrayInterface:
+    """Carries a __cuda_array_interface__ (a view with another shape or dtype) for torch, CuPy or Numba."""
+
+    def __init__(self, interface, owner):
+        self.__cuda_array_interface__ = interface
+        self._owner = owner
+
+
+def _typestr(dtype):
+    import numpy as np
+    return np.dtype(dtype).str
+
+
 class PluginBuffer(int):
     """Address of a plugin input, output or workspace buffer, passed to enqueue() as an int like tensorrt does.
 
     On the CPU backend the memory is host memory: ``numpy()`` returns a writable numpy array that views it
-    without copying (shape and dtype from the tensor descriptor; 1-D uint8 for the workspace). The view is valid
-    only during the enqueue() call that received the buffer.
+    without copying (shape and dtype from the tensor descriptor; 1-D uint8 for the workspace). On the CUDA backend
+    it is device memory: the buffer has ``__cuda_array_interface__`` (version 3, with the enqueue stream), so
+    ``torch.as_tensor(buf, device="cuda")``, ``cupy.asarray(buf)`` or ``numba.cuda.as_cuda_array(buf)`` view it
+    without copying, and ``cuda_array(shape, dtype)`` gives such a view with another shape or dtype. ``on_device``
+    says which. Views are valid only during the enqueue() call that received the buffer.
     """
 
-    def __new__(cls, address, shape, typestr, nbytes, desc=None):
+    def __new__(cls, address, shape, typestr, nbytes, desc=None, on_device=False, stream=0):
         obj = int.__new__(cls, address)
         obj.shape = tuple(shape)
         obj.typestr = typestr
         obj.nbytes = nbytes
         obj.desc = desc
+        obj.on_device = bool(on_device)
+        obj.stream = int(stream or 0)
         return obj
 
     @property
@@ -123,13 +144,47 @@ class PluginBuffer(int):
         """The numpy __array_interface__ dictionary describing this buffer."""
         return {"shape": self.shape, "typestr": self.typestr, "data": (int(self), False), "version": 3}
 
+    def _cuda_interface(self, shape=None, dtype=None):
+        interface = {
+            "shape": self.shape if shape is None else tuple(int(d) for d in shape),
+            "typestr": self.typestr if dtype is None else _typestr(dtype),
+            "data": (int(self), False),
+            "strides": None,
+            "version": 3,
+            # Protocol v3: the consumer orders its work after this stream; 0 (ambiguous) means the legacy default
+            # stream, which the protocol spells 1.
+            "stream": self.stream if self.stream else 1,
+        }
+        return interface
+
+    @property
+    def __cuda_array_interface__(self):
+        """The CUDA array interface (CUDA backend only; AttributeError on host memory)."""
+        if not self.on_device:
+            raise AttributeError("PluginBuffer.__cuda_array_interface__: the buffer is host memory (CPU backend); "
+                                 "use numpy()")
+        return self._cuda_interface()
+
+    def cuda_array(self, shape=None, dtype=None):
+        """An object with __cuda_array_interface__ viewing this device buffer with another shape or dtype (no copy),
+        e.g. for the workspace or the dense part of a data-dependent output; None for a null address."""
+        if not self.on_device:
+            raise TypeError("PluginBuffer.cuda_array: the buffer is host memory (CPU backend); use numpy()")
+        if int(self) == 0:
+            return None
+        return _CudaArrayInterface(self._cuda_interface(shape, dtype), self)
+
     def numpy(self, shape=None, dtype=None):
-        """A numpy array viewing this buffer (no copy); None for a null address.
+        """A numpy array viewing this buffer (no copy); None for a null address. Host memory only.
 
         ``shape`` and ``dtype`` override the descriptor's, e.g. to view the workspace or the dense part of a
         data-dependent output.
         """
         import numpy as np
+        if self.on_device:
+            raise TypeError("PluginBuffer.numpy: the buffer is device memory (CUDA backend); wrap it with "
+                            "torch.as_tensor(buf, device='cuda'), cupy.asarray(buf) or numba.cuda.as_cuda_array(buf) "
+                            "(__cuda_array_interface__)")
         if int(self) == 0:
             return None
         interface = self.array_interface
@@ -140,7 +195,8 @@ class PluginBuffer(int):
         return np.asarray(_ArrayInterface(interface, self))
 
     def __repr__(self):
-        return "PluginBuffer(0x%x, shape=%s, typestr=%r)" % (int(self), self.shape, self.typestr)
+        return "PluginBuffer(0x%x, shape=%s, typestr=%r, on_device=%s)" % (int(self), self.shape, self.typestr,
+                                                                          self.on_device)
 )PY";
 
 py::object& bufferClass()
@@ -377,7 +433,7 @@ int64_t descBytes(nvinfer1::PluginTensorDesc const& desc)
     return (volume * elementBits(desc.type) + 7) / 8;
 }
 
-py::object makeBuffer(void const* ptr, nvinfer1::PluginTensorDesc const& desc)
+py::object makeBuffer(void const* ptr, nvinfer1::PluginTensorDesc const& desc, bool onDevice, void* stream)
 {
     py::tuple shape;
     char const* typestr = typeString(desc.type);
@@ -396,22 +452,34 @@ py::object makeBuffer(void const* ptr, nvinfer1::PluginTensorDesc const& desc)
         shape = py::make_tuple(bytes);
         typestr = "|u1";
     }
-    return bufferClass()(reinterpret_cast<uintptr_t>(ptr), shape, typestr, bytes, py::cast(desc));
+    return bufferClass()(reinterpret_cast<uintptr_t>(ptr), shape, typestr, bytes, py::cast(desc), onDevice,
+        reinterpret_cast<uintptr_t>(stream));
 }
 
-py::list makeBuffers(void const* const* ptrs, nvinfer1::PluginTensorDesc const* descs, int32_t count)
+py::list makeBuffers(void const* const* ptrs, nvinfer1::PluginTensorDesc const* descs, int32_t count, bool onDevice,
+    void* stream)
 {
     py::list buffers;
     for (int32_t i = 0; i < count; ++i)
     {
-        buffers.append(makeBuffer(ptrs[i], descs[i]));
+        buffers.append(makeBuffer(ptrs[i], descs[i], onDevice, stream));
     }
     return buffers;
 }
 
-py::object makeRawBuffer(void const* ptr, int64_t nbytes)
+py::object makeRawBuffer(void const* ptr, int64_t nbytes, bool onDevice, void* stream)
 {
-    return bufferClass()(reinterpret_cast<uintptr_t>(ptr), py::make_tuple(nbytes), "|u1", nbytes, py::none());
+    return bufferClass()(reinterpret_cast<uintptr_t>(ptr), py::make_tuple(nbytes), "|u1", nbytes, py::none(),
+        onDevice, reinterpret_cast<uintptr_t>(stream));
+}
+
+bool enqueueOnDevice(void const* const* inputs, int32_t nbInputs, void const* const* outputs, int32_t nbOutputs,
+    void const* workspace)
+{
+    std::vector<void const*> pointers(inputs, inputs + nbInputs);
+    pointers.insert(pointers.end(), outputs, outputs + nbOutputs);
+    pointers.push_back(workspace);
+    return buffersOnDevice(pointers.data(), static_cast<int32_t>(pointers.size()));
 }
 
 void bindPluginBuffers(py::module_& m)

@@ -172,12 +172,18 @@ py::list toPyList(nvinfer1::DimsExprs const* exprs, int32_t n);
 //! Python list of DataType values.
 py::list toPyList(nvinfer1::DataType const* types, int32_t n);
 
-//! A PluginBuffer (int subclass holding the address, with .numpy() to view the memory) for a tensor buffer.
-py::object makeBuffer(void const* ptr, nvinfer1::PluginTensorDesc const& desc);
+//! A PluginBuffer (int subclass holding the address) for a tensor buffer: .numpy() views host memory, and on device
+//! memory (`onDevice`) it has __cuda_array_interface__ with `stream` (the enqueue stream).
+py::object makeBuffer(void const* ptr, nvinfer1::PluginTensorDesc const& desc, bool onDevice, void* stream);
 //! makeBuffer for each of the `count` tensors (enqueue's inputs or outputs), as a Python list.
-py::list makeBuffers(void const* const* ptrs, nvinfer1::PluginTensorDesc const* descs, int32_t count);
+py::list makeBuffers(void const* const* ptrs, nvinfer1::PluginTensorDesc const* descs, int32_t count, bool onDevice,
+    void* stream);
 //! A PluginBuffer for `nbytes` of untyped memory (the workspace).
-py::object makeRawBuffer(void const* ptr, int64_t nbytes);
+py::object makeRawBuffer(void const* ptr, int64_t nbytes, bool onDevice, void* stream);
+
+//! Whether an enqueue's buffers are device memory (deviceMemory.h: the run's hint, else the driver's answer).
+bool enqueueOnDevice(void const* const* inputs, int32_t nbInputs, void const* const* outputs, int32_t nbOutputs,
+    void const* workspace);
 
 //! Number of bytes of a tensor described by `desc` (linear formats).
 int64_t descBytes(nvinfer1::PluginTensorDesc const& desc);

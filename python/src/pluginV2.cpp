@@ -297,10 +297,12 @@ int32_t PyPluginV2DynamicExt::enqueue(PluginTensorDesc const* inputDesc, PluginT
         {
             throw py::type_error("enqueue() is not implemented");
         }
-        py::list ins = makeBuffers(inputs, inputDesc, mNbInputs);
-        py::list outs = makeBuffers(outputs, outputDesc, mNbOutputs);
+        // Host views on the CPU backend, __cuda_array_interface__ objects on the CUDA backend.
+        bool const onDevice = enqueueOnDevice(inputs, mNbInputs, outputs, mNbOutputs, workspace);
+        py::list ins = makeBuffers(inputs, inputDesc, mNbInputs, onDevice, stream);
+        py::list outs = makeBuffers(outputs, outputDesc, mNbOutputs, onDevice, stream);
         py::object r = f(toPyList(inputDesc, mNbInputs), toPyList(outputDesc, mNbOutputs), ins, outs,
-            makeRawBuffer(workspace, mWorkspaceSize), py::int_(reinterpret_cast<uintptr_t>(stream)));
+            makeRawBuffer(workspace, mWorkspaceSize, onDevice, stream), py::int_(reinterpret_cast<uintptr_t>(stream)));
         if (!r.is_none() && py::isinstance<py::int_>(r) && r.cast<int64_t>() != 0)
         {
             throw py::value_error("enqueue() returned the error code " + std::to_string(r.cast<int64_t>()));

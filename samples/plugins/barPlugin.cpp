@@ -1,6 +1,10 @@
-// barPlugin.cpp — BarPlugin (IPluginV2DynamicExt): concatenation along dim 0 and a copy of input 0, on host memory.
+// barPlugin.cpp — BarPlugin (IPluginV2DynamicExt): concatenation along dim 0 and a copy of input 0, on host memory
+// (CPU backend) or as stream-ordered device copies (CUDA backend, when built with KILN_SAMPLE_PLUGINS_CUDA).
 #include "barPlugin.h"
 #include "samplePluginUtils.h"
+#if KILN_SAMPLE_PLUGINS_CUDA
+#include "samplePluginsCuda.h"
+#endif
 
 #include <cstring>
 
@@ -107,7 +111,7 @@ void BarPlugin::configurePlugin(nvinfer1::DynamicPluginTensorDesc const*, int32_
 }
 
 int32_t BarPlugin::enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
-    void const* const* inputs, void* const* outputs, void*, cudaStream_t) noexcept
+    void const* const* inputs, void* const* outputs, void*, cudaStream_t stream) noexcept
 {
     size_t const elementBytes = elementSize(inputDesc[0].type);
     if (elementBytes == 0)
@@ -129,6 +133,19 @@ int32_t BarPlugin::enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1
         return 3;
     }
     auto* concat = static_cast<char*>(outputs[0]);
+#if KILN_SAMPLE_PLUGINS_CUDA
+    // Output 0 is never empty when there is work (it holds both inputs): its memory tells the backend.
+    if (cuda::isDeviceMemory(concat))
+    {
+        // Three asynchronous copies on the engine's stream, as a TensorRT plugin does it.
+        int32_t status = cuda::copyAsync(concat, inputs[0], bytes0, stream);
+        status = status != 0 ? status : cuda::copyAsync(concat + bytes0, inputs[1], bytes1, stream);
+        status = status != 0 ? status : cuda::copyAsync(outputs[1], inputs[0], bytes0, stream);
+        return status == 0 ? 0 : 4;
+    }
+#else
+    (void) stream;
+#endif
     std::memcpy(concat, inputs[0], bytes0);
     std::memcpy(concat + bytes0, inputs[1], bytes1);
     std::memcpy(outputs[1], inputs[0], bytes0);

@@ -7,6 +7,7 @@
 
 #include <NvInfer.h>
 #include <NvInferPlugin.h>
+#include <kiln/KilnBackend.h>
 
 #include <cmath>
 #include <cstdio>
@@ -78,6 +79,9 @@ std::unique_ptr<ICudaEngine> build(IBuilder& builder, IRuntime& runtime,
     std::unique_ptr<INetworkDefinition> network(builder.createNetworkV2(0));
     std::unique_ptr<IBuilderConfig> config(builder.createBuilderConfig());
     config->setProfilingVerbosity(ProfilingVerbosity::kDETAILED); // the inspector then shows tactics
+    // Host buffers below: build for the CPU backend even where kDEFAULT would pick the GPU (tests/gpu runs these
+    // plugins on the CUDA backend).
+    kiln::setBuilderBackend(config.get(), kiln::BackendKind::kCPU);
     IOptimizationProfile* profile = builder.createOptimizationProfile();
     if (!define(*network, *profile) || config->addOptimizationProfile(profile) < 0)
     {

@@ -1,6 +1,10 @@
-// nonZeroPlugin.cpp — NonZeroPlugin (IPluginV3): indices of non-zero elements, a data-dependent output shape.
+// nonZeroPlugin.cpp — NonZeroPlugin (IPluginV3): indices of non-zero elements, a data-dependent output shape. Host
+// loops on the CPU backend; one CUDA kernel on the engine's stream on the CUDA backend (KILN_SAMPLE_PLUGINS_CUDA).
 #include "nonZeroPlugin.h"
 #include "samplePluginUtils.h"
+#if KILN_SAMPLE_PLUGINS_CUDA
+#include "samplePluginsCuda.h"
+#endif
 
 namespace samples
 {
@@ -77,10 +81,25 @@ bool NonZeroPlugin::supportsFormatCombination(
 }
 
 int32_t NonZeroPlugin::enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const* outputDesc,
-    void const* const* inputs, void* const* outputs, void*, cudaStream_t) noexcept
+    void const* const* inputs, void* const* outputs, void*, cudaStream_t stream) noexcept
 {
     int64_t const rows = inputDesc[0].dims.d[0];
     int64_t const cols = inputDesc[0].dims.d[1];
+#if KILN_SAMPLE_PLUGINS_CUDA
+    // The size tensor (output 1) always has storage, whatever K is: its memory tells the backend.
+    if (cuda::isDeviceMemory(outputs[1]))
+    {
+        cuda::ElementType const type
+            = inputDesc[0].type == nvinfer1::DataType::kFLOAT ? cuda::ElementType::kFLOAT : cuda::ElementType::kINT32;
+        return cuda::launchNonZero(inputs[0], type, rows, cols, static_cast<int32_t*>(outputs[0]),
+                   static_cast<int32_t*>(outputs[1]), stream)
+                == 0
+            ? 0
+            : 2;
+    }
+#else
+    (void) stream;
+#endif
     // Output 0's buffer holds at least 2 * rows * cols elements (the upper bound of K). The result [2, K] is
     // written densely (row 1 starts at element K), so the first 2 * K elements are the output.
     int64_t const capacity = rows * cols;

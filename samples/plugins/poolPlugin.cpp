@@ -1,6 +1,10 @@
-// poolPlugin.cpp — PoolPlugin (IPluginV2IOExt): max/average pooling with FP32, FP16 and INT8 I/O on host memory.
+// poolPlugin.cpp — PoolPlugin (IPluginV2IOExt): max/average pooling with FP32, FP16 and INT8 I/O on host memory
+// (CPU backend) or with a CUDA kernel on the engine's stream (CUDA backend, when built with KILN_SAMPLE_PLUGINS_CUDA).
 #include "poolPlugin.h"
 #include "samplePluginUtils.h"
+#if KILN_SAMPLE_PLUGINS_CUDA
+#include "samplePluginsCuda.h"
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -63,7 +67,8 @@ nvinfer1::Dims PoolPlugin::getOutputDimensions(int32_t index, nvinfer1::Dims con
     return output;
 }
 
-int32_t PoolPlugin::enqueue(int32_t, void const* const* inputs, void* const* outputs, void*, cudaStream_t) noexcept
+int32_t PoolPlugin::enqueue(
+    int32_t, void const* const* inputs, void* const* outputs, void*, cudaStream_t stream) noexcept
 {
     int32_t const rank = mInputDims.nbDims;
     if (rank < 2 || mOutputDims.nbDims != rank)
@@ -79,6 +84,30 @@ int32_t PoolPlugin::enqueue(int32_t, void const* const* inputs, void* const* out
     int64_t const outH = mOutputDims.d[rank - 2];
     int64_t const outW = mOutputDims.d[rank - 1];
     int64_t const planes = inH * inW == 0 ? 0 : volume(mInputDims) / (inH * inW);
+#if KILN_SAMPLE_PLUGINS_CUDA
+    if (cuda::isDeviceMemory(outputs[0]))
+    {
+        cuda::PoolLaunch launch;
+        launch.input = inputs[0];
+        launch.output = outputs[0];
+        launch.type = mType == nvinfer1::DataType::kHALF ? cuda::ElementType::kHALF
+            : mType == nvinfer1::DataType::kINT8         ? cuda::ElementType::kINT8
+                                                         : cuda::ElementType::kFLOAT;
+        launch.planes = planes;
+        launch.inH = inH;
+        launch.inW = inW;
+        launch.outH = outH;
+        launch.outW = outW;
+        launch.kernel = mParams.kernel;
+        launch.stride = mParams.stride;
+        launch.mode = mParams.mode;
+        launch.inScale = mInHostScale;
+        launch.outScale = mOutHostScale;
+        return cuda::launchPool(launch, stream) == 0 ? 0 : 3;
+    }
+#else
+    (void) stream;
+#endif
     for (int64_t p = 0; p < planes; ++p)
     {
         for (int64_t oy = 0; oy < outH; ++oy)

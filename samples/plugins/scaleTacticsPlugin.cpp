@@ -1,6 +1,10 @@
-// scaleTacticsPlugin.cpp — ScaleTacticsPlugin (IPluginV3): y = alpha * x with a slow and a fast tactic.
+// scaleTacticsPlugin.cpp — ScaleTacticsPlugin (IPluginV3): y = alpha * x with a slow and a fast tactic, on host
+// buffers (the CPU backend) or, when built with CUDA, on device buffers and the given stream.
 #include "scaleTacticsPlugin.h"
 #include "samplePluginUtils.h"
+#if KILN_SAMPLE_PLUGINS_CUDA
+#include "samplePluginsCuda.h"
+#endif
 
 #include <string>
 
@@ -99,12 +103,19 @@ int32_t ScaleTacticsPlugin::setTactic(int32_t tactic) noexcept
 }
 
 int32_t ScaleTacticsPlugin::enqueue(nvinfer1::PluginTensorDesc const* inputDesc, nvinfer1::PluginTensorDesc const*,
-    void const* const* inputs, void* const* outputs, void*, cudaStream_t) noexcept
+    void const* const* inputs, void* const* outputs, void*, [[maybe_unused]] cudaStream_t stream) noexcept
 {
     int64_t const count = volume(inputDesc[0].dims);
     auto const* x = static_cast<float const*>(inputs[0]);
     auto* y = static_cast<float*>(outputs[0]);
     int32_t const repeats = mTactic == kSLOW_TACTIC ? kSLOW_REPEATS : 1;
+#if KILN_SAMPLE_PLUGINS_CUDA
+    if (cuda::isDeviceMemory(y))
+    {
+        // The CUDA backend (or TensorRT): device buffers, work on the given stream.
+        return cuda::launchScale(x, y, count, mAlpha, repeats, stream) == 0 ? 0 : -1;
+    }
+#endif
     for (int32_t r = 0; r < repeats; ++r)
     {
         // volatile keeps the compiler from collapsing the repeats: tactic 1 really does kSLOW_REPEATS passes.

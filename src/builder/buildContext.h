@@ -1,6 +1,7 @@
 // BuildContext: the state the builder passes share while turning a network into a Plan.
 #pragma once
 
+#include "backends/backend.h"
 #include "builder/builderConfig.h"
 #include "core/logging.h"
 #include "engine/plan.h"
@@ -19,6 +20,8 @@ struct BuildContext
     NetworkDefinition const& network;
     BuilderConfig const& config;
     Logger& logger;
+    //! The backend the engine is built for (chosen from the config before the passes run).
+    Backend const* backend{nullptr};
     std::unique_ptr<NetworkAnalysis> analysis;
     Plan plan;
     std::unordered_map<Tensor const*, int32_t> tensorIndex; // network tensor -> plan tensor
@@ -39,6 +42,11 @@ Status profilesPass(BuildContext& ctx);
 //! Plugin nodes: builder's clone, CPU check, format/type negotiation (inserting reformat nodes), configure per
 //! profile, workspace, tactic timing, aliasing and the engine record (see pluginPass.cpp).
 Status pluginPass(BuildContext& ctx);
+//! FP16/BF16 for weakly typed networks with kFP16/kBF16 (CUDA builds, or KILN_PRECISION=1; see precisionPass.cpp).
+Status precisionPass(BuildContext& ctx);
+//! Fuses conv/deconv/matmul epilogues and pointwise chains (CUDA builds, or KILN_FUSE=1; runs after precisionPass;
+//! see fusionPass.cpp).
+Status fusionPass(BuildContext& ctx);
 //! Chooses an implementation (tactic) per node and checks the backend can create it.
 Status tacticsPass(BuildContext& ctx);
 //! Plans the activation arena per profile (offsets and capacities).

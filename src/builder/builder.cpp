@@ -3,6 +3,7 @@
 
 #include "api/apiGuard.h"
 #include "api/hostMemory.h"
+#include "builder/backendChoice.h"
 #include "builder/buildContext.h"
 #include "engine/engineWriter.h"
 #include "plugin/embeddedLibraries.h"
@@ -78,7 +79,8 @@ bool Builder::platformHasTf32() const noexcept { return false; }
 
 void Builder::setGpuAllocator(IGpuAllocator*) noexcept
 {
-    mLogger.verbose("IBuilder::setGpuAllocator: the CPU backend builds in host memory; the allocator is not used");
+    mLogger.verbose("IBuilder::setGpuAllocator: Kiln's builder allocates its few build-time buffers itself; the "
+                    "allocator is not used");
 }
 
 IBuilderConfig* Builder::createBuilderConfig() noexcept
@@ -141,9 +143,29 @@ StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(INetworkDefinition cons
     {
         return invalidArgument("the network and config must be created by this Kiln builder");
     }
-    BuildContext ctx{*net, *cfg, mLogger, nullptr, Plan{}, {}, {}};
+    KILN_ASSIGN_OR_RETURN(BackendChoice const choice, chooseBackend(*cfg, mLogger));
+    if (choice.backend == &cpuBackend() || !choice.fallBackToCpu)
+    {
+        return buildEngineBytes(*net, *cfg, *choice.backend);
+    }
+    StatusOr<std::vector<uint8_t>> gpu = buildEngineBytes(*net, *cfg, *choice.backend);
+    if (gpu.isOk() || gpu.status().code() != ErrorCode::kUNSUPPORTED_STATE)
+    {
+        return gpu;
+    }
+    mLogger.info("the CUDA backend cannot run this network (" + gpu.status().message()
+        + "); building it for the CPU backend instead (kiln::setBuilderBackend selects a backend explicitly)");
+    return buildEngineBytes(*net, *cfg, cpuBackend());
+}
+
+StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(
+    NetworkDefinition const& net, BuilderConfig const& cfgRef, Backend const& backend) const
+{
+    BuilderConfig const* cfg = &cfgRef;
+    BuildContext ctx{net, *cfg, mLogger, &backend, nullptr, Plan{}, {}, {}};
+    ctx.plan.backend = backend.name();
     using Pass = Status (*)(BuildContext&);
-    Pass const passes[] = {analyzePass, checkConfigPass, lowerPass, profilesPass, pluginPass, tacticsPass, memoryPass};
+    Pass const passes[] = {analyzePass, checkConfigPass, lowerPass, profilesPass, pluginPass, precisionPass, fusionPass, tacticsPass, memoryPass};
     ProgressReporter progress(cfg->getProgressMonitor(), static_cast<int32_t>(std::size(passes)) + 1);
     int32_t step = 0;
     for (Pass pass : passes)
@@ -152,18 +174,18 @@ StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(INetworkDefinition cons
         KILN_RETURN_IF_ERROR(progress.step(step++));
     }
     Plan& plan = ctx.plan;
-    plan.name = net->getName();
+    plan.name = net.getName();
     plan.apiVersion = NV_TENSORRT_VERSION;
     plan.kilnVersion = KILN_VERSION_MAJOR * 10000 + KILN_VERSION_MINOR * 100 + KILN_VERSION_PATCH;
     plan.builderFlags = cfg->getFlags();
-    plan.stronglyTyped = net->stronglyTyped();
+    plan.stronglyTyped = net.stronglyTyped();
     plan.profilingVerbosity = cfg->getProfilingVerbosity();
     plan.hardwareCompatibility = cfg->getHardwareCompatibilityLevel();
     // IBuilderConfig::setPluginsToSerialize: embed the plugin library files (a missing or non-library file fails).
     KILN_ASSIGN_OR_RETURN(plan.pluginLibraries, readPluginLibraries(cfg->pluginsToSerialize()));
     KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, writeEngine(plan));
     KILN_RETURN_IF_ERROR(progress.step(step));
-    mLogger.info("Kiln built an engine with " + std::to_string(plan.nodes.size()) + " layers, "
+    mLogger.info("Kiln built an engine for the " + std::string(backend.name()) + " backend with " + std::to_string(plan.nodes.size()) + " layers, "
         + std::to_string(plan.profiles.size()) + " optimization profile(s), " + std::to_string(bytes.size()) + " bytes");
     return bytes;
 }

@@ -12,6 +12,9 @@
 
 namespace kiln
 {
+class Backend;
+class BuilderConfig;
+class NetworkDefinition;
 class OptimizationProfile;
 class PluginRegistry;
 
@@ -53,6 +56,10 @@ public:
         nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& config) const;
 
 private:
+    //! Build for one backend.
+    StatusOr<std::vector<uint8_t>> buildEngineBytes(
+        NetworkDefinition const& network, BuilderConfig const& config, Backend const& backend) const;
+
     nvinfer1::ILogger& mUserLogger;
     mutable Logger mLogger;
     nvinfer1::IErrorRecorder* mRecorder{nullptr};

@@ -92,6 +92,11 @@ public:
     //! The plugin library paths given to setPluginsToSerialize(), in order (the builder embeds these files).
     std::vector<std::string> const& pluginsToSerialize() const { return mPluginsToSerialize; }
 
+    //! The backend to build for (kiln::setBuilderBackend, include/kiln/KilnBackend.h): 0 default, 1 CPU, 2 CUDA.
+    int32_t backendKind() const { return mBackendKind; }
+    void setBackendKind(int32_t kind) { mBackendKind = kind; }
+    Logger& logger() const { return mLogger; }
+
 private:
     Logger& mLogger;
     int32_t mAvgTiming{1};
@@ -121,6 +126,7 @@ private:
     nvinfer1::TilingOptimizationLevel mTiling{nvinfer1::TilingOptimizationLevel::kNONE};
     int64_t mL2Limit{-1};
     std::string mRemoteTuning;
+    int32_t mBackendKind{0};
 };
 
 } // namespace kiln

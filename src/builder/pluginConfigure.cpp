@@ -170,7 +170,7 @@ Status PluginConfigurator::configure(PluginAdapter& plugin, std::vector<int32_t>
             return out;
         };
         KILN_ASSIGN_OR_RETURN(tactic, timePluginTactics(plugin, tactics, timing(ins), timing(outs),
-            workspace.empty() ? 0 : workspace[0], mCtx.logger));
+            workspace.empty() ? 0 : workspace[0], mCtx.backend != nullptr ? *mCtx.backend : cpuBackend(), mCtx.logger));
     }
     KILN_RETURN_IF_ERROR(plugin.setTactic(tactic));
     tacticName = "plugin:" + std::to_string(tactic);

@@ -18,19 +18,33 @@ namespace
 {
 constexpr int32_t kTIMED_RUNS = 5;
 
-struct FreeDeleter
+//! A buffer in the backend's memory (device memory on the GPU), freed with the same allocator.
+class Buffer
 {
-    void operator()(void* p) const { std::free(p); }
+public:
+    Buffer(Backend const& backend, int64_t bytes)
+        : mAllocator(backend.defaultAllocator())
+    {
+        auto const size = static_cast<uint64_t>((std::max<int64_t>(bytes, 1) + 255) / 256 * 256);
+        KILN_IGNORE_DEPRECATED_BEGIN
+        mData = mAllocator.allocate(size, 256, 0);
+        KILN_IGNORE_DEPRECATED_END
+    }
+    ~Buffer()
+    {
+        KILN_IGNORE_DEPRECATED_BEGIN
+        mAllocator.deallocate(mData);
+        KILN_IGNORE_DEPRECATED_END
+    }
+    Buffer(Buffer const&) = delete;
+    Buffer& operator=(Buffer const&) = delete;
+    void* get() const { return mData; }
+
+private:
+    nvinfer1::IGpuAllocator& mAllocator;
+    void* mData{nullptr};
 };
-using Buffer = std::unique_ptr<void, FreeDeleter>;
 
-Buffer allocate(int64_t bytes)
-{
-    size_t const size = static_cast<size_t>((std::max<int64_t>(bytes, 1) + 63) / 64 * 64);
-    return Buffer(std::aligned_alloc(64, size));
-}
-
-//! Random values of the tensor's type: floats in [-1, 1], integers in [0, 3], booleans 0/1.
 void fillRandom(void* data, TimingTensor const& t, std::mt19937& rng)
 {
     int64_t const size = elementSize(t.desc.type);
@@ -49,39 +63,42 @@ void fillRandom(void* data, TimingTensor const& t, std::mt19937& rng)
 
 StatusOr<int32_t> timePluginTactics(PluginAdapter& plugin, std::vector<int32_t> const& tactics,
     std::vector<TimingTensor> const& inputs, std::vector<TimingTensor> const& outputs, int64_t workspaceBytes,
-    Logger const& logger)
+    Backend const& backend, Logger const& logger)
 {
     std::mt19937 rng(1234);
-    std::vector<Buffer> buffers;
+    std::vector<std::unique_ptr<Buffer>> buffers;
     std::vector<void const*> inPtrs;
     std::vector<void*> outPtrs;
     std::vector<nvinfer1::PluginTensorDesc> inDescs;
     std::vector<nvinfer1::PluginTensorDesc> outDescs;
     for (TimingTensor const& t : inputs)
     {
-        buffers.push_back(allocate(t.bytes));
-        if (buffers.back() == nullptr)
+        buffers.push_back(std::make_unique<Buffer>(backend, t.bytes));
+        if (buffers.back()->get() == nullptr)
         {
             return failedAllocation(plugin.label() + ": cannot allocate " + std::to_string(t.bytes)
                 + " bytes to time its tactics");
         }
-        fillRandom(buffers.back().get(), t, rng);
-        inPtrs.push_back(buffers.back().get());
+        std::vector<uint8_t> host(static_cast<size_t>(std::max<int64_t>(t.bytes, 0)));
+        fillRandom(host.data(), t, rng);
+        KILN_RETURN_IF_ERROR(backend.copy(buffers.back()->get(), host.data(), t.bytes, CopyKind::kHOST_TO_DEVICE, nullptr));
+        inPtrs.push_back(buffers.back()->get());
         inDescs.push_back(t.desc);
     }
     for (TimingTensor const& t : outputs)
     {
-        buffers.push_back(allocate(t.bytes));
-        if (buffers.back() == nullptr)
+        buffers.push_back(std::make_unique<Buffer>(backend, t.bytes));
+        if (buffers.back()->get() == nullptr)
         {
             return failedAllocation(plugin.label() + ": cannot allocate " + std::to_string(t.bytes)
                 + " bytes to time its tactics");
         }
-        outPtrs.push_back(buffers.back().get());
+        outPtrs.push_back(buffers.back()->get());
         outDescs.push_back(t.desc);
     }
-    Buffer workspace = allocate(workspaceBytes);
-    if (workspace == nullptr)
+    KILN_RETURN_IF_ERROR(backend.synchronize(nullptr));
+    Buffer workspace(backend, workspaceBytes);
+    if (workspace.get() == nullptr)
     {
         return failedAllocation(plugin.label() + ": cannot allocate its workspace to time its tactics");
     }
@@ -98,6 +115,10 @@ StatusOr<int32_t> timePluginTactics(PluginAdapter& plugin, std::vector<int32_t> 
             auto const start = std::chrono::steady_clock::now();
             st = plugin.enqueue(inDescs, outDescs, inPtrs.data(), outPtrs.data(),
                 workspaceBytes > 0 ? workspace.get() : nullptr, nullptr);
+            if (st.isOk())
+            {
+                st = backend.synchronize(nullptr);
+            }
             auto const end = std::chrono::steady_clock::now();
             if (run > 0) // the first run warms up
             {

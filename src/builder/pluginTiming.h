@@ -1,8 +1,9 @@
 // Plugin tactic timing at build time: each tactic of a plugin that offers two or more (getValidTactics) runs on
-// the CPU backend at the opt shapes of profile 0 with random inputs (onShapeChange + setTactic + enqueue, one
+// the build's backend (host or device buffers, synchronised after each run) at the opt shapes of profile 0 with random inputs (onShapeChange + setTactic + enqueue, one
 // warm-up and a few timed repetitions); the tactic with the smallest median time wins. Timings are logged at kVERBOSE.
 #pragma once
 
+#include "backends/backend.h"
 #include "core/logging.h"
 #include "core/status.h"
 #include "plugin/pluginAdapter.h"
@@ -23,6 +24,6 @@ struct TimingTensor
 //! build fails (naming the plugin) when every tactic fails.
 StatusOr<int32_t> timePluginTactics(PluginAdapter& plugin, std::vector<int32_t> const& tactics,
     std::vector<TimingTensor> const& inputs, std::vector<TimingTensor> const& outputs, int64_t workspaceBytes,
-    Logger const& logger);
+    Backend const& backend, Logger const& logger);
 
 } // namespace kiln

@@ -362,8 +362,32 @@ Status ShapeGraph::evaluate(std::vector<int64_t> const& symbolValues, std::vecto
     return Status::ok();
 }
 
+namespace
+{
+// Messages print expressions as trees. Shared sub-expressions (the graph is a DAG) make that text exponential in
+// the depth (e.g. the reshapes of an exported BERT), so one top-level toString prints at most kMAX_PRINTED_NODES
+// nodes and abbreviates the rest as "...".
+constexpr int32_t kMAX_PRINTED_NODES = 256;
+thread_local int32_t tPrintDepth = 0;
+thread_local int32_t tPrintBudget = 0;
+} // namespace
+
 std::string ShapeGraph::toString(ExprId id) const
 {
+    if (tPrintDepth == 0)
+    {
+        tPrintBudget = kMAX_PRINTED_NODES;
+    }
+    if (tPrintBudget <= 0)
+    {
+        return "...";
+    }
+    --tPrintBudget;
+    ++tPrintDepth;
+    struct DepthGuard
+    {
+        ~DepthGuard() { --tPrintDepth; }
+    } const depthGuard;
     if (!isValid(id))
     {
         return "<invalid>";

@@ -48,17 +48,33 @@ StatusOr<std::unique_ptr<Engine>> createEngine(
     KILN_RETURN_IF_ERROR(validatePlan(plan));
     KILN_ASSIGN_OR_RETURN(auto data, makeEngineData(std::move(plan)));
     auto engineLogger = std::make_shared<Logger const>(logger.user());
-    KILN_ASSIGN_OR_RETURN(auto plugins, EnginePlugins::load(*data, options, engineLogger));
-    return std::make_unique<Engine>(std::move(data), std::move(engineLogger), recorder, std::move(plugins));
+    Backend const& backend = *data->backend;
+    EngineLoadOptions loadOptions = options;
+    std::shared_ptr<DeviceWeights const> deviceWeights;
+    if (backend.usesDeviceMemory())
+    {
+        if (loadOptions.allocator == nullptr)
+        {
+            loadOptions.allocator = &backend.defaultAllocator();
+        }
+        KILN_ASSIGN_OR_RETURN(deviceWeights, DeviceWeights::upload(data->plan, backend, loadOptions.allocator));
+    }
+    KILN_ASSIGN_OR_RETURN(auto plugins, EnginePlugins::load(*data, loadOptions, engineLogger));
+    nvinfer1::IGpuAllocator* const allocator = backend.usesDeviceMemory() ? loadOptions.allocator : nullptr;
+    return std::make_unique<Engine>(
+        std::move(data), std::move(engineLogger), recorder, std::move(plugins), allocator, std::move(deviceWeights));
 }
 
 Engine::Engine(std::shared_ptr<EngineData const> data, std::shared_ptr<Logger const> logger,
-    nvinfer1::IErrorRecorder* recorder, std::shared_ptr<EnginePlugins> plugins)
+    nvinfer1::IErrorRecorder* recorder, std::shared_ptr<EnginePlugins> plugins, nvinfer1::IGpuAllocator* allocator,
+    std::shared_ptr<DeviceWeights const> deviceWeights)
     : mData(std::move(data))
     , mLoggerHolder(std::move(logger))
     , mLogger(*mLoggerHolder)
     , mRecorder(recorder)
     , mPlugins(std::move(plugins))
+    , mAllocator(allocator)
+    , mDeviceWeights(std::move(deviceWeights))
 {
 }
 

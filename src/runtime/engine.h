@@ -1,4 +1,4 @@
-// Engine: Kiln's ICudaEngine for the CPU backend. Immutable after creation and shared by its execution
+// Engine: Kiln's ICudaEngine (either backend). Immutable after creation and shared by its execution
 // contexts and inspectors (they hold the same EngineData). Its plugin objects (EnginePlugins, recreated from the
 // plan's plugin records at creation) are shared with its contexts, which attach their own clones. Tensor queries
 // are by I/O name; names that are not engine inputs/outputs are reported as errors and answered with the neutral
@@ -7,6 +7,7 @@
 
 #include "NvInferRuntime.h"
 #include "core/logging.h"
+#include "runtime/deviceWeights.h"
 #include "runtime/engineData.h"
 #include "runtime/enginePlugins.h"
 #include "runtime/errorRecorderRef.h"
@@ -21,7 +22,8 @@ class Engine final : public nvinfer1::ICudaEngine
 public:
     //! An engine whose plugins were recreated by EnginePlugins::load with `logger` (shared with them).
     Engine(std::shared_ptr<EngineData const> data, std::shared_ptr<Logger const> logger,
-        nvinfer1::IErrorRecorder* recorder, std::shared_ptr<EnginePlugins> plugins);
+        nvinfer1::IErrorRecorder* recorder, std::shared_ptr<EnginePlugins> plugins,
+        nvinfer1::IGpuAllocator* allocator = nullptr, std::shared_ptr<DeviceWeights const> deviceWeights = nullptr);
     ~Engine() noexcept override = default;
 
     nvinfer1::Dims getTensorShape(char const* tensorName) const noexcept override;
@@ -93,6 +95,12 @@ public:
     //! The engine-level plugin objects (never nullptr; empty for engines without plugin nodes).
     std::shared_ptr<EnginePlugins> const& plugins() const { return mPlugins; }
     nvinfer1::IErrorRecorder* recorder() const { return mRecorder.get(); }
+    Backend const& backend() const { return *mData->backend; }
+    //! Where contexts get device memory: the runtime's IGpuAllocator, else the backend's default; nullptr on the
+    //! CPU backend (aligned host memory).
+    nvinfer1::IGpuAllocator* allocator() const { return mAllocator; }
+    //! The weights on the device (CUDA engines), else nullptr.
+    std::shared_ptr<DeviceWeights const> const& deviceWeights() const { return mDeviceWeights; }
     //! Report a failure of an engine API call (logger + error recorder).
     void report(Status const& status) const { mLogger.report(status, mRecorder.get()); }
 
@@ -108,6 +116,8 @@ private:
     Logger const& mLogger;
     ErrorRecorderRef mRecorder;
     std::shared_ptr<EnginePlugins> mPlugins;
+    nvinfer1::IGpuAllocator* mAllocator{nullptr};
+    std::shared_ptr<DeviceWeights const> mDeviceWeights;
 };
 
 //! Wrap a plan in an Engine (the runtime's deserializeCudaEngine and the builder's buildEngineWithConfig both

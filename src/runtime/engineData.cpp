@@ -1,5 +1,7 @@
 // EngineData: derivation of the runtime lookup tables from a Plan.
 #include "runtime/engineData.h"
+
+#include "backends/backend.h"
 #include "core/quoting.h"
 
 #include "core/dataType.h"
@@ -321,11 +323,13 @@ StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan)
     auto d = std::make_shared<EngineData>();
     d->plan = std::move(plan);
     Plan const& p = d->plan;
-    if (p.backend != "cpu")
+    StatusOr<Backend const*> backend = backendNamed(p.backend);
+    if (!backend.isOk())
     {
-        return unsupported("the engine was built for the '" + p.backend
-            + "' backend; this Kiln runtime executes engines built for the 'cpu' backend");
+        return Status(backend.status().code(), "the engine was built for the '" + p.backend + "' backend: "
+            + backend.status().message());
     }
+    d->backend = backend.value();
     if (p.profiles.empty())
     {
         return invalidArgument("the engine has no optimization profile (every engine needs at least one)");

@@ -17,9 +17,12 @@
 namespace kiln
 {
 
+class Backend;
+
 struct EngineData
 {
     Plan plan;
+    Backend const* backend{nullptr}; //!< the backend named by plan.backend (loaded when the engine is created)
 
     int32_t nbInputs{0};                              // I/O positions [0, nbInputs) are inputs
     std::unordered_map<std::string, int32_t> ioByName; // I/O tensor name -> position in plan.ioTensors
@@ -67,7 +70,7 @@ struct EngineData
     int64_t arenaCapacity(int32_t profile, int32_t t) const;
 };
 
-//! Derive the runtime tables. Fails for plans the CPU runtime cannot run at all (another backend, no
+//! Derive the runtime tables. Fails for plans this runtime cannot run at all (a backend not available here, no
 //! optimization profile, a shape symbol that no input binds).
 StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan);
 

@@ -1,6 +1,7 @@
 // ExecutionContext: creation (kernels, arena), input shapes and shape inference, profiles and activation memory.
 // Addresses, allocators and settings are in executionContextSettings.cpp; the run in executionContextRun.cpp.
 #include "runtime/executionContext.h"
+#include "backends/cpu/cpuBackend.h"
 #include "core/quoting.h"
 
 #include "api/apiGuard.h"
@@ -42,6 +43,9 @@ ExecutionContext::ExecutionContext(Engine const& engine, ExecutionContextAllocat
     , mRecorder(engine.recorder())
     , mStrategy(strategy)
     , mConfig(std::make_unique<RuntimeConfig>(engine.sharedLogger()))
+    , mMemory(engine.allocator())
+    , mBackend(engine.backend())
+    , mDeviceWeights(engine.deviceWeights())
     , mNvtxVerbosity(engine.plan().profilingVerbosity)
 {
     mConfig->setExecutionContextAllocationStrategy(strategy);
@@ -89,7 +93,12 @@ Status ExecutionContext::attachPlugins()
     {
         return Status::ok();
     }
-    mPluginResources = std::make_unique<PluginResourceContext>(mEnginePlugins->allocator(), mRecorder);
+    nvinfer1::IGpuAllocator* allocator = mEnginePlugins->allocator();
+    if (allocator == nullptr && mBackend.usesDeviceMemory())
+    {
+        allocator = &mBackend.defaultAllocator();
+    }
+    mPluginResources = std::make_unique<PluginResourceContext>(allocator, mRecorder);
     for (size_t n = 0; n < plan.nodes.size(); ++n)
     {
         EnginePlugin* shared = mEnginePlugins->node(n);
@@ -144,6 +153,7 @@ Status ExecutionContext::attachPlugins()
 Status ExecutionContext::createKernels()
 {
     Plan const& plan = mData->plan;
+    KILN_ASSIGN_OR_RETURN(mSession, mBackend.createSession());
     mKernels.reserve(plan.nodes.size());
     mNodeInputs.resize(plan.nodes.size());
     mNodeOutputs.resize(plan.nodes.size());
@@ -151,49 +161,37 @@ Status ExecutionContext::createKernels()
     {
         PlanNode const& node = plan.nodes[n];
         std::string const label = "node " + singleQuoted(node.name) + " (" + layerKindName(node.kind) + ")";
-        KernelSetup setup;
-        setup.node = &node;
+        KernelSetup setup = makeKernelSetup(plan, node);
         setup.plugin = mPluginBindings[n].get();
-        for (int32_t in : node.inputs)
+        if (mDeviceWeights != nullptr)
         {
-            bool const present = in >= 0;
-            PlanTensor const* t = present ? &plan.tensors[static_cast<size_t>(in)] : nullptr;
-            setup.inputTypes.push_back(present ? t->type : DataType::kFLOAT);
-            setup.inputPresent.push_back(present);
-            setup.inputRanks.push_back(present ? static_cast<int32_t>(t->dims.size()) : 0);
-        }
-        for (int32_t out : node.outputs)
-        {
-            PlanTensor const& t = plan.tensors[static_cast<size_t>(out)];
-            setup.outputTypes.push_back(t.type);
-            setup.outputRanks.push_back(static_cast<int32_t>(t.dims.size()));
-        }
-        for (int32_t w : node.weights)
-        {
-            WeightsView view;
-            if (w >= 0)
+            for (size_t w = 0; w < node.weights.size(); ++w)
             {
-                PlanWeights const& pw = plan.weights[static_cast<size_t>(w)];
-                view = WeightsView{pw.data, pw.type, pw.count};
+                setup.weights[w].device = mDeviceWeights->at(node.weights[w]);
             }
-            setup.weights.push_back(view);
         }
-        CpuKernelFactory const factory = cpuKernelFactory(node.kind);
-        if (factory == nullptr)
+        StatusOr<std::unique_ptr<Kernel>> kernel = internalError("no kernel");
+        bool const isPlugin = node.kind == nvinfer1::LayerType::kPLUGIN_V2 || node.kind == nvinfer1::LayerType::kPLUGIN_V3;
+        if (isPlugin)
         {
-            return unsupported("cannot create an execution context: " + label + " has no CPU kernel (Kiln's CPU "
-                "backend does not implement " + layerKindName(node.kind) + " layers yet)");
+            // Plugin nodes run the context's plugin object on every backend (device pointers on the GPU).
+            auto pluginKernel = cpuKernelFactory(node.kind)(setup);
+            kernel = pluginKernel.isOk() ? StatusOr<std::unique_ptr<Kernel>>(wrapCpuKernel(std::move(pluginKernel).value()))
+                                         : StatusOr<std::unique_ptr<Kernel>>(pluginKernel.status());
         }
-        auto kernel = factory(setup);
+        else
+        {
+            kernel = mSession->createKernel(setup);
+        }
         if (!kernel.isOk())
         {
-            return Status(kernel.status().code(), "cannot create an execution context: the CPU kernel for " + label
-                + (node.tactic.empty() ? std::string() : ", tactic " + singleQuoted(node.tactic)) + " failed: "
-                + kernel.status().message());
+            return Status(kernel.status().code(), "cannot create an execution context: the " + std::string(mBackend.name())
+                + " kernel for " + label + (node.tactic.empty() ? std::string() : ", tactic " + singleQuoted(node.tactic))
+                + " failed: " + kernel.status().message());
         }
         if (kernel.value() == nullptr)
         {
-            return internalError("cannot create an execution context: the CPU kernel factory for " + label
+            return internalError("cannot create an execution context: the kernel factory for " + label
                 + " returned no kernel");
         }
         mKernels.push_back(std::move(kernel).value());

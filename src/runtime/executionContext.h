@@ -1,9 +1,13 @@
-// ExecutionContext: Kiln's IExecutionContext for the CPU backend. It owns everything a run mutates — one
-// CpuKernel per plan node, the activation arena, input shapes, tensor addresses, the evaluated shapes and
-// the layer timings — so contexts of one engine run concurrently on different threads without locks.
+// ExecutionContext: Kiln's IExecutionContext (either backend). It owns everything a run mutates — one backend
+// Kernel per plan node, the activation arena, input shapes, tensor addresses, the evaluated shapes and the layer
+// timings — so contexts of one engine run concurrently on different threads without locks.
 //
-// CPU backend semantics: enqueueV3() executes synchronously on the calling thread; its stream argument is only
-// passed on to plugins' enqueue(); "device memory" is host memory; input-consumed events are not supported.
+// CPU backend: enqueueV3() executes synchronously on the calling thread; its stream argument is only passed on to
+// plugins' enqueue(); "device memory" is host memory; input-consumed events are not supported.
+// CUDA backend: enqueueV3() launches every node on the given stream and returns without waiting, except where the
+// host needs a value computed on the device (size tensors of data-dependent shapes, conditions of IIfConditional,
+// assertion layers), where it synchronises the stream. Shape-tensor values live in host memory; constant tensors
+// point into the engine's device weights; folded value tensors live in a context buffer written when they change.
 //
 // Plugins: each plugin node gets the context's own plugin object at creation (attachToContext) and is detached and
 // destroyed with the context. Data-dependent shapes (plugin size tensors): shapes are first evaluated with every
@@ -13,7 +17,8 @@
 #pragma once
 
 #include "NvInferRuntime.h"
-#include "backends/cpu/cpuKernel.h"
+#include "backends/backend.h"
+#include "runtime/deviceWeights.h"
 #include "core/logging.h"
 #include "runtime/arena.h"
 #include "runtime/enginePlugins.h"
@@ -122,8 +127,16 @@ private:
     Status run(char const* api, void* const* bindings, cudaStream_t stream);
     Status assignOutputsFromAllocators(cudaStream_t stream);
     Status bindTensorMemory(char const* api, std::vector<void*> const& addresses);
-    void materializeValues();
-    Status runNodes(char const* api);
+    Status materializeValues(cudaStream_t stream);
+    Status runNodes(char const* api, cudaStream_t stream);
+    //! Scratch memory for the kernels (sized for the current shapes, grown outside runs being captured).
+    Status prepareScratch(cudaStream_t stream);
+    //! Device copies of folded value tensors (CUDA backend), rewritten when their values change.
+    Status prepareValueTensors(cudaStream_t stream);
+    //! Store `values` into tensor `t` (its memory is device memory on the CUDA backend).
+    Status writeValues(size_t t, std::vector<int64_t> const& values, cudaStream_t stream);
+    //! Copy `bytes` of device memory to `host` and wait (CUDA); plain memcpy on the CPU.
+    Status readToHost(void* host, void const* src, int64_t bytes, cudaStream_t stream) const;
 
     // Data-dependent shapes (executionContextData.cpp).
     //! Refuse runs that cannot deliver data-dependent outputs (executeV2, outputs without an IOutputAllocator).
@@ -171,7 +184,20 @@ private:
     std::unique_ptr<PluginResourceContext> mPluginResources;
     std::vector<std::unique_ptr<PluginAdapter>> mPlugins;        // per node: the context's plugin, else nullptr
     std::vector<std::unique_ptr<PluginBinding>> mPluginBindings; // per node
-    std::vector<std::unique_ptr<CpuKernel>> mKernels;
+    Backend const& mBackend;
+    std::unique_ptr<BackendSession> mSession;
+    std::shared_ptr<DeviceWeights const> mDeviceWeights;
+    std::vector<std::unique_ptr<Kernel>> mKernels;
+    DeviceBuffer mScratch;                 // kernels' workspace (shared: nodes run one after another)
+    std::vector<int64_t> mScratchKey;      // symbols the scratch size was computed for
+    int32_t mScratchProfile{-1};
+    int64_t mScratchNeeded{0};
+    DeviceBuffer mValueBuffer;             // CUDA: folded value tensors
+    std::vector<uint8_t> mValueStaging;
+    std::vector<int64_t> mValueOffsets;    // per tensor: offset in mValueBuffer, -1 when not there
+    std::vector<int64_t> mValueKey;        // run symbols the value buffer holds
+    int32_t mValueProfile{-1};
+    cudaStream_t mRunStream{nullptr};
     std::vector<std::vector<TensorView>> mNodeInputs;
     std::vector<std::vector<TensorView>> mNodeOutputs;
     std::vector<void*> mTensorData; // per tensor, for the current run
@@ -183,12 +209,7 @@ private:
     EvaluatedShapes mRunShapes;                 // during a run: shapes once a size tensor was read
     bool mRunBound{false};                      // mRunShapes is current
     mutable std::vector<int64_t> mScratchValues;
-    struct HostBuffer
-    {
-        std::unique_ptr<void, void (*)(void*)> memory{nullptr, [](void*) {}};
-        int64_t size{0};
-    };
-    std::vector<HostBuffer> mDataBuffers;          // per tensor
+    std::vector<DeviceBuffer> mDataBuffers;        // per tensor (device memory on the CUDA backend)
     std::vector<nvinfer1::Dims> mLastRunDims;      // per tensor: extents after the last successful run
     std::vector<int64_t> mLastRunKey;              // input binding of that run (empty: none)
     int32_t mLastRunProfile{-1};

@@ -48,28 +48,23 @@ Status ExecutionContext::checkDataDependentOutputs(char const* api, bool hasBind
 
 StatusOr<void*> ExecutionContext::dataBuffer(size_t tensor, int64_t bytes)
 {
-    HostBuffer& buffer = mDataBuffers[tensor];
-    if (bytes <= 0)
+    DeviceBuffer& buffer = mDataBuffers[tensor];
+    if (bytes <= 0 || buffer.size() >= bytes)
     {
-        return static_cast<void*>(buffer.memory.get());
+        return static_cast<void*>(buffer.data());
     }
-    if (buffer.size < bytes)
+    if (mBackend.isCapturing(mRunStream))
     {
-        int64_t const rounded = (bytes + ActivationMemory::kALIGNMENT - 1) / ActivationMemory::kALIGNMENT
-            * ActivationMemory::kALIGNMENT;
-        void* memory = std::aligned_alloc(static_cast<size_t>(ActivationMemory::kALIGNMENT), static_cast<size_t>(rounded));
-        if (memory == nullptr)
-        {
-            return failedAllocation("out of memory for " + std::to_string(bytes) + " bytes of tensor "
-                + singleQuoted(mData->plan.tensors[tensor].name) + " (data-dependent shape at its upper bound)");
-        }
-        buffer.memory = std::unique_ptr<void, void (*)(void*)>(memory, [](void* p) { std::free(p); });
-        buffer.size = rounded;
-        mLogger.verbose("IExecutionContext " + singleQuoted(mName) + ": tensor " + singleQuoted(mData->plan.tensors[tensor].name)
-            + " has a data-dependent shape; its buffer grew to " + std::to_string(rounded)
-            + " bytes (the size at the upper bounds)");
+        return invalidState("tensor " + singleQuoted(mData->plan.tensors[tensor].name) + " has a data-dependent shape "
+            "and its buffer must grow, which cannot happen while the stream is captured into a CUDA graph");
     }
-    return static_cast<void*>(buffer.memory.get());
+    KILN_RETURN_IF_ERROR(mBackend.synchronize(mRunStream)); // earlier runs may still use the old buffer
+    KILN_RETURN_IF_ERROR(buffer.allocate(mEngine.allocator(), bytes, "a tensor with a data-dependent shape")
+                             .withContext("tensor " + singleQuoted(mData->plan.tensors[tensor].name)));
+    mLogger.verbose("IExecutionContext " + singleQuoted(mName) + ": tensor " + singleQuoted(mData->plan.tensors[tensor].name)
+        + " has a data-dependent shape; its buffer grew to " + std::to_string(buffer.size())
+        + " bytes (the size at the upper bounds)");
+    return static_cast<void*>(buffer.data());
 }
 
 Status ExecutionContext::bindSizeTensors(size_t n)
@@ -86,7 +81,9 @@ Status ExecutionContext::bindSizeTensors(size_t n)
         {
             return internalError(who + ": size tensor " + singleQuoted(tensor.name) + " has no memory");
         }
-        int64_t const value = loadInt(mTensorData[t], tensor.type, 0);
+        uint8_t raw[8] = {};
+        KILN_RETURN_IF_ERROR(readToHost(raw, mTensorData[t], elementSize(tensor.type), mRunStream));
+        int64_t const value = loadInt(raw, tensor.type, 0);
         int64_t const upper = mBoundSymbols[symbol];
         if (value < 0 || value > upper)
         {
@@ -132,18 +129,7 @@ Status ExecutionContext::bindSizeTensors(size_t n)
         {
             continue;
         }
-        auto const& values = mRunShapes.values[t];
-        for (size_t i = 0; i < values.size(); ++i)
-        {
-            if (isIntegerType(tensor.type) || tensor.type == nvinfer1::DataType::kBOOL)
-            {
-                storeInt(mTensorData[t], tensor.type, static_cast<int64_t>(i), values[i]);
-            }
-            else
-            {
-                storeElement(mTensorData[t], tensor.type, static_cast<int64_t>(i), floatValue(values[i])); // double bits
-            }
-        }
+        KILN_RETURN_IF_ERROR(writeValues(t, mRunShapes.values[t], mRunStream));
     }
     return Status::ok();
 }
@@ -179,10 +165,7 @@ Status ExecutionContext::finishDataDependentRun(char const* api, cudaStream_t st
             return failedAllocation(prefix + "the output allocator of " + singleQuoted(tensor.name) + " returned no memory for "
                 + std::to_string(request) + " bytes");
         }
-        if (bytes > 0)
-        {
-            std::memcpy(memory, mTensorData[t], static_cast<size_t>(bytes));
-        }
+        KILN_RETURN_IF_ERROR(mBackend.copy(memory, mTensorData[t], bytes, CopyKind::kDEVICE_TO_DEVICE, stream));
         mAddresses[static_cast<size_t>(pos)] = memory;
         mAllocatedBytes[static_cast<size_t>(pos)] = request;
         allocator->notifyShape(tensor.name.c_str(), finalShapes.dims[t]);

@@ -1,8 +1,9 @@
-// ExecutionContext: the run (enqueueV3 / executeV2). On the CPU backend a run is synchronous: it binds and
-// evaluates shapes, obtains output memory from output allocators, places every tensor (user buffers, the
-// arena, constant weights, context buffers for data-dependent shapes), writes the values of folded shape
-// tensors, runs the nodes' kernels in order (binding data-dependent symbols as their size tensors are written),
-// delivers data-dependent outputs to their allocators, and reports per-layer timings.
+// ExecutionContext: the run (enqueueV3 / executeV2). A run binds and evaluates shapes, obtains output memory from
+// output allocators, places every tensor (user buffers, the arena, constant weights, context buffers for
+// data-dependent shapes and folded values), writes the values of folded shape tensors, runs the nodes' kernels in
+// order (binding data-dependent symbols as their size tensors are written), delivers data-dependent outputs to
+// their allocators, and reports per-layer timings. On the CPU backend all of it is synchronous; on the CUDA backend
+// kernels are launched on the run's stream and the host waits only for values it must read (see the header).
 #include "api/apiGuard.h"
 #include "core/quoting.h"
 #include "core/dataType.h"
@@ -43,7 +44,8 @@ void storeValues(void* data, DataType type, std::vector<int64_t> const& values)
 
 bool ExecutionContext::enqueueV3(cudaStream_t stream) noexcept
 {
-    // The CPU backend runs synchronously on the calling thread; the stream only reaches plugins' enqueue().
+    // CPU: runs synchronously on the calling thread; the stream only reaches plugins' enqueue().
+    // CUDA: asynchronous on `stream`.
     return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status { return run("enqueueV3", nullptr, stream); });
 }
 
@@ -54,12 +56,14 @@ bool ExecutionContext::executeV2(void* const* bindings) noexcept
         {
             return invalidArgument("IExecutionContext::executeV2: bindings is a null pointer");
         }
-        return run("executeV2", bindings, nullptr);
+        KILN_RETURN_IF_ERROR(run("executeV2", bindings, nullptr));
+        return mBackend.synchronize(nullptr).withContext("IExecutionContext::executeV2");
     });
 }
 
 Status ExecutionContext::run(char const* api, void* const* bindings, cudaStream_t stream)
 {
+    mRunStream = stream;
     int32_t const nbIo = mData->nbIo();
     for (int32_t pos = 0; pos < nbIo; ++pos)
     {
@@ -84,7 +88,9 @@ Status ExecutionContext::run(char const* api, void* const* bindings, cudaStream_
     mRunBound = false;
     mRunSymbols = mData->hasDataDependentShapes ? mBoundSymbols : mSymbols;
     KILN_RETURN_IF_ERROR(bindTensorMemory(api, mRunAddresses));
-    materializeValues();
+    KILN_RETURN_IF_ERROR(prepareValueTensors(stream).withContext(std::string("IExecutionContext::") + api));
+    KILN_RETURN_IF_ERROR(materializeValues(stream).withContext(std::string("IExecutionContext::") + api));
+    KILN_RETURN_IF_ERROR(prepareScratch(stream).withContext(std::string("IExecutionContext::") + api));
     for (auto const& binding : mPluginBindings)
     {
         if (binding != nullptr)
@@ -92,7 +98,13 @@ Status ExecutionContext::run(char const* api, void* const* bindings, cudaStream_
             binding->stream = stream;
         }
     }
-    KILN_RETURN_IF_ERROR(runNodes(api));
+    KILN_RETURN_IF_ERROR(runNodes(api, stream));
+    if (mInputConsumedEvent != nullptr && mBackend.usesDeviceMemory())
+    {
+        // Kiln does not track the last reader of each input: the event fires once every node was launched and ran.
+        KILN_RETURN_IF_ERROR(mBackend.recordEvent(mInputConsumedEvent, stream).withContext(
+            std::string("IExecutionContext::") + api + ": recording the input-consumed event"));
+    }
     if (mData->hasDataDependentShapes)
     {
         KILN_RETURN_IF_ERROR(finishDataDependentRun(api, stream));
@@ -211,7 +223,8 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
                 return internalError(prefix() + "constant tensor " + singleQuoted(tensor.name) + " needs " + std::to_string(bytes)
                     + " bytes but its weights hold " + std::to_string(w.size));
             }
-            data = const_cast<uint8_t*>(w.data);
+            data = mDeviceWeights != nullptr ? const_cast<void*>(mDeviceWeights->at(tensor.constant))
+                                             : static_cast<void*>(const_cast<uint8_t*>(w.data));
         }
         else if (int64_t const offset = mData->arenaOffset(mProfile, static_cast<int32_t>(t)); offset >= 0)
         {
@@ -245,7 +258,7 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
     return Status::ok();
 }
 
-void ExecutionContext::materializeValues()
+Status ExecutionContext::materializeValues(cudaStream_t stream)
 {
     Plan const& plan = mData->plan;
     for (size_t t = 0; t < plan.tensors.size(); ++t)
@@ -261,19 +274,184 @@ void ExecutionContext::materializeValues()
         {
             if (tensor.ioMode == nvinfer1::TensorIOMode::kOUTPUT)
             {
-                std::memcpy(data, plan.weights[static_cast<size_t>(tensor.constant)].data,
-                    static_cast<size_t>(mShapesNow.bytes[t]));
+                void const* source = mDeviceWeights != nullptr ? mDeviceWeights->at(tensor.constant)
+                                                               : plan.weights[static_cast<size_t>(tensor.constant)].data;
+                CopyKind const kind = mBackend.usesDeviceMemory() ? CopyKind::kDEVICE_TO_DEVICE : CopyKind::kHOST_TO_DEVICE;
+                KILN_RETURN_IF_ERROR(mBackend.copy(data, source, mShapesNow.bytes[t], kind, stream));
             }
             continue;
         }
-        if (tensor.hasValues)
+        // On the GPU, folded values of internal tensors live in the value buffer (prepareValueTensors).
+        if (tensor.hasValues && (!mBackend.usesDeviceMemory() || mValueOffsets.empty() || mValueOffsets[t] < 0))
         {
-            storeValues(data, tensor.type, mShapesNow.values[t]);
+            KILN_RETURN_IF_ERROR(writeValues(t, mShapesNow.values[t], stream));
         }
     }
+    return Status::ok();
 }
 
-Status ExecutionContext::runNodes(char const* api)
+Status ExecutionContext::writeValues(size_t t, std::vector<int64_t> const& values, cudaStream_t stream)
+{
+    PlanTensor const& tensor = mData->plan.tensors[t];
+    if (!mBackend.usesDeviceMemory())
+    {
+        storeValues(mTensorData[t], tensor.type, values);
+        return Status::ok();
+    }
+    if (!mValueOffsets.empty() && mValueOffsets[t] >= 0)
+    {
+        mValueProfile = -1; // the value buffer now holds this run's values: rewrite it next run
+    }
+    std::vector<uint8_t> staging(values.size() * static_cast<size_t>(elementSize(tensor.type)));
+    storeValues(staging.data(), tensor.type, values);
+    // A copy from pageable memory has consumed its source when cudaMemcpyAsync returns.
+    return mBackend.copy(mTensorData[t], staging.data(), static_cast<int64_t>(staging.size()), CopyKind::kHOST_TO_DEVICE, stream);
+}
+
+Status ExecutionContext::prepareValueTensors(cudaStream_t stream)
+{
+    if (!mBackend.usesDeviceMemory())
+    {
+        return Status::ok();
+    }
+    Plan const& plan = mData->plan;
+    if (mValueOffsets.empty())
+    {
+        mValueOffsets.assign(plan.tensors.size(), -1);
+    }
+    // Internal folded value tensors: read-only for the nodes, so they can live outside the arena, written only when
+    // their values change (which keeps runs capturable into CUDA graphs).
+    bool const same = mValueProfile == mProfile && mValueKey == mRunSymbols;
+    int64_t total = 0;
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        PlanTensor const& tensor = plan.tensors[t];
+        if (!tensor.hasValues || mData->producer[t] >= 0 || tensor.constant >= 0 || mData->ioPosition[t] >= 0
+            || mShapesNow.bytes[t] <= 0)
+        {
+            mValueOffsets[t] = -1;
+            continue;
+        }
+        mValueOffsets[t] = total;
+        total += (mShapesNow.bytes[t] + ActivationMemory::kALIGNMENT - 1) / ActivationMemory::kALIGNMENT
+            * ActivationMemory::kALIGNMENT;
+    }
+    if (total == 0)
+    {
+        return Status::ok();
+    }
+    if (!same || mValueBuffer.size() < total)
+    {
+        if (mBackend.isCapturing(stream))
+        {
+            return invalidState("the values of folded shape tensors changed since the last run and must be copied to "
+                                "the device, which cannot be captured into a CUDA graph: run enqueueV3 once with these "
+                                "input shapes before capturing");
+        }
+        if (mValueBuffer.size() < total)
+        {
+            if (mValueBuffer.data() != nullptr)
+            {
+                KILN_RETURN_IF_ERROR(mBackend.synchronize(stream)); // earlier runs may still read the old buffer
+            }
+            KILN_RETURN_IF_ERROR(mValueBuffer.allocate(mEngine.allocator(), total, "folded shape values"));
+        }
+        mValueStaging.assign(static_cast<size_t>(total), 0);
+        for (size_t t = 0; t < plan.tensors.size(); ++t)
+        {
+            if (mValueOffsets[t] >= 0)
+            {
+                storeValues(mValueStaging.data() + mValueOffsets[t], plan.tensors[t].type, mShapesNow.values[t]);
+            }
+        }
+        KILN_RETURN_IF_ERROR(mBackend.copy(mValueBuffer.data(), mValueStaging.data(), total, CopyKind::kHOST_TO_DEVICE, stream));
+        mValueKey = mRunSymbols;
+        mValueProfile = mProfile;
+    }
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        if (mValueOffsets[t] >= 0)
+        {
+            mTensorData[t] = mValueBuffer.data() + mValueOffsets[t];
+        }
+    }
+    return Status::ok();
+}
+
+Status ExecutionContext::prepareScratch(cudaStream_t stream)
+{
+    if (mScratchProfile == mProfile && mScratchKey == mRunSymbols)
+    {
+        return Status::ok();
+    }
+    Plan const& plan = mData->plan;
+    EvaluatedShapes const& shapes = runShapes();
+    int64_t need = 0;
+    std::vector<TensorView> inputs;
+    std::vector<TensorView> outputs;
+    auto const view = [&](int32_t t) {
+        TensorView v;
+        if (t >= 0)
+        {
+            auto const ti = static_cast<size_t>(t);
+            v.data = mTensorData[ti];
+            v.type = plan.tensors[ti].type;
+            v.dims = shapes.dims[ti];
+            v.values = plan.tensors[ti].hasValues ? shapes.values[ti].data() : nullptr;
+        }
+        return v;
+    };
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    {
+        PlanNode const& node = plan.nodes[n];
+        inputs.clear();
+        outputs.clear();
+        for (int32_t t : node.inputs)
+        {
+            inputs.push_back(view(t));
+        }
+        for (int32_t t : node.outputs)
+        {
+            outputs.push_back(view(t));
+        }
+        need = std::max(need, mKernels[n]->workspaceSize(inputs, outputs));
+    }
+    if (need > mScratch.size())
+    {
+        if (mBackend.isCapturing(stream))
+        {
+            return invalidState("the kernels need more scratch memory for these shapes, which cannot be allocated "
+                                "while the stream is captured into a CUDA graph: run enqueueV3 once before capturing");
+        }
+        if (mScratch.data() != nullptr)
+        {
+            KILN_RETURN_IF_ERROR(mBackend.synchronize(stream)); // earlier runs may still use the old scratch memory
+        }
+        KILN_RETURN_IF_ERROR(mScratch.allocate(mEngine.allocator(), need, "kernel scratch memory"));
+    }
+    mScratchNeeded = need;
+    mScratchKey = mRunSymbols;
+    mScratchProfile = mProfile;
+    return Status::ok();
+}
+
+Status ExecutionContext::readToHost(void* host, void const* src, int64_t bytes, cudaStream_t stream) const
+{
+    if (!mBackend.usesDeviceMemory())
+    {
+        std::memcpy(host, src, static_cast<size_t>(bytes));
+        return Status::ok();
+    }
+    if (mBackend.isCapturing(stream))
+    {
+        return invalidState("the engine must read a value computed on the device (a size tensor, a condition) in the "
+                            "middle of the run, which cannot be captured into a CUDA graph");
+    }
+    KILN_RETURN_IF_ERROR(mBackend.copy(host, src, bytes, CopyKind::kDEVICE_TO_HOST, stream));
+    return mBackend.synchronize(stream);
+}
+
+Status ExecutionContext::runNodes(char const* api, cudaStream_t stream)
 {
     Plan const& plan = mData->plan;
     bool const timing = mProfiler != nullptr || mDebugSync;
@@ -334,7 +512,11 @@ Status ExecutionContext::runNodes(char const* api)
         Status st;
         try
         {
-            st = mKernels[n]->execute(inputs, outputs);
+            st = mKernels[n]->execute(inputs, outputs, RunContext{stream, mScratch.data(), mScratchNeeded});
+            if (st.isOk() && timing && mBackend.usesDeviceMemory())
+            {
+                st = mBackend.synchronize(stream); // per-layer timing and debug sync wait for each node
+            }
         }
         catch (std::bad_alloc const&)
         {
@@ -396,6 +578,11 @@ Status ExecutionContext::runNodes(char const* api)
         {
             if (int32_t const loop = controlFlow.loopAt[n]; loop >= 0)
             {
+                if (mBackend.usesDeviceMemory())
+                {
+                    return unsupported(std::string("IExecutionContext::") + api + ": loops (ILoop) do not run on the "
+                        + mBackend.name() + " backend yet; build this network for the CPU backend");
+                }
                 LoopPlan const& lp = controlFlow.loops[static_cast<size_t>(loop)];
                 Status const st = runLoop(api, lp, plan, runShapes(), mTensorData, runNode);
                 if (!st.isOk())
@@ -415,8 +602,14 @@ Status ExecutionContext::runNodes(char const* api)
             }
             if (int32_t const cond = controlFlow.branchCondition[n]; cond >= 0)
             {
-                auto const* value = static_cast<uint8_t const*>(mTensorData[static_cast<size_t>(cond)]);
-                if (value == nullptr || (*value != 0 ? 1 : 0) != controlFlow.branch[n])
+                auto const* where = static_cast<uint8_t const*>(mTensorData[static_cast<size_t>(cond)]);
+                uint8_t flag = 0;
+                if (where != nullptr)
+                {
+                    KILN_RETURN_IF_ERROR(readToHost(&flag, where, 1, stream).withContext(
+                        std::string("IExecutionContext::") + api + ": reading the condition of a conditional"));
+                }
+                if (where == nullptr || (flag != 0 ? 1 : 0) != controlFlow.branch[n])
                 {
                     continue; // the other branch is taken
                 }

@@ -127,13 +127,13 @@ nvinfer1::IOutputAllocator* ExecutionContext::getOutputAllocator(char const* ten
 
 bool ExecutionContext::setInputConsumedEvent(cudaEvent_t event) noexcept
 {
-    if (event != nullptr)
+    if (event != nullptr && !mBackend.usesDeviceMemory())
     {
         report(unsupported("IExecutionContext::setInputConsumedEvent: events are not supported by the CPU backend "
                            "(enqueueV3 runs synchronously, so inputs are consumed when it returns)"));
         return false;
     }
-    mInputConsumedEvent = nullptr;
+    mInputConsumedEvent = event; // recorded by enqueueV3 once no node reads the inputs any more
     return true;
 }
 
@@ -276,7 +276,9 @@ void ExecutionContext::setAuxStreams(cudaStream_t* auxStreams, int32_t nbStreams
         report(invalidArgument("IExecutionContext::setAuxStreams: invalid stream array"));
         return;
     }
-    mLogger.verbose("IExecutionContext::setAuxStreams: ignored; the engine uses no auxiliary streams on the CPU backend");
+    // Kiln engines use no auxiliary streams (getNbAuxStreams() is 0): every node runs on the enqueueV3 stream.
+    mLogger.verbose("IExecutionContext::setAuxStreams: ignored; the engine uses no auxiliary streams ("
+        + std::string(mBackend.name()) + " backend)");
 }
 
 bool ExecutionContext::setDebugListener(nvinfer1::IDebugListener* listener) noexcept

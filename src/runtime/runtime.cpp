@@ -106,14 +106,10 @@ int32_t Runtime::getNbDLACores() const noexcept
 
 void Runtime::setGpuAllocator(nvinfer1::IGpuAllocator* allocator) noexcept
 {
-    // The CPU backend's contexts allocate their activation memory themselves; the allocator is offered to plugins
-    // (IPluginResourceContext::getGpuAllocator, IPluginV2Ext::attachToContext) of engines loaded afterwards.
+    // Engines loaded afterwards use it: CUDA engines for their weights, their contexts' activation memory and
+    // buffers, and every engine offers it to plugins (IPluginResourceContext::getGpuAllocator,
+    // IPluginV2Ext::attachToContext). CPU engines keep their own tensors in host memory.
     mGpuAllocator = allocator;
-    if (allocator != nullptr)
-    {
-        mLogger.verbose("IRuntime::setGpuAllocator: the CPU backend uses host memory; the allocator is only offered "
-                        "to plugins");
-    }
 }
 
 void Runtime::setErrorRecorder(nvinfer1::IErrorRecorder* recorder) noexcept

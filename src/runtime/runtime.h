@@ -1,6 +1,6 @@
 // Runtime: Kiln's IRuntime. Deserializes engine files (from memory or from application stream readers) into
-// Engines for the CPU backend. DLA does not exist here (0 cores). A GPU allocator can be set but is not used:
-// the CPU backend's "device memory" is host memory that execution contexts allocate themselves.
+// Engines for the backend each file names (CPU, or CUDA when available). DLA does not exist here (0 cores). The GPU
+// allocator (setGpuAllocator) provides the device memory of CUDA engines and is offered to plugins.
 #pragma once
 
 #include "NvInferRuntime.h"

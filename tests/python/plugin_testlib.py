@@ -297,6 +297,8 @@ class Runner:
 
     def run(self, outputs, **inputs):
         """Run; ``outputs`` maps output names to (shape, dtype). Returns (ok, {name: array})."""
+        if self.engine.backend == trt.BackendKind.CUDA:
+            return self._run_device(outputs, inputs)
         keep = []
         for name, value in inputs.items():
             array = np.ascontiguousarray(value)
@@ -310,4 +312,31 @@ class Runner:
             results[name] = out
             self.context.set_tensor_address(name, out.ctypes.data)
         ok = self.context.execute_async_v3(0)
+        return ok, results
+
+    def _run_device(self, outputs, inputs):
+        """run() for engines on the CUDA backend: the same arrays staged through device memory (kiln._cuda)."""
+        from kiln._cuda import device_memory
+
+        memory = device_memory()
+        keep = []
+        for name, value in inputs.items():
+            array = np.ascontiguousarray(value)
+            assert self.context.set_input_shape(name, array.shape), self.logger.errors()
+            buffer = memory.alloc(array.nbytes)
+            memory.to_device(buffer.ptr, array, 0)
+            keep.append(buffer)
+            self.context.set_tensor_address(name, buffer.ptr)
+        results, device = {}, {}
+        for name, (shape, dtype) in outputs.items():
+            out = np.full(shape, np.nan, dtype=dtype) if np.issubdtype(dtype, np.floating) \
+                else np.full(shape, -7, dtype=dtype)
+            buffer = memory.alloc(out.nbytes)
+            memory.to_device(buffer.ptr, out, 0)  # poisoned on the device too
+            results[name], device[name] = out, buffer
+            self.context.set_tensor_address(name, buffer.ptr)
+        ok = self.context.execute_async_v3(0)
+        memory.synchronize(0)
+        for name, out in results.items():
+            memory.to_host(out, device[name].ptr, 0)
         return ok, results

@@ -275,19 +275,50 @@ TEST_F(KilnexecBuildTest, PrecisionFlagErrors)
     EXPECT_NE(flagValue.output.find("kilnexec: --fp16 takes no value"), std::string::npos) << flagValue.output;
 }
 
-TEST_F(KilnexecBuildTest, DeviceFlag)
+TEST_F(KilnexecBuildTest, BackendAndDeviceFlags)
 {
-    RunOutput const gpu = run({"--onnx=" + mDir.file("addRelu.onnx"), "--device=gpu"});
-    EXPECT_EQ(gpu.exitCode, 3) << gpu.output;
-    EXPECT_EQ(countLines(gpu.output, "kilnexec: --device=gpu: this Kiln build has no GPU backend"), 1) << gpu.output;
-    EXPECT_NE(gpu.output.find("&&&& FAILED"), std::string::npos);
-    RunOutput const index = run({"--onnx=" + mDir.file("addRelu.onnx"), "--device=0"});
-    EXPECT_EQ(index.exitCode, 3) << index.output;
-    RunOutput const cpu = run({"--onnx=" + mDir.file("addRelu.onnx"), "--device=cpu", "--shapes=x:1x4"});
-    EXPECT_EQ(cpu.exitCode, 0) << cpu.output;
-    RunOutput const bad = run({"--onnx=" + mDir.file("addRelu.onnx"), "--device=tpu"});
+    std::string const model = "--onnx=" + mDir.file("addRelu.onnx");
+    RunOutput const gpu = run({model, "--device=gpu", "--shapes=x:1x4"});
+    if (gpu.exitCode == 3)
+    {
+        // No usable CUDA backend here (no GPU, or a build without CUDA): exit 3 with one line saying why.
+        EXPECT_EQ(countLines(gpu.output, "kilnexec: --device=gpu: the CUDA backend is not available: "), 1) << gpu.output;
+        EXPECT_NE(gpu.output.find("&&&& FAILED"), std::string::npos);
+        RunOutput const index = run({model, "--device=0"});
+        EXPECT_EQ(index.exitCode, 3) << index.output;
+        EXPECT_EQ(countLines(index.output, "kilnexec: --device=0: the CUDA backend is not available: "), 1)
+            << index.output;
+        RunOutput const cuda = run({model, "--backend=cuda"});
+        EXPECT_EQ(cuda.exitCode, 3) << cuda.output;
+        EXPECT_EQ(countLines(cuda.output, "kilnexec: --backend=cuda: the CUDA backend is not available: "), 1)
+            << cuda.output;
+        // The default backend falls back to the CPU.
+        RunOutput const fallback = run({model, "--backend=default", "--shapes=x:1x4"});
+        EXPECT_EQ(fallback.exitCode, 0) << fallback.output;
+        EXPECT_NE(fallback.output.find("[I] Engine backend: CPU"), std::string::npos) << fallback.output;
+    }
+    else
+    {
+        EXPECT_EQ(gpu.exitCode, 0) << gpu.output;
+        EXPECT_NE(gpu.output.find("[I] Engine backend: CUDA"), std::string::npos) << gpu.output;
+    }
+    for (char const* flag : {"--device=cpu", "--backend=cpu"})
+    {
+        RunOutput const cpu = run({model, flag, "--shapes=x:1x4"});
+        EXPECT_EQ(cpu.exitCode, 0) << cpu.output;
+        EXPECT_NE(cpu.output.find("[I] Engine backend: CPU"), std::string::npos) << cpu.output;
+    }
+    RunOutput const bad = run({model, "--device=tpu"});
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.output.find("--device=tpu: expected cpu, gpu or a GPU index"), std::string::npos) << bad.output;
+    RunOutput const badBackend = run({model, "--backend=tpu"});
+    EXPECT_EQ(badBackend.exitCode, 2);
+    EXPECT_NE(badBackend.output.find("--backend=tpu: expected default, cpu or cuda"), std::string::npos)
+        << badBackend.output;
+    RunOutput const contradiction = run({model, "--backend=cpu", "--device=1"});
+    EXPECT_EQ(contradiction.exitCode, 2);
+    EXPECT_NE(contradiction.output.find("--device=1 contradicts --backend=cpu"), std::string::npos)
+        << contradiction.output;
 }
 
 TEST_F(KilnexecBuildTest, BadFilesGiveOneLineAndExitOne)

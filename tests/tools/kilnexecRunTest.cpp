@@ -15,7 +15,9 @@ namespace kilnexectest
 namespace
 {
 
-std::vector<std::string> const kQUICK = {"--warmUp=0", "--duration=0"};
+// These tests check the CPU backend's report (H2D/D2H are empty, "Compute Time"): --backend=cpu keeps them on it
+// on a GPU machine too (kilnexecGpuTest.cpp covers the CUDA backend).
+std::vector<std::string> const kQUICK = {"--warmUp=0", "--duration=0", "--backend=cpu"};
 
 std::vector<std::string> with(std::vector<std::string> args, std::vector<std::string> const& more = kQUICK)
 {
@@ -78,7 +80,8 @@ TEST_F(KilnexecRunTest, TimingFlagsAndExportTimes)
 
 TEST_F(KilnexecRunTest, DurationAndWarmUpAreHonoured)
 {
-    RunOutput const out = runKilnexec({model(), "--shapes=x:2x4", "--iterations=1", "--warmUp=50", "--duration=0.3"});
+    RunOutput const out
+        = runKilnexec({model(), "--shapes=x:2x4", "--iterations=1", "--warmUp=50", "--duration=0.3", "--backend=cpu"});
     ASSERT_EQ(out.exitCode, 0) << out.output;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out.output, m, std::regex("Total Host Walltime: ([0-9.e+-]+) s"))) << out.output;

@@ -3,6 +3,7 @@
 
 #include "NvOnnxParser.h"
 #include "ioBuffers.h"
+#include "kiln/KilnBackend.h"
 #include "progressBar.h"
 
 #include <cerrno>
@@ -368,6 +369,13 @@ int buildEngine(Options const& options, nvinfer1::ILogger& logger, std::vector<c
     if (!configure(*config, *network, options, logger, error))
     {
         return kEXIT_USAGE;
+    }
+    // Kiln extension (include/kiln/KilnBackend.h): the backend the engine is built for.
+    if (!kiln::setBuilderBackend(config.get(), options.backend))
+    {
+        error = std::string("kilnexec: the builder refused the backend '") + backendName(options.backend)
+            + "' (see the messages above)";
+        return kEXIT_FAILED;
     }
     if (int const code = addProfiles(*builder, *network, *config, options, logger, error); code != kEXIT_PASSED)
     {

@@ -1,10 +1,14 @@
-// kilnexec's engine command.
+// kilnexec's engine command: backend choice (--backend, --device) and CUDA readiness, build or load, the I/O
+// buffers on the engine's backend, the CUDA graph decision, inference and the report.
 #include "engineCommand.h"
 
 #include "NvInferPlugin.h"
+#include "cudaGraphPolicy.h"
+#include "deviceRuntime.h"
 #include "engineBuilder.h"
 #include "inferenceRunner.h"
 #include "ioBuffers.h"
+#include "kiln/KilnBackend.h"
 #include "layerInfo.h"
 #include "pluginLibraries.h"
 #include "report.h"
@@ -72,19 +76,61 @@ void printBindings(nvinfer1::ICudaEngine const& engine, IoBuffers const* buffers
     }
 }
 
+//! Whether engines can run on the CUDA backend here: kilnexec built with CUDA, a CUDA device (made current when
+//! --device=N names one), and libkiln's CUDA backend available. Fills `system` with the device or the reason.
+bool prepareCuda(Options const& options, SystemInfo& system)
+{
+    std::string problem;
+    int32_t count = 0;
+    if (!cuda::built())
+    {
+        problem = "this kilnexec was built without CUDA (KILN_HAVE_CUDA = 0)";
+    }
+    else if (!cuda::deviceCount(count, problem) || count == 0)
+    {
+        problem = problem.empty() ? "no CUDA device" : problem;
+    }
+    else if (options.cudaDevice >= count)
+    {
+        problem = "--device=" + std::to_string(options.cudaDevice) + ": there " + (count == 1 ? "is" : "are") + " only "
+            + std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s");
+    }
+    else if (options.cudaDevice >= 0 && !cuda::setDevice(options.cudaDevice, problem))
+    {
+        problem = "--device=" + std::to_string(options.cudaDevice) + ": " + problem;
+    }
+    else if (!kiln::isBackendAvailable(kiln::BackendKind::kCUDA))
+    {
+        problem = "libkiln's CUDA backend is not available (libkiln_cuda.so did not load; run with --verbose for the "
+                  "reason)";
+    }
+    system.gpuProblem = problem;
+    system.gpu = problem.empty() ? cuda::deviceDescription(cuda::currentDevice()) : std::string();
+    return problem.empty();
+}
+
 } // namespace
 
 int runEngineCommand(Options const& options, nvinfer1::ILogger& logger)
 {
     printStatusLine(stdout, "RUNNING", options);
     std::string error;
-    if (options.device != "cpu")
+    SystemInfo system;
+    system.backend = backendName(options.backend);
+    bool const cudaReady = options.backend != kiln::BackendKind::kCPU && prepareCuda(options, system);
+    if (options.backend == kiln::BackendKind::kCUDA && !cudaReady)
     {
         return fail(options, kEXIT_UNAVAILABLE,
-            "kilnexec: --device=" + options.device + ": this Kiln build has no GPU backend (the CUDA backend is "
-            "planned); run with --device=cpu");
+            "kilnexec: " + options.backendFlag + ": the CUDA backend is not available: " + system.gpuProblem
+                + "; run with --backend=cpu or --backend=default");
     }
-    printOptionSections(stdout, options);
+    if (options.cudaDevice >= 0 && !cudaReady)
+    {
+        // --backend=default --device=N on a machine without a usable GPU: the default runs on the CPU.
+        std::printf("[W] --device=%d: no usable CUDA device (%s); the default backend runs on the CPU.\n",
+            options.cudaDevice, system.gpuProblem.c_str());
+    }
+    printOptionSections(stdout, options, system);
     if (!initLibNvInferPlugins(&logger, ""))
     {
         return fail(options, kEXIT_FAILED, "kilnexec: initLibNvInferPlugins failed (see the messages above)");
@@ -123,6 +169,21 @@ int runEngineCommand(Options const& options, nvinfer1::ILogger& logger)
                 + " (see the messages above)");
     }
     std::printf("[I] Engine loaded: %.6g MiB\n", static_cast<double>(plan.size()) / (1024.0 * 1024.0));
+    kiln::BackendKind const engineKind = kiln::getEngineBackend(engine.get());
+    bool const onDevice = engineKind == kiln::BackendKind::kCUDA;
+    std::printf("[I] Engine backend: %s%s\n", onDevice ? "CUDA" : "CPU",
+        onDevice ? (" (" + (system.gpu.empty() ? std::string("GPU") : system.gpu) + ")").c_str() : "");
+    if (!options.loadEngine.empty() && options.backend != kiln::BackendKind::kDEFAULT && options.backend != engineKind)
+    {
+        std::printf("[W] %s: the loaded engine was built for the %s backend and runs there (the backend is chosen "
+                    "when the engine is built).\n",
+            options.backendFlag.c_str(), onDevice ? "CUDA" : "CPU");
+    }
+    if (onDevice && !cuda::built() && !options.skipInference)
+    {
+        return fail(options, kEXIT_UNAVAILABLE,
+            "kilnexec: the engine is built for the CUDA backend, but this kilnexec was built without CUDA");
+    }
     if (options.skipInference)
     {
         printBindings(*engine, nullptr);
@@ -135,13 +196,20 @@ int runEngineCommand(Options const& options, nvinfer1::ILogger& logger)
         return kEXIT_PASSED;
     }
 
+    // The stream outlives the context and the buffers (declared first, destroyed last).
+    cuda::Stream stream;
+    std::string cudaError;
+    if (onDevice && !stream.create(cudaError))
+    {
+        return fail(options, kEXIT_FAILED, "kilnexec: cannot create a CUDA stream: " + cudaError);
+    }
     std::unique_ptr<nvinfer1::IExecutionContext> context(engine->createExecutionContext());
     if (context == nullptr)
     {
         return fail(options, kEXIT_FAILED, "kilnexec: createExecutionContext failed (see the messages above)");
     }
     IoBuffers buffers;
-    if (!buffers.setup(*engine, *context, options, logger, error))
+    if (!buffers.setup(*engine, *context, options, logger, onDevice, stream.get(), error))
     {
         return fail(options, kEXIT_FAILED, error);
     }
@@ -150,18 +218,30 @@ int runEngineCommand(Options const& options, nvinfer1::ILogger& logger)
     {
         return fail(options, kEXIT_FAILED, error);
     }
-    if (options.useCudaGraph)
-    {
-        std::printf("[I] --useCudaGraph: CUDA graphs do not apply to the CPU backend; running without one.\n");
-    }
-    if (options.noDataTransfers)
+    if (options.noDataTransfers && !onDevice)
     {
         std::printf("[I] --noDataTransfers: the CPU backend makes no host/device transfers; nothing to disable.\n");
     }
+    RunSetup setup;
+    setup.onDevice = onDevice;
+    setup.stream = stream.get();
+    setup.buffers = &buffers;
+    GraphQuery query;
+    query.requested = options.useCudaGraph;
+    query.engineBackend = engineKind;
+    query.cudaBuilt = cuda::built();
+    for (IoBuffers::Tensor const& tensor : buffers.tensors())
+    {
+        if (!tensor.isInput)
+        {
+            query.outputShapes.emplace_back(tensor.name, context->getTensorShape(tensor.name.c_str()));
+        }
+    }
+    setup.graph = planCudaGraph(query);
     std::printf("[I] Starting inference\n");
     std::fflush(stdout);
     InferenceResult result;
-    if (!runInference(*context, options, result, error))
+    if (!runInference(*context, options, setup, result, stdout, error))
     {
         return fail(options, kEXIT_FAILED, error);
     }

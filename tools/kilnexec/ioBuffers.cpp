@@ -1,6 +1,7 @@
 // IoBuffers implementation.
 #include "ioBuffers.h"
 
+#include "deviceRuntime.h"
 #include "jsonText.h"
 
 #include <cerrno>
@@ -217,11 +218,25 @@ public:
         {
             return nullptr;
         }
+        std::string error;
+        if (tensor->onDevice)
+        {
+            // CUDA engines write data-dependent outputs in device memory. The old buffer may still be read by
+            // copies queued on the stream, so it is kept until the buffers go.
+            if (size <= tensor->deviceCapacity && currentMemory == tensor->device.get())
+            {
+                return currentMemory;
+            }
+            if (tensor->device != nullptr)
+            {
+                mBuffers.mRetired.push_back(tensor->device);
+            }
+            return mBuffers.allocateDevice(*tensor, static_cast<size_t>(size), error) ? tensor->device.get() : nullptr;
+        }
         if (size <= tensor->capacity && currentMemory == tensor->data.get())
         {
             return currentMemory;
         }
-        std::string error;
         return mBuffers.allocate(*tensor, static_cast<size_t>(size), error) ? tensor->data.get() : nullptr;
     }
 
@@ -252,22 +267,6 @@ private:
 
 IoBuffers::IoBuffers() = default;
 IoBuffers::~IoBuffers() = default;
-
-bool IoBuffers::allocate(Tensor& tensor, size_t bytes, std::string& error)
-{
-    size_t const capacity = (bytes + 255) / 256 * 256 + 256;
-    void* memory = std::aligned_alloc(256, capacity);
-    if (memory == nullptr)
-    {
-        error = "kilnexec: cannot allocate " + std::to_string(bytes) + " bytes for tensor '" + tensor.name + "'";
-        return false;
-    }
-    std::memset(memory, 0xFF, capacity); // poisoned: an output the engine does not write shows up as NaN/-1
-    tensor.data = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(memory), [](uint8_t* p) { std::free(p); });
-    tensor.capacity = capacity;
-    tensor.bytes = bytes;
-    return true;
-}
 
 bool IoBuffers::resolveInputShape(nvinfer1::ICudaEngine const& engine, Options const& options, char const* name,
     Dims& dims, nvinfer1::ILogger& logger, std::string& error) const
@@ -353,8 +352,12 @@ bool IoBuffers::loadInput(Tensor& tensor, std::string const& path, std::string& 
 }
 
 bool IoBuffers::setup(nvinfer1::ICudaEngine const& engine, nvinfer1::IExecutionContext& context,
-    Options const& options, nvinfer1::ILogger& logger, std::string& error)
+    Options const& options, nvinfer1::ILogger& logger, bool onDevice, cudaStream_t stream, std::string& error)
 {
+    mOnDevice = onDevice;
+    auto deviceResident = [&](char const* name) {
+        return onDevice && engine.getTensorLocation(name) == nvinfer1::TensorLocation::kDEVICE;
+    };
     int32_t const nbProfiles = engine.getNbOptimizationProfiles();
     if (options.inferenceProfile >= nbProfiles)
     {
@@ -362,7 +365,7 @@ bool IoBuffers::setup(nvinfer1::ICudaEngine const& engine, nvinfer1::IExecutionC
             "does not have (it has " + std::to_string(nbProfiles) + ")";
         return false;
     }
-    if (nbProfiles > 1 && !context.setOptimizationProfileAsync(options.inferenceProfile, nullptr))
+    if (nbProfiles > 1 && !context.setOptimizationProfileAsync(options.inferenceProfile, onDevice ? stream : nullptr))
     {
         error = "kilnexec: the execution context refused profile " + std::to_string(options.inferenceProfile);
         return false;
@@ -440,7 +443,9 @@ bool IoBuffers::setup(nvinfer1::ICudaEngine const& engine, nvinfer1::IExecutionC
                 + name + "' (see the messages above)";
             return false;
         }
-        if (!allocate(tensor, static_cast<size_t>(volume(tensor.dims)) * elementSize(tensor.type), error))
+        size_t const bytes = static_cast<size_t>(volume(tensor.dims)) * elementSize(tensor.type);
+        tensor.onDevice = deviceResident(name.c_str());
+        if (!allocate(tensor, bytes, error) || (tensor.onDevice && !allocateDevice(tensor, bytes, error)))
         {
             return false;
         }
@@ -489,15 +494,35 @@ bool IoBuffers::setup(nvinfer1::ICudaEngine const& engine, nvinfer1::IExecutionC
         }
         tensor.dataDependent = volume(tensor.dims) < 0;
         int64_t const n = tensor.dataDependent ? 1 : volume(tensor.dims);
-        if (!allocate(tensor, static_cast<size_t>(n) * elementSize(tensor.type), error))
+        size_t const bytes = static_cast<size_t>(n) * elementSize(tensor.type);
+        tensor.onDevice = deviceResident(name);
+        if (!allocate(tensor, bytes, error) || (tensor.onDevice && !allocateDevice(tensor, bytes, error)))
         {
             return false;
         }
+        if (tensor.dataDependent)
+        {
+            tensor.bytes = 0; // nothing to read back until the engine reports the shape
+        }
         mTensors.push_back(tensor);
+    }
+    if (onDevice)
+    {
+        std::string cudaError;
+        if (!copyInputsToDevice(stream, error))
+        {
+            return false;
+        }
+        if (!cuda::streamSynchronize(stream, cudaError))
+        {
+            error = "kilnexec: uploading the inputs failed: " + cudaError;
+            return false;
+        }
     }
     for (Tensor& tensor : mTensors)
     {
-        if (!context.setTensorAddress(tensor.name.c_str(), tensor.data.get()))
+        void* const address = tensor.onDevice ? tensor.device.get() : static_cast<void*>(tensor.data.get());
+        if (!context.setTensorAddress(tensor.name.c_str(), address))
         {
             error = "kilnexec: the execution context refused the address of tensor '" + tensor.name + "'";
             return false;

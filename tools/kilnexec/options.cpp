@@ -264,7 +264,7 @@ bool parseOptions(int argc, char const* const* argv, Options& options, std::stri
             return false;
         }
     }
-    return validateRunOptions(options, error);
+    return resolveBackendOptions(options, error) && validateRunOptions(options, error);
 }
 
 std::string usageText()
@@ -304,10 +304,19 @@ Inference options:
   --iterations=N             Run at least N timed inferences (default 10).
   --warmUp=ms                Warm up for this long first (default 200; at least one run).
   --duration=s               Run timed inferences for at least this long (default 3).
-  --useCudaGraph, --noDataTransfers
-                             GPU options; accepted, and reported as not applying on the CPU backend.
+  --useCudaGraph             CUDA backend: capture one enqueueV3 after the warm-up into a CUDA graph and replay it
+                             (cudaGraphLaunch). Falls back to enqueueV3, with a warning, for data-dependent output
+                             shapes or a failed capture; does not apply to the CPU backend.
+  --noDataTransfers          CUDA backend: no input/output copies in the timed runs (inputs are uploaded once
+                             before, outputs read back once after).
   --separateProfileRun       Time without the profiler; collect the per-layer profile in a separate run.
-  --device=cpu|gpu|N         Backend (default cpu). This build has no GPU backend: gpu gives exit code 3.
+
+Backend and device (Kiln extension; the engine records its backend, --loadEngine runs it there):
+  --backend=default|cpu|cuda Backend to build for (kiln::setBuilderBackend). default: the GPU when the CUDA
+                             backend is available and can run the network, else the CPU. cuda without a usable
+                             GPU gives exit code 3.
+  --device=cpu|gpu|N         trtexec's CUDA device index N (implies --backend=cuda unless --backend=default|cuda
+                             is given); cpu and gpu are aliases of --backend=cpu and --backend=cuda.
 
 Reporting options:
   --avgRuns=N                Runs per "Average on N runs" trace line (default 10).
@@ -351,7 +360,8 @@ Other:
 
 Exit status: 0 passed; 1 failed (model does not parse, build or inference fails, unreadable file, shape outside
 the profile; --checkPlugin: the check has findings); 2 usage error (unknown flag, malformed value, conflicting
-flags; --checkPlugin: unloadable library, unusable request); 3 not available in this build (--device=gpu).
+flags; --checkPlugin: unloadable library, unusable request); 3 not available in this build or on this machine
+(--backend=cuda without a usable CUDA backend, --device=N beyond the last GPU).
 )";
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "NvInferRuntime.h"
+#include "kiln/KilnBackend.h"
 #include "pluginFields.h"
 
 #include <cstdint>
@@ -39,7 +40,8 @@ enum ExitCode : int
     kEXIT_PASSED = 0,      //!< the requested work was done
     kEXIT_FAILED = 1,      //!< the model, engine, inputs or run failed (parser/builder/runtime errors, bad files)
     kEXIT_USAGE = 2,       //!< bad command line: unknown flag, malformed value, conflicting flags
-    kEXIT_UNAVAILABLE = 3, //!< the request needs something this build lacks (--device=gpu without a CUDA backend)
+    kEXIT_UNAVAILABLE = 3, //!< the request needs something this build or machine lacks (--backend=cuda without a
+                           //!< usable CUDA backend)
 };
 
 struct Options
@@ -68,8 +70,12 @@ struct Options
     std::string profilingVerbosity;                        //!< --profilingVerbosity ("" = default)
     bool skipInference{false};
 
-    // Device.
-    std::string device{"cpu"}; //!< --device=cpu|gpu (or a GPU index, as trtexec's --device=N)
+    // Backend and device (resolved by resolveBackendOptions after parsing).
+    std::string backendValue; //!< --backend=default|cpu|cuda as given ("" = not given)
+    std::string device;       //!< --device=cpu|gpu|N as given ("" = not given)
+    kiln::BackendKind backend{kiln::BackendKind::kDEFAULT}; //!< the backend asked for by --backend / --device
+    std::string backendFlag;  //!< the flag that chose `backend`, for messages ("" = neither flag)
+    int32_t cudaDevice{-1};   //!< --device=N: the CUDA device to run on (-1 = the current device)
 
     // Inference.
     std::vector<std::pair<std::string, std::string>> loadInputs; //!< --loadInputs=name:file
@@ -130,6 +136,17 @@ inline bool wantsEngine(Options const& options)
 //! 0 when it is not one of them, -1 on a usage error (`error` set).
 int parseRunOption(std::string const& name, bool hasValue, std::string const& value, Options& options,
     std::string& error);
+
+//! Resolve --backend and --device into options.backend, backendFlag and cudaDevice: --device=cpu is --backend=cpu,
+//! --device=gpu is --backend=cuda, --device=N is --backend=cuda on CUDA device N (with --backend=default|cuda it
+//! only picks the device). A pair that contradicts itself (--backend=cpu --device=gpu) is a usage error.
+bool resolveBackendOptions(Options& options, std::string& error);
+
+//! "default", "cpu" or "cuda" as --backend spells it; false for anything else.
+bool parseBackendName(std::string const& text, kiln::BackendKind& kind);
+
+//! The --backend spelling of a backend ("default", "cpu", "cuda").
+char const* backendName(kiln::BackendKind kind);
 
 //! Check the flags together (conflicts, missing model) after parsing; false with `error` on a usage error.
 bool validateRunOptions(Options const& options, std::string& error);

@@ -99,8 +99,9 @@ void printStatusLine(std::FILE* out, char const* status, Options const& options)
     std::fflush(out);
 }
 
-void printOptionSections(std::FILE* out, Options const& options)
+void printOptionSections(std::FILE* out, Options const& options, SystemInfo const& system)
 {
+    bool const cpuOnly = system.backend == "cpu" || system.gpu.empty(); // no usable GPU: the default is the CPU
     bool const build = !options.onnxFile.empty();
     std::fprintf(out, "[I] === Model Options ===\n");
     std::fprintf(out, "[I] Format: %s\n", build ? "ONNX" : "engine");
@@ -160,7 +161,13 @@ void printOptionSections(std::FILE* out, Options const& options)
     }
 
     std::fprintf(out, "[I] === System Options ===\n");
-    std::fprintf(out, "[I] Device: %s (Kiln CPU backend)\n", options.device.c_str());
+    std::fprintf(out, "[I] Backend: %s%s\n", system.backend.c_str(),
+        options.backendFlag.empty() ? " (Kiln's default: the GPU when the CUDA backend is available, else the CPU)"
+                                    : (" (" + options.backendFlag + ")").c_str());
+    if (options.cudaDevice >= 0)
+    {
+        std::fprintf(out, "[I] Device: %d\n", options.cudaDevice);
+    }
     std::fprintf(out, "[I] Plugins: standard plugins (initLibNvInferPlugins)%s%s%s%s\n",
         options.staticPlugins.empty() ? "" : "; static: ", joined(options.staticPlugins).c_str(),
         options.dynamicPlugins.empty() ? "" : "; dynamic: ", joined(options.dynamicPlugins).c_str());
@@ -173,8 +180,11 @@ void printOptionSections(std::FILE* out, Options const& options)
     std::fprintf(out, "[I] Iterations: %d\n", options.iterations);
     std::fprintf(out, "[I] Duration: %gs (+ %gms warm up)\n", options.durationS, options.warmUpMs);
     std::fprintf(out, "[I] Data transfers: %s\n",
-        options.noDataTransfers ? "Disabled (no effect on the CPU backend)" : "Enabled (none needed on the CPU backend)");
-    std::fprintf(out, "[I] CUDA Graph: %s\n", options.useCudaGraph ? "requested (no effect on the CPU backend)" : "Disabled");
+        cpuOnly ? (options.noDataTransfers ? "Disabled (no effect on the CPU backend)"
+                                           : "Enabled (none needed on the CPU backend)")
+                : yesNo(!options.noDataTransfers));
+    std::fprintf(out, "[I] CUDA Graph: %s\n",
+        !options.useCudaGraph ? "Disabled" : (cpuOnly ? "requested (no effect on the CPU backend)" : "Enabled"));
     std::fprintf(out, "[I] Separate profiling: %s\n", yesNo(options.separateProfileRun));
     std::fprintf(out, "[I] Skip inference: %s\n", yesNo(options.skipInference));
     std::vector<std::string> inputs;
@@ -201,14 +211,29 @@ void printOptionSections(std::FILE* out, Options const& options)
     std::fprintf(out, "[I] Export layer info to JSON file: %s\n", orNone(options.exportLayerInfo).c_str());
 
     std::fprintf(out, "[I] === Device Information ===\n");
-    std::fprintf(out, "[I] Selected Device: %s\n", cpuName().c_str());
-    std::fprintf(out, "[I] Backend: Kiln CPU backend (enqueueV3 runs synchronously on the calling thread)\n");
+    if (!cpuOnly && !system.gpu.empty())
+    {
+        std::fprintf(out, "[I] Selected Device: %s\n", system.gpu.c_str());
+        std::fprintf(out, "[I] Backend: Kiln CUDA backend (enqueueV3 launches asynchronously on the stream) when the "
+                          "engine is built for it, else the Kiln CPU backend\n");
+        std::fprintf(out, "[I] Host CPU: %s\n", cpuName().c_str());
+    }
+    else
+    {
+        std::fprintf(out, "[I] Selected Device: %s\n", cpuName().c_str());
+        std::fprintf(out, "[I] Backend: Kiln CPU backend (enqueueV3 runs synchronously on the calling thread)\n");
+        if (!system.gpuProblem.empty())
+        {
+            std::fprintf(out, "[I] GPU: none usable (%s)\n", system.gpuProblem.c_str());
+        }
+    }
     std::fprintf(out, "[I] Hardware threads: %u\n", std::thread::hardware_concurrency());
     long const pages = sysconf(_SC_PHYS_PAGES);
     long const pageSize = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && pageSize > 0)
     {
-        std::fprintf(out, "[I] Memory: %.0f MiB (host memory serves as device memory)\n",
+        std::fprintf(out, cpuOnly || system.gpu.empty() ? "[I] Memory: %.0f MiB (host memory serves as device memory)\n"
+                                                        : "[I] Host memory: %.0f MiB\n",
             static_cast<double>(pages) * static_cast<double>(pageSize) / (1024.0 * 1024.0));
     }
     std::fflush(out);
@@ -240,13 +265,20 @@ void printPerformance(std::FILE* out, InferenceResult const& result, Options con
     std::vector<double> latency;
     std::vector<double> enqueue;
     std::vector<double> compute;
-    std::vector<double> zero(result.runs.size(), 0.0);
+    std::vector<double> h2d;
+    std::vector<double> d2h;
     for (RunTimes const& run : result.runs)
     {
-        latency.push_back(run.endComputeMs - run.startEnqMs);
+        latency.push_back(run.endD2hMs - run.startH2dMs);
         enqueue.push_back(run.endEnqMs - run.startEnqMs);
         compute.push_back(run.endComputeMs - run.startComputeMs);
+        h2d.push_back(run.endH2dMs - run.startH2dMs);
+        d2h.push_back(run.endD2hMs - run.startD2hMs);
     }
+    bool const gpu = result.onDevice;
+    char const* const computeName = gpu ? "GPU Compute Time" : "Compute Time";
+    char const* const copyNote = gpu ? (result.dataTransfers ? "" : " (--noDataTransfers: no copies in the timed runs)")
+                                     : " (CPU backend: device memory is host memory, no copy)";
     size_t const n = result.runs.size();
     std::fprintf(out, "[I] Warm up: %d runs in %.6g ms\n", result.warmUpRuns, result.warmUpMs);
     std::fprintf(out, "[I] Timing trace has %zu queries over %.6g s\n", n, result.walltimeMs / 1000.0);
@@ -265,8 +297,8 @@ void printPerformance(std::FILE* out, InferenceResult const& result, Options con
             sumEnqueue += enqueue[i];
         }
         double const k = static_cast<double>(group);
-        std::fprintf(out, "[I] Average on %zu runs - Compute latency: %.6g ms - Host latency: %.6g ms (enqueue %.6g ms)\n",
-            group, sumCompute / k, sumLatency / k, sumEnqueue / k);
+        std::fprintf(out, "[I] Average on %zu runs - %s latency: %.6g ms - Host latency: %.6g ms (enqueue %.6g ms)\n",
+            group, gpu ? "GPU" : "Compute", sumCompute / k, sumLatency / k, sumEnqueue / k);
     }
 
     double totalCompute = std::accumulate(compute.begin(), compute.end(), 0.0);
@@ -274,12 +306,13 @@ void printPerformance(std::FILE* out, InferenceResult const& result, Options con
     std::fprintf(out, "[I] Throughput: %.6g qps\n",
         result.walltimeMs > 0.0 ? static_cast<double>(n) / (result.walltimeMs / 1000.0) : 0.0);
     printMetric(out, "Latency", latency, options);
-    printMetric(out, "Enqueue Time", enqueue, options);
-    printMetric(out, "H2D Latency", zero, options, " (CPU backend: device memory is host memory, no copy)");
-    printMetric(out, "Compute Time", compute, options);
-    printMetric(out, "D2H Latency", zero, options, " (CPU backend: device memory is host memory, no copy)");
+    printMetric(
+        out, "Enqueue Time", enqueue, options, result.cudaGraph ? " (cudaGraphLaunch of the captured graph)" : "");
+    printMetric(out, "H2D Latency", h2d, options, copyNote);
+    printMetric(out, computeName, compute, options);
+    printMetric(out, "D2H Latency", d2h, options, copyNote);
     std::fprintf(out, "[I] Total Host Walltime: %.6g s\n", result.walltimeMs / 1000.0);
-    std::fprintf(out, "[I] Total Compute Time: %.6g s\n", totalCompute / 1000.0);
+    std::fprintf(out, "[I] Total %s: %.6g s\n", computeName, totalCompute / 1000.0);
     Statistics const s = computeStatistics(compute, {});
     double variance = 0.0;
     for (double v : compute)
@@ -292,12 +325,50 @@ void printPerformance(std::FILE* out, InferenceResult const& result, Options con
         std::fprintf(out, "[W] * Compute time has a coefficient of variance of %.3g%%, above 10%%: the timings are "
                           "noisy (other processes on the machine, frequency scaling).\n", cv * 100.0);
     }
-    if (options.useCudaGraph || options.noDataTransfers)
+    if (gpu && n > 0)
+    {
+        // trtexec's hints: what bounds the throughput when the GPU is not busy all the time.
+        Statistics const enq = computeStatistics(enqueue, {});
+        Statistics const up = computeStatistics(h2d, {});
+        Statistics const down = computeStatistics(d2h, {});
+        if (enq.median > s.median)
+        {
+            std::fprintf(out, "[W] * Throughput may be bound by Enqueue Time (median %.6g ms) rather than GPU Compute "
+                              "Time (median %.6g ms): the GPU may be idle between runs. --useCudaGraph may help.\n",
+                enq.median, s.median);
+        }
+        if (up.median > s.median)
+        {
+            std::fprintf(out, "[W] * Throughput may be bound by host-to-device transfers of the inputs rather than GPU "
+                              "Compute Time. --noDataTransfers leaves them out.\n");
+        }
+        if (down.median > s.median)
+        {
+            std::fprintf(out, "[W] * Throughput may be bound by device-to-host transfers of the outputs rather than "
+                              "GPU Compute Time. --noDataTransfers leaves them out.\n");
+        }
+    }
+    if (!gpu && (options.useCudaGraph || options.noDataTransfers))
     {
         std::fprintf(out, "[I] --useCudaGraph and --noDataTransfers do not apply to the CPU backend: the runs above "
                           "used neither.\n");
     }
-    if (options.verbose)
+    if (options.verbose && gpu)
+    {
+        std::fprintf(out, "[I] === Explanations of the performance metrics ===\n"
+                          "[I] Total Host Walltime: the host time from the first timed run's start to the last "
+                          "one's end.\n"
+                          "[I] GPU Compute Time: the GPU time of each run's computation, between CUDA events around "
+                          "enqueueV3 (or the graph launch) on the stream.\n"
+                          "[I] Total GPU Compute Time: the sum of the GPU Compute Times of all runs.\n"
+                          "[I] Throughput: the runs divided by the Total Host Walltime.\n"
+                          "[I] Enqueue Time: the host time of each enqueueV3 call (or cudaGraphLaunch); the work runs "
+                          "asynchronously on the GPU.\n"
+                          "[I] H2D Latency / D2H Latency: the GPU time of the input / output copies of each run "
+                          "(0 with --noDataTransfers).\n"
+                          "[I] Latency: H2D Latency + GPU Compute Time + D2H Latency, per run.\n");
+    }
+    else if (options.verbose)
     {
         std::fprintf(out, "[I] === Explanations of the performance metrics ===\n"
                           "[I] Total Host Walltime: the host time from the first timed run's start to the last one's end.\n"
@@ -347,11 +418,13 @@ bool exportTimes(std::string const& path, InferenceResult const& result, std::st
         text += first ? "  { " : ", { ";
         first = false;
         text += field("startEnqMs", run.startEnqMs) + ", " + field("endEnqMs", run.endEnqMs) + ", "
-            + field("startH2dMs", run.startEnqMs) + ", " + field("endH2dMs", run.startEnqMs) + ", "
+            + field("startH2dMs", run.startH2dMs) + ", " + field("endH2dMs", run.endH2dMs) + ", "
             + field("startComputeMs", run.startComputeMs) + ", " + field("endComputeMs", run.endComputeMs) + ", "
-            + field("startD2hMs", run.endComputeMs) + ", " + field("endD2hMs", run.endComputeMs) + ", "
-            + field("h2dMs", 0.0) + ", " + field("computeMs", run.endComputeMs - run.startComputeMs) + ", "
-            + field("d2hMs", 0.0) + ", " + field("latencyMs", run.endComputeMs - run.startEnqMs) + " }\n";
+            + field("startD2hMs", run.startD2hMs) + ", " + field("endD2hMs", run.endD2hMs) + ", "
+            + field("h2dMs", run.endH2dMs - run.startH2dMs) + ", "
+            + field("computeMs", run.endComputeMs - run.startComputeMs) + ", "
+            + field("d2hMs", run.endD2hMs - run.startD2hMs) + ", " + field("latencyMs", run.endD2hMs - run.startH2dMs)
+            + " }\n";
     }
     text += "]\n";
     return writeTextFile(path, text, "--exportTimes", error);

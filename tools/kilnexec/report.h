@@ -1,7 +1,8 @@
 // kilnexec's report, with trtexec's sections and figures: the "&&&&" lines, the option sections, the device
 // information, the trace averages, "=== Performance summary ===" (throughput; latency, enqueue time, H2D, compute
 // and D2H as min/max/mean/median/percentiles), the per-layer profile table, and the --exportTimes and
-// --exportProfile JSON files.
+// --exportProfile JSON files. One code path serves both backends: the GPU fills the H2D/D2H intervals and names
+// the compute time "GPU Compute Time", as trtexec does.
 #pragma once
 
 #include "inferenceRunner.h"
@@ -17,9 +18,18 @@ namespace kilnexec
 //! "&&&& RUNNING|PASSED|FAILED Kiln.kilnexec [Kiln vX.Y.Z] # kilnexec <arguments>".
 void printStatusLine(std::FILE* out, char const* status, Options const& options);
 
+//! What the "System Options" and "Device Information" sections say about the backend, gathered by the caller (the
+//! report itself makes no CUDA call).
+struct SystemInfo
+{
+    std::string backend{"cpu"}; //!< the backend the run asks for: "default", "cpu" or "cuda"
+    std::string gpu;            //!< the CUDA device that a CUDA engine would run on ("" = none usable)
+    std::string gpuProblem;     //!< why no CUDA device is usable ("" when one is, or when not asked)
+};
+
 //! "=== Model Options ===", "=== Build Options ===", "=== System Options ===", "=== Inference Options ===",
 //! "=== Reporting Options ===" and "=== Device Information ===".
-void printOptionSections(std::FILE* out, Options const& options);
+void printOptionSections(std::FILE* out, Options const& options, SystemInfo const& system = SystemInfo{});
 
 //! Statistics of one metric: min, max, mean, median and the requested percentiles (trtexec's definitions).
 struct Statistics

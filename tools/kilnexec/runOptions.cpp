@@ -364,7 +364,8 @@ int parseRunOption(std::string const& name, bool hasValue, std::string const& va
     }
     if (name == "device")
     {
-        if (!needValue() || !(value == "cpu" || value == "gpu" || (toInt(value, number) && number >= 0)))
+        bool const index = toInt(value, number) && number >= 0 && number < 1024;
+        if (!needValue() || !(value == "cpu" || value == "gpu" || index))
         {
             error = error.empty() ? "kilnexec: --device=" + value + ": expected cpu, gpu or a GPU index" : error;
             return -1;
@@ -372,7 +373,81 @@ int parseRunOption(std::string const& name, bool hasValue, std::string const& va
         options.device = value;
         return 1;
     }
+    if (name == "backend")
+    {
+        kiln::BackendKind kind{};
+        if (!needValue() || !parseBackendName(value, kind))
+        {
+            error = error.empty() ? "kilnexec: --backend=" + value + ": expected default, cpu or cuda" : error;
+            return -1;
+        }
+        options.backendValue = value;
+        return 1;
+    }
     return 0;
+}
+
+bool parseBackendName(std::string const& text, kiln::BackendKind& kind)
+{
+    static std::map<std::string, kiln::BackendKind> const names = {{"default", kiln::BackendKind::kDEFAULT},
+        {"cpu", kiln::BackendKind::kCPU}, {"cuda", kiln::BackendKind::kCUDA}};
+    auto it = names.find(text);
+    if (it == names.end())
+    {
+        return false;
+    }
+    kind = it->second;
+    return true;
+}
+
+char const* backendName(kiln::BackendKind kind)
+{
+    switch (kind)
+    {
+    case kiln::BackendKind::kDEFAULT: return "default";
+    case kiln::BackendKind::kCPU: return "cpu";
+    case kiln::BackendKind::kCUDA: return "cuda";
+    }
+    return "?";
+}
+
+bool resolveBackendOptions(Options& options, std::string& error)
+{
+    kiln::BackendKind fromBackend = kiln::BackendKind::kDEFAULT;
+    bool const haveBackend = !options.backendValue.empty() && parseBackendName(options.backendValue, fromBackend);
+    options.backend = fromBackend;
+    options.backendFlag = haveBackend && fromBackend != kiln::BackendKind::kDEFAULT
+        ? "--backend=" + options.backendValue
+        : "";
+    options.cudaDevice = -1;
+    if (options.device.empty())
+    {
+        return true;
+    }
+    kiln::BackendKind const fromDevice = options.device == "cpu" ? kiln::BackendKind::kCPU : kiln::BackendKind::kCUDA;
+    bool const contradicts = haveBackend && fromBackend != kiln::BackendKind::kDEFAULT && fromBackend != fromDevice;
+    if (contradicts)
+    {
+        error = "kilnexec: --device=" + options.device + " contradicts --backend=" + options.backendValue
+            + (fromDevice == kiln::BackendKind::kCPU ? " (--device=cpu runs on the CPU backend)"
+                                                     : " (a GPU device needs the CUDA backend)");
+        return false;
+    }
+    if (options.device != "cpu" && options.device != "gpu")
+    {
+        options.cudaDevice = static_cast<int32_t>(std::strtol(options.device.c_str(), nullptr, 10));
+    }
+    if (!haveBackend || fromBackend == kiln::BackendKind::kDEFAULT)
+    {
+        // --device=cpu|gpu|N picks the backend unless --backend=default explicitly leaves the choice to Kiln (then
+        // an index only selects the GPU that the default would use).
+        if (!haveBackend || options.device == "cpu" || options.device == "gpu")
+        {
+            options.backend = fromDevice;
+            options.backendFlag = "--device=" + options.device;
+        }
+    }
+    return true;
 }
 
 bool validateRunOptions(Options const& options, std::string& error)

@@ -8,6 +8,7 @@ PluginField; decoding is driven by the annotation, so a bool comes back as a boo
 import typing
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["AttrSpec", "attr_spec_from_annotation"]
 
@@ -153,19 +154,25 @@ def _field_bytes(field):
 
 def _is_ndarray_annotation(annotation):
     origin = typing.get_origin(annotation)
-    return origin is np.ndarray
+    # numpy.typing.NDArray[dt] is ndarray[shape, dtype[dt]] on older numpy; on numpy 2.x with Python 3.12 NDArray is
+    # a type alias, and the subscripted alias keeps the alias as its origin.
+    return origin is np.ndarray or (origin is not None and origin is getattr(npt, "NDArray", None))
 
 
 def _ndarray_dtype(annotation):
+    origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
-    if len(args) != 2:
-        return None
-    dtype_arg = args[1]
-    inner = typing.get_args(dtype_arg)
-    if not inner:
+    if origin is np.ndarray:
+        if len(args) != 2:
+            return None
+        inner = typing.get_args(args[1])
+        scalar = inner[0] if inner else None
+    else:
+        scalar = args[0] if len(args) == 1 else None
+    if scalar is None:
         return None
     try:
-        return np.dtype(inner[0])
+        return np.dtype(scalar)
     except TypeError:
         return None
 

@@ -26,9 +26,16 @@ def _trt():
     return _kiln
 
 
-def _host_buffers():
-    """True when plugin buffers are host memory (Kiln's CPU backend, the only backend so far)."""
-    return bool(getattr(_trt(), "_plugin_buffers_on_host", True))
+def _host_buffers(*buffer_lists):
+    """True when the enqueue's buffers are host memory (CPU backend); False on the CUDA backend.
+
+    The bindings mark every PluginBuffer of one enqueue alike (``on_device``); with no buffer at all the
+    answer does not matter and is host.
+    """
+    for buffers in buffer_lists:
+        for buf in buffers:
+            return not bool(getattr(buf, "on_device", False))
+    return True
 
 
 class _Meta:
@@ -265,7 +272,7 @@ def _make_plugin_class():
             pdef = self._def
             if pdef.impl_fn is None:
                 raise RuntimeError(f"{self._label} has no impl (decorate one with @kiln.plugin.impl)")
-            on_host = _host_buffers()
+            on_host = _host_buffers(inputs, outputs, [workspace])
             in_tensors = [Tensor._create(int(p), _dims_tuple(d.dims), d.type, d.format, on_host, stream=stream)
                           for d, p in zip(input_desc, inputs)]
             out_tensors = []

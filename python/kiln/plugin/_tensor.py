@@ -373,7 +373,9 @@ class Tensor:
             raise AttributeError("Tensor.__cuda_array_interface__: the buffer is host memory (CPU backend); use "
                                  "numpy.asarray(tensor)")
         iface = self._interface()
-        iface["stream"] = self._stream if self._stream else None
+        # Protocol v3: consumers order their work after this stream (the enqueue stream). 0 is ambiguous in the
+        # protocol; the legacy default stream is spelled 1.
+        iface["stream"] = int(self._stream) if self._stream else 1
         return iface
 
     def __repr__(self):

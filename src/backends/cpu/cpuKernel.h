@@ -38,9 +38,13 @@ struct TensorView
 
 struct WeightsView
 {
-    void const* data{nullptr};
+    void const* data{nullptr}; //!< host memory (the plan's weights), always set when present
     nvinfer1::DataType type{nvinfer1::DataType::kFLOAT};
     int64_t count{0};
+    //! Device copy of the same bytes, uploaded once per engine and shared by its contexts (CUDA engines at run
+    //! time); nullptr at build time and in tests: a CUDA kernel that needs the weights on the device then uploads
+    //! its own copy.
+    void const* device{nullptr};
     bool present() const { return count > 0; }
 };
 

@@ -49,6 +49,8 @@ CudaKernelFactory cudaKernelFactory(LayerType kind)
     case LayerType::kCAST: return createCastCudaKernel;
     case LayerType::kCONCATENATION: return createConcatenationCudaKernel;
     case LayerType::kCONSTANT: return createConstantCudaKernel;
+    case LayerType::kCONVOLUTION: return createConvolutionCudaKernel;
+    case LayerType::kDECONVOLUTION: return createDeconvolutionCudaKernel;
     case LayerType::kCUMULATIVE: return createCumulativeCudaKernel;
     case LayerType::kELEMENTWISE: return createElementWiseCudaKernel;
     case LayerType::kFILL: return createFillCudaKernel;
@@ -58,6 +60,7 @@ CudaKernelFactory cudaKernelFactory(LayerType kind)
     case LayerType::kNORMALIZATION: return createNormalizationCudaKernel;
     case LayerType::kPADDING: return createPaddingCudaKernel;
     case LayerType::kPARAMETRIC_RELU: return createParametricReLUCudaKernel;
+    case LayerType::kPOOLING: return createPoolingCudaKernel;
     case LayerType::kREDUCE: return createReduceCudaKernel;
     case LayerType::kRESIZE: return createResizeCudaKernel;
     case LayerType::kSCALE: return createScaleCudaKernel;
@@ -71,6 +74,16 @@ CudaKernelFactory cudaKernelFactory(LayerType kind)
     case LayerType::kUNSQUEEZE: return createSqueezeCudaKernel;
     case LayerType::kTOPK: return createTopKCudaKernel;
     case LayerType::kUNARY: return createUnaryCudaKernel;
+    case LayerType::kASSERTION: return createAssertionCudaKernel;
+    case LayerType::kCONDITIONAL_INPUT: return createIdentityCudaKernel;
+    case LayerType::kCONDITIONAL_OUTPUT: return createConditionalOutputCudaKernel;
+    case LayerType::kEINSUM: return createEinsumCudaKernel;
+    case LayerType::kGRID_SAMPLE: return createGridSampleCudaKernel;
+    case LayerType::kLRN: return createLRNCudaKernel;
+    case LayerType::kNMS: return createNMSCudaKernel;
+    case LayerType::kNON_ZERO: return createNonZeroCudaKernel;
+    case LayerType::kONE_HOT: return createOneHotCudaKernel;
+    case LayerType::kREVERSE_SEQUENCE: return createReverseSequenceCudaKernel;
     default: return nullptr; // not implemented on the GPU yet (docs/gpu.md lists them)
     }
 }
@@ -80,6 +93,11 @@ CudaTacticsFn cudaKernelTactics(LayerType kind)
     if (kind == LayerType::kMATRIX_MULTIPLY)
     {
         return matrixMultiplyCudaTactics;
+    }
+    if (kind == LayerType::kCONVOLUTION || kind == LayerType::kDECONVOLUTION || kind == LayerType::kPOOLING)
+    {
+        return kind == LayerType::kPOOLING ? poolingCudaTactics
+                                           : (kind == LayerType::kCONVOLUTION ? convolutionCudaTactics : deconvolutionCudaTactics);
     }
     return cudaKernelFactory(kind) != nullptr ? kilnOnly : nullptr;
 }

@@ -1,6 +1,6 @@
 // pluginPass: builds every plugin node. Per build and per plugin node, in TensorRT's order:
 //  1. clone the network's plugin (the builder's copy, destroyed at the end of the node) and refuse plugins that do
-//     not opt into the CPU backend (kiln::IPluginCpuSupport);
+//     not opt into the CPU backend (kiln::IPluginCpuSupport) when building for the CPU;
 //  2. getNbOutputs, getOutputDataType(s), getOutputDimensions/getOutputShapes on the builder's copy;
 //  3. format/type negotiation (pluginNegotiation.h); a reformat node (kIDENTITY, "reformat" = 1) converts an input
 //     whose producer has another type/format, and an output whose consumers or network output need another one;
@@ -81,7 +81,8 @@ private:
         // 1. The builder's own copy.
         KILN_ASSIGN_OR_RETURN(std::unique_ptr<PluginAdapter> plugin, networkPlugin.clone());
         plugin->setLayerName(node.name);
-        if (!plugin->supportsCpu())
+        bool const onCpu = mCtx.backend == nullptr || mCtx.backend == &cpuBackend();
+        if (onCpu && !plugin->supportsCpu())
         {
             return unsupported(plugin->label() + " does not support the CPU backend: derive it from "
                 "kiln::IPluginCpuSupport (include/kiln/KilnPluginCpu.h; see docs/plugins.md) so that its enqueue runs "

@@ -1,12 +1,13 @@
-// tacticsPass: asks the CPU backend which implementations can run each node (best first), records the choice
+// tacticsPass: asks the build's backend which implementations can run each node (best first), records the choice
 // in the node, and creates the kernel once so that unsupported types or parameters fail the build, not the run.
 // KILN_CPU_TACTIC=reference forces the reference kernels (useful to compare against fast paths).
 // Memory pools: oneDNN tactics use scratch memory (the kWORKSPACE pool); the reference kernels use none. With
 // IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, 0) only tactics that need no workspace are chosen.
+// On a device backend, nodes with several candidate tactics are timed (builder/tacticTiming.h).
 // Plugin nodes are skipped: pluginPass configured them and chose their tactics.
 #include "builder/buildContext.h"
+#include "builder/tacticTiming.h"
 
-#include "backends/cpu/cpuKernel.h"
 #include "core/dataType.h"
 #include "network/inferContext.h"
 
@@ -18,7 +19,11 @@ namespace kiln
 
 Status tacticsPass(BuildContext& ctx)
 {
-    char const* forced = std::getenv("KILN_CPU_TACTIC");
+    Backend const& backend = ctx.backend != nullptr ? *ctx.backend : cpuBackend();
+    bool const onCpu = &backend == &cpuBackend();
+    std::string const backendLabel = onCpu ? "the CPU backend" : "the " + std::string(backend.name()) + " backend";
+    char const* forced = onCpu ? std::getenv("KILN_CPU_TACTIC") : nullptr;
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<BackendSession> session, backend.createSession());
     for (PlanNode& node : ctx.plan.nodes)
     {
         if (node.kind == nvinfer1::LayerType::kPLUGIN_V2 || node.kind == nvinfer1::LayerType::kPLUGIN_V3)
@@ -26,14 +31,18 @@ Status tacticsPass(BuildContext& ctx)
             continue; // pluginPass chose the plugin's tactic ("plugin" / "plugin:<n>")
         }
         std::string const label = "layer '" + node.name + "' (" + layerKindName(node.kind) + ")";
-        CpuTacticsFn tacticsFn = cpuKernelTactics(node.kind);
-        CpuKernelFactory factory = cpuKernelFactory(node.kind);
-        if (tacticsFn == nullptr || factory == nullptr)
-        {
-            return unsupported(label + ": the CPU backend has no implementation of this layer kind");
-        }
         KernelSetup const setup = makeKernelSetup(ctx.plan, node);
-        std::vector<std::string> tactics = tacticsFn(setup);
+        std::vector<std::string> tactics = backend.tactics(setup);
+        if (tactics.empty() && !onCpu && cpuKernelFactory(node.kind) != nullptr
+            && !cpuKernelTactics(node.kind)(setup).empty())
+        {
+            return unsupported(label + ": " + backendLabel + " has no implementation of this layer kind with these "
+                "types yet");
+        }
+        if (tactics.empty() && cpuKernelFactory(node.kind) == nullptr)
+        {
+            return unsupported(label + ": " + backendLabel + " has no implementation of this layer kind");
+        }
         if (tactics.empty())
         {
             std::string types;
@@ -41,25 +50,29 @@ Status tacticsPass(BuildContext& ctx)
             {
                 types += (i ? ", " : "") + std::string(setup.inputPresent[i] ? dataTypeName(setup.inputTypes[i]) : "-");
             }
-            return unsupported(label + ": the CPU backend cannot run it with input types (" + types + ")");
+            return unsupported(label + ": " + backendLabel + " cannot run it with input types (" + types + ")");
         }
-        if (ctx.config.getMemoryPoolLimit(nvinfer1::MemoryPoolType::kWORKSPACE) == 0)
+        if (onCpu && ctx.config.getMemoryPoolLimit(nvinfer1::MemoryPoolType::kWORKSPACE) == 0)
         {
             tactics.erase(std::remove_if(tactics.begin(), tactics.end(),
                               [](std::string const& t) { return t != "reference"; }),
                 tactics.end());
             if (tactics.empty())
             {
-                return unsupported(label + ": every CPU implementation needs workspace memory, but the kWORKSPACE "
-                                           "memory pool limit is 0");
+                return unsupported(label + ": every implementation on " + backendLabel + " needs workspace memory, but "
+                                           "the kWORKSPACE memory pool limit is 0");
             }
         }
         node.tactic = tactics.front();
+        if (!onCpu)
+        {
+            KILN_RETURN_IF_ERROR(timeTactics(ctx, node, setup, tactics, *session));
+        }
         if (forced != nullptr && std::find(tactics.begin(), tactics.end(), forced) != tactics.end())
         {
             node.tactic = forced;
         }
-        auto kernel = factory(setup);
+        auto kernel = session->createKernel(setup);
         if (!kernel.isOk())
         {
             return kernel.status().withContext(label);

@@ -8,6 +8,7 @@
 #include "backends/cuda/cudaLibraries.h"
 #include "core/dataType.h"
 #include "engine/engineReader.h"
+#include "kiln/KilnBackend.h"
 #include "runtime/engineData.h"
 #include "runtime/shapeBinding.h"
 
@@ -234,6 +235,9 @@ int32_t checkParity(NetworkFn const& build, ParityOptions const& options)
         = options.stronglyTyped ? 1U << static_cast<uint32_t>(nvinfer1::NetworkDefinitionCreationFlag::kSTRONGLY_TYPED) : 0U;
     std::unique_ptr<nvinfer1::INetworkDefinition> network(builder->createNetworkV2(flags));
     std::unique_ptr<nvinfer1::IBuilderConfig> config(builder->createBuilderConfig());
+    // The plan is built for the CPU backend (its tactics are the oracle's); each node's CUDA kernel is then created
+    // from the same plan node.
+    kiln::setBuilderBackend(config.get(), kiln::BackendKind::kCPU);
     build(*network);
     std::unique_ptr<nvinfer1::IHostMemory> bytes(builder->buildSerializedNetwork(*network, *config));
     if (bytes == nullptr)

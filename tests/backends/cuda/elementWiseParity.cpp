@@ -422,11 +422,12 @@ TEST(CudaKernelTable, FactoriesRejectBadNodes)
     EXPECT_NE(r.status().message().find("Activation node 'bad': unsupported types"), std::string::npos);
 
     node.kind = LayerType::kIDENTITY;
-    node.attrs.setInt("reformat", 1);
+    node.attrs.setInt("reformat", 1); // reformat nodes run on the GPU (controlParity.cpp), DLA formats do not
+    node.attrs.setInt("outFormat", static_cast<int64_t>(nvinfer1::TensorFormat::kDLA_HWC4));
     r = ::kiln::cuda::cudaKernelFactory(node.kind)(setupFor(node, {DataType::kFLOAT}, {DataType::kHALF}));
     ASSERT_FALSE(r.isOk());
-    EXPECT_EQ(r.status().code(), nvinfer1::ErrorCode::kUNSUPPORTED_STATE);
-    EXPECT_NE(r.status().message().find("not implemented on the CUDA backend"), std::string::npos);
+    EXPECT_EQ(r.status().code(), nvinfer1::ErrorCode::kINVALID_ARGUMENT);
+    EXPECT_NE(r.status().message().find("cannot convert format"), std::string::npos) << r.status().message();
 
     node.kind = LayerType::kCAST;
     node.attrs.setInt("toType", 1000);

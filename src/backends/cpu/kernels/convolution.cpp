@@ -1,7 +1,10 @@
 // CPU convolution kernel (also runs deconvolution, see deconvolution.cpp): a plain reference implementation in
 // double precision, and a oneDNN implementation whose primitives are created per input shape and cached in the
-// kernel object. Kernel and bias come from weights or from inputs 1/2.
+// kernel object. Kernel and bias come from weights or from inputs 1/2. A fused epilogue ("fuse.*": add of the last
+// input, activation) is applied to the output afterwards (fusedEpilogueCpu.h).
+#include "backends/common/convolutionParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/cpu/kernels/fusedEpilogueCpu.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "network/layers/convolutionLayer.h"
 
@@ -17,48 +20,7 @@ using nvinfer1::DataType;
 namespace
 {
 
-struct ConvConfig
-{
-    bool deconvolution{false};
-    WindowParams params;
-    int64_t k{0};      // output maps
-    int64_t groups{1};
-};
-
-StatusOr<ConvConfig> readConvConfig(PlanNode const& node, bool deconvolution)
-{
-    ConvConfig cfg;
-    cfg.deconvolution = deconvolution;
-    auto params = parseWindowParams(node.attrs, deconvolution ? WindowKind::kDECONVOLUTION : WindowKind::kCONVOLUTION);
-    if (!params.isOk())
-    {
-        return params.status().withContext("layer '" + node.name + "'");
-    }
-    cfg.params = std::move(params.value());
-    KILN_ASSIGN_OR_RETURN(cfg.k, node.attrs.requireInt("nbOutputMaps"));
-    KILN_ASSIGN_OR_RETURN(cfg.groups, node.attrs.requireInt("nbGroups"));
-    if (cfg.k < 1 || cfg.groups < 1 || cfg.k % cfg.groups != 0)
-    {
-        return invalidArgument("layer '" + node.name + "': invalid nbOutputMaps " + std::to_string(cfg.k)
-            + " / nbGroups " + std::to_string(cfg.groups));
-    }
-    return cfg;
-}
-
-bool isFloatStorage(DataType t)
-{
-    return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
-}
-
-//! Kernel shape as stored: convolution [K, C/G, k...], deconvolution [C, K/G, k...].
-std::vector<int64_t> kernelShape(ConvConfig const& cfg, int64_t c)
-{
-    std::vector<int64_t> s = cfg.deconvolution ? std::vector<int64_t>{c, cfg.k / cfg.groups}
-                                               : std::vector<int64_t>{cfg.k, c / cfg.groups};
-    s.insert(s.end(), cfg.params.kernel.begin(), cfg.params.kernel.end());
-    return s;
-}
-
+#if KILN_HAVE_ONEDNN
 int64_t product(std::vector<int64_t> const& v)
 {
     int64_t p = 1;
@@ -68,6 +30,7 @@ int64_t product(std::vector<int64_t> const& v)
     }
     return p;
 }
+#endif
 
 void referenceConvolution(Geometry3 const& g, int64_t n, int64_t c, int64_t k, int64_t groups, double const* x,
     double const* w, double const* bias, double* y)
@@ -277,10 +240,11 @@ std::vector<uint8_t> packValues(double const* v, int64_t count, memory::data_typ
 class ConvolutionKernel final : public CpuKernel
 {
 public:
-    ConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, CpuTactic tactic)
+    ConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, CpuTactic tactic, FusedEpilogue epilogue)
         : mSetup(setup)
         , mCfg(std::move(cfg))
         , mTactic(tactic)
+        , mEpilogue(epilogue)
     {
         if (mSetup.weights.size() > 0 && mSetup.weights[0].present())
         {
@@ -296,10 +260,26 @@ public:
         }
     }
 
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status execute(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
+    {
+        if (mEpilogue.hasAdd && allInputs.size() < 2)
+        {
+            return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's input is missing");
+        }
+        std::vector<TensorView> const inputs(allInputs.begin(), allInputs.end() - (mEpilogue.hasAdd ? 1 : 0));
+        KILN_RETURN_IF_ERROR(compute(inputs, outputs));
+        Status const e = applyFusedEpilogueCpu(mEpilogue, outputs[0], mEpilogue.hasAdd ? &allInputs.back() : nullptr);
+        return e.isOk() ? e : e.withContext("layer '" + mSetup.node->name + "'");
+    }
+
+private:
+    using Shapes = ConvShapes;
+
+    Status compute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
     {
         Shapes s;
-        KILN_RETURN_IF_ERROR(checkShapes(inputs, outputs, s));
+        KILN_RETURN_IF_ERROR(checkConvShapes(*mSetup.node, mCfg, inputs, outputs,
+            static_cast<int64_t>(mSlotWeights.size()), static_cast<int64_t>(mSlotBias.size()), s));
         if (outputs[0].volume() == 0)
         {
             return Status::ok();
@@ -315,103 +295,6 @@ public:
         }
 #endif
         return runReference(inputs, outputs, s);
-    }
-
-private:
-    struct Shapes
-    {
-        int64_t n{0};
-        int64_t c{0};
-        std::vector<WindowExtent> ext;
-        bool kernelTensor{false};
-        bool biasTensor{false};
-        bool hasBias{false};
-    };
-
-    Status fail(std::string const& msg) const
-    {
-        return invalidArgument("layer '" + mSetup.node->name + "': " + msg);
-    }
-
-    Status checkShapes(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, Shapes& s) const
-    {
-        WindowParams const& p = mCfg.params;
-        int32_t const rank = p.nbSpatial + 2;
-        if (inputs.empty() || outputs.size() != 1)
-        {
-            return fail("expected 1 to 3 inputs and 1 output");
-        }
-        TensorView const& in = inputs[0];
-        TensorView const& out = outputs[0];
-        if (in.dims.nbDims != rank || out.dims.nbDims != rank)
-        {
-            return fail("input/output rank does not match the " + std::to_string(p.nbSpatial) + "-D kernel");
-        }
-        if (!isFloatStorage(in.type) || !isFloatStorage(out.type))
-        {
-            return fail("unsupported input/output type");
-        }
-        s.n = in.dims.d[0];
-        s.c = in.dims.d[1];
-        if (s.c < 1 || s.c % mCfg.groups != 0)
-        {
-            return fail("input channels " + std::to_string(s.c) + " are not a positive multiple of nbGroups");
-        }
-        if ((in.data == nullptr && in.volume() != 0) || (out.data == nullptr && out.volume() != 0))
-        {
-            return fail("missing input or output buffer");
-        }
-        std::vector<int64_t> const spatial(in.dims.d + 2, in.dims.d + rank);
-        auto ext = computeWindowExtents(
-            mCfg.deconvolution ? WindowKind::kDECONVOLUTION : WindowKind::kCONVOLUTION, p, spatial);
-        if (!ext.isOk())
-        {
-            return fail(ext.status().message());
-        }
-        s.ext = std::move(ext.value());
-        if (out.dims.d[0] != s.n || out.dims.d[1] != mCfg.k)
-        {
-            return fail("output dimensions do not match [N, K, ...]");
-        }
-        for (int32_t i = 0; i < p.nbSpatial; ++i)
-        {
-            if (out.dims.d[i + 2] != s.ext[static_cast<size_t>(i)].out)
-            {
-                return fail("output spatial dimension " + std::to_string(i) + " is " + std::to_string(out.dims.d[i + 2])
-                    + " but the padding mode gives " + std::to_string(s.ext[static_cast<size_t>(i)].out));
-            }
-        }
-        std::vector<int64_t> const kShape = kernelShape(mCfg, s.c);
-        s.kernelTensor = inputs.size() > 1 && inputs[1].data != nullptr;
-        if (s.kernelTensor)
-        {
-            TensorView const& kt = inputs[1];
-            if (dimsVector(kt.dims) != kShape || !isFloatStorage(kt.type))
-            {
-                return fail("kernel input 1 does not have the expected shape or type");
-            }
-        }
-        else if (static_cast<int64_t>(mSlotWeights.size()) != product(kShape))
-        {
-            return fail("kernel weights have " + std::to_string(mSlotWeights.size()) + " values but "
-                + std::to_string(product(kShape)) + " are needed");
-        }
-        s.biasTensor = inputs.size() > 2 && inputs[2].data != nullptr;
-        if (s.biasTensor)
-        {
-            TensorView const& bt = inputs[2];
-            if (bt.dims.nbDims != 1 || bt.dims.d[0] != mCfg.k || !isFloatStorage(bt.type))
-            {
-                return fail("bias input 2 must be [K] with a float type");
-            }
-        }
-        else if (!mSlotBias.empty() && static_cast<int64_t>(mSlotBias.size()) != mCfg.k)
-        {
-            return fail("bias weights have " + std::to_string(mSlotBias.size()) + " values but nbOutputMaps is "
-                + std::to_string(mCfg.k));
-        }
-        s.hasBias = s.biasTensor || !mSlotBias.empty();
-        return Status::ok();
     }
 
     Status runReference(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, Shapes const& s)
@@ -619,6 +502,7 @@ private:
     KernelSetup mSetup;
     ConvConfig mCfg;
     CpuTactic mTactic;
+    FusedEpilogue mEpilogue;
     std::vector<double> mSlotWeights;
     std::vector<double> mSlotBias;
     std::vector<double> mX;
@@ -637,6 +521,13 @@ StatusOr<std::unique_ptr<CpuKernel>> createConvolutionLikeKernel(KernelSetup con
     }
     KILN_ASSIGN_OR_RETURN(ConvConfig cfg, readConvConfig(*setup.node, deconvolution));
     KILN_ASSIGN_OR_RETURN(CpuTactic tactic, selectCpuTactic(*setup.node));
+    KILN_ASSIGN_OR_RETURN(FusedEpilogue epilogue, readConvolutionEpilogue(*setup.node));
+    if (epilogue.hasAdd && setup.inputTypes.size() >= 2
+        && !fusedEpilogueCpuSupports(setup.outputTypes.empty() ? DataType::kFLOAT : setup.outputTypes[0],
+            setup.inputTypes.back()))
+    {
+        return invalidArgument("layer '" + setup.node->name + "': the fused addition's type is not supported");
+    }
     if (setup.inputTypes.empty() || setup.outputTypes.size() != 1)
     {
         return invalidArgument("layer '" + setup.node->name + "': expected 1 to 3 inputs and 1 output");
@@ -644,13 +535,13 @@ StatusOr<std::unique_ptr<CpuKernel>> createConvolutionLikeKernel(KernelSetup con
     for (size_t i = 0; i < setup.weights.size() && i < 2; ++i)
     {
         WeightsView const& w = setup.weights[i];
-        if (w.present() && (w.data == nullptr || !isFloatStorage(w.type)))
+        if (w.present() && (w.data == nullptr || !isConvFloatStorage(w.type)))
         {
             return invalidArgument("layer '" + setup.node->name + "': weights slot " + std::to_string(i)
                 + " has no data or a non-float type");
         }
     }
-    return std::unique_ptr<CpuKernel>(std::make_unique<ConvolutionKernel>(setup, std::move(cfg), tactic));
+    return std::unique_ptr<CpuKernel>(std::make_unique<ConvolutionKernel>(setup, std::move(cfg), tactic, epilogue));
 }
 
 std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool deconvolution)
@@ -667,11 +558,12 @@ std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool d
         return referenceOnly;
     }
     DataType const type = setup.inputTypes[0];
-    if (!isFloatStorage(type) || setup.outputTypes[0] != type)
+    if (!isConvFloatStorage(type) || setup.outputTypes[0] != type)
     {
         return referenceOnly;
     }
-    bool const kernelTensor = setup.inputPresent.size() > 1 && setup.inputPresent[1];
+    size_t const own = convolutionOwnInputs(*setup.node);
+    bool const kernelTensor = own > 1 && setup.inputPresent.size() > 1 && setup.inputPresent[1];
     if (kernelTensor && setup.inputTypes[1] != type)
     {
         return referenceOnly;
@@ -702,7 +594,7 @@ std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool d
     {
         return referenceOnly;
     }
-    bool const hasBias = (setup.inputPresent.size() > 2 && setup.inputPresent[2])
+    bool const hasBias = (own > 2 && setup.inputPresent.size() > 2 && setup.inputPresent[2])
         || (setup.weights.size() > 1 && setup.weights[1].present());
     try
     {

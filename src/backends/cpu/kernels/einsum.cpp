@@ -1,11 +1,11 @@
 // CPU reference kernel of IEinsumLayer: a loop over the output index space and, for every output element, over the
 // summed (contracted) subscripts, multiplying the operands in double precision. A subscript repeated within one input
 // takes that input's diagonal.
+#include "backends/common/einsumParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
-#include "network/layers/einsumEquation.h"
 
-#include <array>
+#include <algorithm>
 #include <vector>
 
 namespace kiln
@@ -13,98 +13,27 @@ namespace kiln
 namespace
 {
 
-Status einsumError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (Einsum): " + message);
-}
-
 Status executeEinsum(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.empty() || outputs.size() != 1)
-    {
-        return einsumError(setup, "expects at least one input and one output");
-    }
-    StatusOr<EinsumEquation> parsed
-        = parseEinsumEquation(setup.node->attrs.getString("equation"), static_cast<int32_t>(inputs.size()));
-    if (!parsed.isOk())
-    {
-        return einsumError(setup, parsed.status().message());
-    }
-    EinsumEquation const& eq = *parsed;
-    std::array<int64_t, 26> extent;
-    extent.fill(-1);
+    KILN_ASSIGN_OR_RETURN(EinsumParams const params, makeEinsumParams(setup, inputs, outputs));
     std::vector<std::vector<double>> values(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)
     {
-        TensorView const& in = inputs[i];
-        std::string const& term = eq.inputs[i];
-        if (!in.present() || in.dims.nbDims != static_cast<int32_t>(term.size()))
-        {
-            return einsumError(setup, "input " + std::to_string(i) + " does not match its subscripts '" + term + "'");
-        }
-        for (size_t d = 0; d < term.size(); ++d)
-        {
-            int64_t& e = extent[static_cast<size_t>(term[d] - 'a')];
-            if (e >= 0 && e != in.dims.d[d])
-            {
-                return einsumError(setup, std::string("subscript '") + term[d] + "' has extents " + std::to_string(e)
-                    + " and " + std::to_string(in.dims.d[d]));
-            }
-            e = in.dims.d[d];
-        }
-        int64_t const n = in.volume();
+        int64_t const n = inputs[i].volume();
         values[i].resize(static_cast<size_t>(n));
         for (int64_t k = 0; k < n; ++k)
         {
-            values[i][static_cast<size_t>(k)] = loadElement(in.data, in.type, k);
+            values[i][static_cast<size_t>(k)] = loadElement(inputs[i].data, inputs[i].type, k);
         }
     }
     TensorView const& out = outputs[0];
-    if (out.dims.nbDims != static_cast<int32_t>(eq.output.size()))
-    {
-        return einsumError(setup, "output rank does not match the subscripts '" + eq.output + "'");
-    }
-    // Loop order: output subscripts first (outer), then the summed ones.
-    std::string letters = eq.output;
-    for (std::string const& term : eq.inputs)
-    {
-        for (char c : term)
-        {
-            if (letters.find(c) == std::string::npos)
-            {
-                letters += c;
-            }
-        }
-    }
-    size_t const nbOut = eq.output.size();
-    size_t const nbAll = letters.size();
-    std::vector<int64_t> ext(nbAll);
-    for (size_t l = 0; l < nbAll; ++l)
-    {
-        ext[l] = extent[static_cast<size_t>(letters[l] - 'a')];
-    }
-    // strides[i][l]: step in input i's storage when subscript l advances by one (summed for repeated subscripts).
-    std::vector<std::vector<int64_t>> strides(inputs.size(), std::vector<int64_t>(nbAll, 0));
-    for (size_t i = 0; i < inputs.size(); ++i)
-    {
-        std::vector<int64_t> const s = contiguousStrides(inputs[i].dims);
-        std::string const& term = eq.inputs[i];
-        for (size_t d = 0; d < term.size(); ++d)
-        {
-            strides[i][letters.find(term[d])] += s[d];
-        }
-    }
-    int64_t outCount = 1;
-    for (size_t l = 0; l < nbOut; ++l)
-    {
-        outCount *= ext[l];
-    }
-    int64_t sumCount = 1;
-    for (size_t l = nbOut; l < nbAll; ++l)
-    {
-        sumCount *= ext[l];
-    }
+    size_t const nbOut = params.nbOut;
+    size_t const nbAll = params.extents.size();
+    std::vector<int64_t> const& ext = params.extents;
+    std::vector<std::vector<int64_t>> const& strides = params.steps;
+    int64_t const outCount = params.outCount;
+    int64_t const sumCount = params.sumCount;
     std::vector<int64_t> index(nbAll, 0);
     std::vector<int64_t> base(inputs.size(), 0); // offsets from the output subscripts
     for (int64_t o = 0; o < outCount; ++o)

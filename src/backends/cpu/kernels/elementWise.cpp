@@ -167,8 +167,14 @@ Status executeElementWise(
 
 } // namespace
 
+StatusOr<std::unique_ptr<CpuKernel>> createPointwiseProgramKernel(KernelSetup const& setup); // pointwiseProgram.cpp
+
 StatusOr<std::unique_ptr<CpuKernel>> createElementWiseKernel(KernelSetup const& setup)
 {
+    if (setup.node != nullptr && setup.node->attrs.has("pw.program"))
+    {
+        return createPointwiseProgramKernel(setup); // a fused chain (fusion pass)
+    }
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 2, 1, "ElementWise"));
     KILN_ASSIGN_OR_RETURN(int64_t const op, setup.node->attrs.requireInt("operation"));
     if (op < 0 || op >= nvinfer1::EnumMax<ElementWiseOperation>())

@@ -3,6 +3,7 @@
 // edges), then sampled with nearest (round half to even), bilinear or bicubic (Keys, a = -0.75) interpolation.
 // Out-of-range locations follow the sample mode: kFILL reads zeros, kCLAMP clamps to the border, kREFLECT reflects
 // at the borders. This matches ONNX GridSample (and PyTorch grid_sample) semantics. Arithmetic is in FP32.
+#include "backends/common/gridSampleParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -17,11 +18,6 @@ namespace
 {
 using nvinfer1::InterpolationMode;
 using nvinfer1::SampleMode;
-
-Status gridSampleError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (GridSample): " + message);
-}
 
 float denormalize(float n, int64_t length, bool alignCorners)
 {
@@ -114,28 +110,19 @@ void cubicCoefficients(float t, std::array<float, 4>& c)
 Status executeGridSample(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 2 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present())
-    {
-        return gridSampleError(setup, "expects an input, a grid and one output");
-    }
+    KILN_ASSIGN_OR_RETURN(GridSampleParams const p, makeGridSampleParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& grid = inputs[1];
     TensorView const& out = outputs[0];
-    if (in.dims.nbDims != 4 || grid.dims.nbDims != 4 || out.dims.nbDims != 4 || grid.dims.d[3] != 2
-        || grid.dims.d[0] != in.dims.d[0])
-    {
-        return gridSampleError(setup, "expects input [N, C, H, W] and grid [N, Hout, Wout, 2]");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    auto const mode = static_cast<InterpolationMode>(attrs.getInt("interpolationMode"));
-    auto const sample = static_cast<SampleMode>(attrs.getInt("sampleMode"));
-    bool const alignCorners = attrs.getInt("alignCorners") != 0;
-    int64_t const n = in.dims.d[0];
-    int64_t const c = in.dims.d[1];
-    int64_t const h = in.dims.d[2];
-    int64_t const w = in.dims.d[3];
-    int64_t const ho = grid.dims.d[1];
-    int64_t const wo = grid.dims.d[2];
+    InterpolationMode const mode = p.mode;
+    SampleMode const sample = p.sample;
+    bool const alignCorners = p.alignCorners;
+    int64_t const n = p.n;
+    int64_t const c = p.c;
+    int64_t const h = p.h;
+    int64_t const w = p.w;
+    int64_t const ho = p.ho;
+    int64_t const wo = p.wo;
     if (out.volume() == 0)
     {
         return Status::ok();

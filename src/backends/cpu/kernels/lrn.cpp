@@ -1,6 +1,7 @@
 // CPU reference kernel of ILRNLayer: across-channel local response normalization along axis rank - 3.
 // y = x / (k + alpha / window * sum_{c' in [c - h, c + h] within bounds} x[c']^2) ^ beta, h = (window - 1) / 2.
 // FP16/BF16 compute in float.
+#include "backends/common/lrnParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -11,11 +12,6 @@ namespace kiln
 {
 namespace
 {
-
-Status lrnError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (LRN): " + message);
-}
 
 template <typename T>
 void lrn(T const* in, T* out, int64_t outer, int64_t channels, int64_t inner, int64_t half, double alphaOverN,
@@ -50,67 +46,26 @@ void lrn(T const* in, T* out, int64_t outer, int64_t channels, int64_t inner, in
 
 Status executeLRN(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
-    {
-        return lrnError(setup, "expects one input and one output");
-    }
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    if (rank < 3 || out.dims.nbDims != rank || out.type != in.type)
-    {
-        return lrnError(setup, "input must have rank >= 3 and the output its shape and type");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    int64_t const window = attrs.getInt("window", 0);
-    if (window < 1 || window % 2 == 0)
-    {
-        return lrnError(setup, "invalid window size " + std::to_string(window));
-    }
-    int32_t const axis = rank - 3;
-    int64_t outer = 1;
-    int64_t inner = 1;
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        if (out.dims.d[d] != in.dims.d[d])
-        {
-            return lrnError(setup, "output shape does not match the input");
-        }
-        if (d < axis)
-        {
-            outer *= in.dims.d[d];
-        }
-        else if (d > axis)
-        {
-            inner *= in.dims.d[d];
-        }
-    }
-    int64_t const channels = in.dims.d[axis];
-    if (outer * inner * channels == 0)
+    KILN_ASSIGN_OR_RETURN(LRNParams const p, makeLRNParams(setup, inputs, outputs));
+    if (p.empty)
     {
         return Status::ok();
     }
-    double const alphaOverN = attrs.getFloat("alpha") / static_cast<double>(window);
-    double const beta = attrs.getFloat("beta");
-    double const k = attrs.getFloat("k");
-    Status status;
+    TensorView const& in = inputs[0];
+    TensorView const& out = outputs[0];
     bool const known = dispatchType(in.type, [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
         {
-            lrn(static_cast<T const*>(in.data), static_cast<T*>(out.data), outer, channels, inner, (window - 1) / 2,
-                alphaOverN, beta, k);
-        }
-        else
-        {
-            status = lrnError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+            lrn(static_cast<T const*>(in.data), static_cast<T*>(out.data), p.outer, p.channels, p.inner, p.half,
+                p.alphaOverN, p.beta, p.k);
         }
     });
     if (!known)
     {
         return lrnError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
     }
-    return status;
+    return Status::ok();
 }
 
 } // namespace

@@ -1,8 +1,11 @@
 // CPU matrix-multiply kernel: batched matrix/vector products with transposes and batch broadcasting. A plain
 // reference implementation in double precision, and a oneDNN matmul created per input shapes and cached in the
 // kernel object (transposes and vectors are expressed through strides, broadcasting through extent-1 dims).
+// A fused epilogue ("fuse.*", made by the fusion pass: + a third input, then an activation) is applied to the stored
+// result by applyFusedEpilogueCpu.
 #include "backends/common/matrixMultiplyParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/cpu/kernels/fusedEpilogueCpu.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 
 #include <algorithm>
@@ -43,15 +46,36 @@ int64_t offsetB(MatrixOperation op, int64_t k, int64_t n, int64_t depth, int64_t
 class MatrixMultiplyKernel final : public CpuKernel
 {
 public:
-    MatrixMultiplyKernel(KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1, CpuTactic tactic)
+    MatrixMultiplyKernel(KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1, CpuTactic tactic,
+        FusedEpilogue epilogue)
         : mSetup(setup)
         , mOp0(op0)
         , mOp1(op1)
         , mTactic(tactic)
+        , mEpilogue(epilogue)
     {
     }
 
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status execute(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
+    {
+        size_t const nbInputs = mEpilogue.hasAdd ? 3 : 2;
+        if (allInputs.size() != nbInputs)
+        {
+            return invalidArgument("layer '" + mSetup.node->name + "': expected " + std::to_string(nbInputs)
+                + " inputs, got " + std::to_string(allInputs.size()));
+        }
+        std::vector<TensorView> const inputs(allInputs.begin(), allInputs.begin() + 2);
+        KILN_RETURN_IF_ERROR(multiply(inputs, outputs));
+        if (mEpilogue.empty() || outputs[0].volume() == 0)
+        {
+            return Status::ok();
+        }
+        Status const st = applyFusedEpilogueCpu(mEpilogue, outputs[0], mEpilogue.hasAdd ? &allInputs[2] : nullptr);
+        return st.isOk() ? st : st.withContext("layer '" + mSetup.node->name + "'");
+    }
+
+private:
+    Status multiply(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
     {
         KILN_ASSIGN_OR_RETURN(MatmulShape const s, makeMatmulShape(mSetup, mOp0, mOp1, inputs, outputs));
         TensorView const& out = outputs[0];
@@ -78,7 +102,6 @@ public:
         return runReference(inputs, out, s);
     }
 
-private:
     Status runReference(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s)
     {
         TensorView const& a = inputs[0];
@@ -301,6 +324,7 @@ private:
     MatrixOperation mOp0;
     MatrixOperation mOp1;
     CpuTactic mTactic;
+    FusedEpilogue mEpilogue;
     std::vector<double> mA;
     std::vector<double> mB;
     std::vector<double> mC;
@@ -318,14 +342,26 @@ StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup cons
     }
     KILN_ASSIGN_OR_RETURN(auto ops, readMatmulOps(*setup.node));
     KILN_ASSIGN_OR_RETURN(CpuTactic tactic, selectCpuTactic(*setup.node));
-    return std::unique_ptr<CpuKernel>(std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, tactic));
+    KILN_ASSIGN_OR_RETURN(FusedEpilogue const epilogue, readFusedEpilogue(*setup.node, 2));
+    if (!epilogue.empty() && setup.outputTypes.size() == 1)
+    {
+        nvinfer1::DataType const addType = epilogue.hasAdd && setup.inputTypes.size() == 3 ? setup.inputTypes[2]
+                                                                                             : setup.outputTypes[0];
+        if (!fusedEpilogueCpuSupports(setup.outputTypes[0], addType))
+        {
+            return invalidArgument("layer '" + setup.node->name + "': a fused epilogue needs FLOAT, HALF or BF16 "
+                                                                  "outputs and added tensors");
+        }
+    }
+    return std::unique_ptr<CpuKernel>(
+        std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, tactic, epilogue));
 }
 
 std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup)
 {
     std::vector<std::string> const referenceOnly{kTACTIC_REFERENCE};
 #if KILN_HAVE_ONEDNN
-    if (setup.node == nullptr || setup.inputTypes.size() != 2 || setup.outputTypes.size() != 1)
+    if (setup.node == nullptr || setup.inputTypes.size() < 2 || setup.outputTypes.size() != 1)
     {
         return referenceOnly;
     }

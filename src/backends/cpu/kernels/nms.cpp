@@ -4,6 +4,7 @@
 // selected for the class exceeds the IoU threshold, up to maxOutputBoxesPerClass. Rows (batch, class, box) are
 // written batch by batch, class by class, in selection order (the ONNX NonMaxSuppression order); the row count goes
 // to output 1, the layer's size tensor.
+#include "backends/common/nmsParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -17,11 +18,6 @@ namespace kiln
 namespace
 {
 using nvinfer1::BoundingBoxFormat;
-
-Status nmsError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (NMS): " + message);
-}
 
 struct Box
 {
@@ -71,26 +67,17 @@ struct Candidate
 
 Status executeNMS(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() < 3 || outputs.size() != 2 || !inputs[0].present() || !inputs[1].present()
-        || outputs[1].data == nullptr)
-    {
-        return nmsError(setup, "expects boxes, scores, maxOutputBoxesPerClass and two outputs");
-    }
+    KILN_ASSIGN_OR_RETURN(NMSParams const p, makeNMSParams(setup, inputs, outputs));
     TensorView const& boxes = inputs[0];
     TensorView const& scores = inputs[1];
     TensorView const& maxOut = inputs[2];
     TensorView const& selected = outputs[0];
-    if (scores.dims.nbDims != 3 || (boxes.dims.nbDims != 3 && boxes.dims.nbDims != 4) || selected.dims.nbDims != 2)
-    {
-        return nmsError(setup, "unexpected input or output ranks");
-    }
-    Attributes const& attrs = setup.node->attrs;
-    auto const fmt = static_cast<BoundingBoxFormat>(attrs.getInt("boxFormat"));
-    int64_t const limit = attrs.getInt("topKBoxLimit", 5000);
-    int64_t const batch = scores.dims.d[0];
-    int64_t const nbBoxes = scores.dims.d[1];
-    int64_t const nbClasses = scores.dims.d[2];
-    bool const perClassBoxes = boxes.dims.nbDims == 4;
+    BoundingBoxFormat const fmt = p.format;
+    int64_t const limit = p.limit;
+    int64_t const batch = p.batch;
+    int64_t const nbBoxes = p.nbBoxes;
+    int64_t const nbClasses = p.nbClasses;
+    bool const perClassBoxes = p.perClassBoxes;
     int64_t maxPerClass = 0;
     if (maxOut.values != nullptr)
     {

@@ -1,6 +1,7 @@
 // CPU reference kernel of INonZeroLayer: the row-major indices of the non-zero elements (NaN counts as non-zero),
 // written as [rank, count], and the count into the layer's internal size tensor (output 1), from which the runtime
 // learns the data-dependent dimension.
+#include "backends/common/nonZeroParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -11,11 +12,6 @@ namespace kiln
 namespace
 {
 using nvinfer1::DataType;
-
-Status nonZeroError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (NonZero): " + message);
-}
 
 bool isNonZero(void const* data, DataType type, int64_t i)
 {
@@ -29,18 +25,10 @@ bool isNonZero(void const* data, DataType type, int64_t i)
 Status executeNonZero(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 1 || outputs.size() != 2 || !inputs[0].present() || outputs[1].data == nullptr)
-    {
-        return nonZeroError(setup, "expects one input, the indices output and the count output");
-    }
+    KILN_RETURN_IF_ERROR(checkNonZeroViews(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& indices = outputs[0];
     int32_t const rank = in.dims.nbDims;
-    if (indices.dims.nbDims != 2 || indices.dims.d[0] != rank
-        || (indices.type != DataType::kINT32 && indices.type != DataType::kINT64))
-    {
-        return nonZeroError(setup, "the indices output must be an INT32/INT64 [rank, count] tensor");
-    }
     int64_t const n = in.volume();
     std::vector<int64_t> hits;
     for (int64_t i = 0; i < n; ++i)

@@ -1,6 +1,7 @@
 // CPU reference kernel of IReverseSequenceLayer: for batch index b, output position t < len[b] along the sequence
 // axis takes input position len[b] - 1 - t; positions >= len[b] are copied. Elements are copied bit for bit, so every
 // data type works. A length outside [0, sequence extent] fails execution.
+#include "backends/common/reverseSequenceParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -12,50 +13,25 @@ namespace
 {
 using nvinfer1::DataType;
 
-Status reverseSequenceError(KernelSetup const& setup, std::string const& message)
-{
-    return failedExecution("layer '" + setup.node->name + "' (ReverseSequence): " + message);
-}
-
 Status executeReverseSequence(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 2 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
-        || !outputs[0].present())
-    {
-        return reverseSequenceError(setup, "expects data and sequenceLens inputs and one output");
-    }
+    KILN_ASSIGN_OR_RETURN(ReverseSequenceParams const p, makeReverseSequenceParams(setup, inputs, outputs));
     TensorView const& in = inputs[0];
     TensorView const& lens = inputs[1];
     TensorView const& out = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    int64_t const batchAxis = setup.node->attrs.getInt("batchAxis", 1);
-    int64_t const seqAxis = setup.node->attrs.getInt("sequenceAxis", 0);
-    if (rank < 2 || batchAxis < 0 || batchAxis >= rank || seqAxis < 0 || seqAxis >= rank || batchAxis == seqAxis
-        || out.type != in.type || out.dims.nbDims != rank
-        || (lens.type != DataType::kINT32 && lens.type != DataType::kINT64)
-        || lens.volume() != in.dims.d[batchAxis])
-    {
-        return reverseSequenceError(setup, "axes, types or shapes do not match");
-    }
-    int64_t const seqLen = in.dims.d[seqAxis];
-    int64_t const batch = in.dims.d[batchAxis];
+    int64_t const seqLen = p.seqLen;
+    int64_t const batch = p.batch;
     for (int64_t b = 0; b < batch; ++b)
     {
-        int64_t const len = loadInt(lens.data, lens.type, b);
-        if (len < 0 || len > seqLen)
-        {
-            return reverseSequenceError(setup, "sequenceLens[" + std::to_string(b) + "] = " + std::to_string(len)
-                + " is out of range [0, " + std::to_string(seqLen) + "]");
-        }
+        KILN_RETURN_IF_ERROR(checkSequenceLength(setup, b, loadInt(lens.data, lens.type, b), seqLen));
     }
-    std::vector<int64_t> strides = contiguousStrides(in.dims);
     int64_t const total = in.volume();
     size_t const size = static_cast<size_t>(elementSize(in.type));
     auto const* src = static_cast<uint8_t const*>(in.data);
     auto* dst = static_cast<uint8_t*>(out.data);
-    int64_t const seqStride = strides[static_cast<size_t>(seqAxis)];
-    int64_t const batchStride = strides[static_cast<size_t>(batchAxis)];
+    int64_t const seqStride = p.seqStride;
+    int64_t const batchStride = p.batchStride;
     for (int64_t e = 0; e < total; ++e)
     {
         int64_t const t = (e / seqStride) % seqLen;

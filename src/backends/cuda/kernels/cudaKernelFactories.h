@@ -32,9 +32,24 @@ StatusOr<std::unique_ptr<CudaKernel>> createPaddingCudaKernel(KernelSetup const&
 StatusOr<std::unique_ptr<CudaKernel>> createGatherCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CudaKernel>> createTopKCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CudaKernel>> createUnaryCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createConvolutionCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createDeconvolutionCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createPoolingCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createAssertionCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createConditionalOutputCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createEinsumCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createGridSampleCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createLRNCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createNMSCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createNonZeroCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createOneHotCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<CudaKernel>> createReverseSequenceCudaKernel(KernelSetup const& setup);
 
 //! Tactics of kinds with several implementations, best first.
 std::vector<std::string> matrixMultiplyCudaTactics(KernelSetup const& setup);
+std::vector<std::string> convolutionCudaTactics(KernelSetup const& setup);
+std::vector<std::string> deconvolutionCudaTactics(KernelSetup const& setup);
+std::vector<std::string> poolingCudaTactics(KernelSetup const& setup);
 
 //! A stateless kernel: a function of the setup, the views and the run context.
 using CudaKernelFunction = Status (*)(KernelSetup const& setup, std::vector<TensorView> const& inputs,

@@ -112,8 +112,14 @@ Status enqueueElementWise(KernelSetup const& setup, std::vector<TensorView> cons
 
 } // namespace
 
+StatusOr<std::unique_ptr<CudaKernel>> createPointwiseProgramCudaKernel(KernelSetup const& setup); // pointwiseProgram.cu
+
 StatusOr<std::unique_ptr<CudaKernel>> createElementWiseCudaKernel(KernelSetup const& setup)
 {
+    if (setup.node != nullptr && setup.node->attrs.has("pw.program"))
+    {
+        return createPointwiseProgramCudaKernel(setup); // a fused chain (fusion pass)
+    }
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 2, 1, "ElementWise"));
     KILN_ASSIGN_OR_RETURN(int64_t const op, setup.node->attrs.requireInt("operation"));
     if (op < 0 || op >= nvinfer1::EnumMax<ElementWiseOperation>())

@@ -5,6 +5,7 @@
 // error report is left to the runtime integration (a device-side error flag).
 #include "backends/common/gatherParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/indexing.cuh"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
 namespace kiln::cuda
@@ -38,16 +39,7 @@ struct GatherArgs
     int64_t ndStride[kMAX_RANK]{};
 };
 
-//! indices[position] wrapped into [0, extent), or -1 when out of range.
-__device__ __forceinline__ int64_t loadIndex(void const* indices, DataType t, int64_t position, int64_t extent)
-{
-    int64_t const raw = dev::loadInt(indices, t, position);
-    if (raw < -extent || raw >= extent)
-    {
-        return -1;
-    }
-    return raw < 0 ? raw + extent : raw;
-}
+using dev::loadIndex; // indexing.cuh
 
 __global__ void gatherKernel(GatherArgs a, int64_t n, void const* data, void const* indices, DataType it, void* out,
     int32_t size)

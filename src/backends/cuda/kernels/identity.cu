@@ -1,12 +1,14 @@
 // CUDA kernel of IIdentityLayer: copies the input, converting it when the builder gave the output another type
-// (launchConvert, ICastLayer's conversions). Reformat nodes (attribute "reformat" = 1, inserted around plugins) are
-// not supported on the CUDA backend yet: the factory says so.
+// (launchConvert, ICastLayer's conversions). Reformat nodes (attribute "reformat" = 1, inserted around plugins) get
+// the reformat kernel of identityReformat.cu (formats and INT8 scales). kCONDITIONAL_INPUT nodes use this kernel too.
 #include "backends/common/unaryParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
 namespace kiln::cuda
 {
+
+StatusOr<std::unique_ptr<CudaKernel>> createReformatCudaKernel(KernelSetup const& setup); // identityReformat.cu
 
 namespace
 {
@@ -31,8 +33,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createIdentityCudaKernel(KernelSetup const
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Identity"));
     if (setup.node->attrs.getInt("reformat", 0) == 1)
     {
-        return unsupported(nodeLabel(setup, "Identity")
-            + ": format/scale reformatting (reformat = 1) is not implemented on the CUDA backend yet");
+        return createReformatCudaKernel(setup);
     }
     if (!ew::isKernelType(setup.inputTypes[0]) || !ew::isKernelType(setup.outputTypes[0]))
     {

@@ -8,10 +8,20 @@
 //               batch equal to the output's or entirely broadcast) is one strided-batched call, anything else one
 //               call per output matrix.
 //   "kiln":     a plain kernel (one thread per output element, FP32 accumulation) for every type combination.
+// Fused epilogues ("fuse.*" from the fusion pass: + a third input, then an activation; backends/common/fusedEpilogue.h)
+// go into cuBLASLt where it computes them exactly as the separate layers: a bias vector along the last dimension
+// (CUBLASLT_EPILOGUE_BIAS, with kRELU CUBLASLT_EPILOGUE_RELU_BIAS), a full-shape addition as beta = 1 with C = the
+// added tensor, kRELU alone as CUBLASLT_EPILOGUE_RELU. cuBLASLt's GELU epilogues are not used (not checked against
+// kGELU_ERF / kGELU_TANH on a GPU yet). Everything else (other activations, broadcast additions, the "kiln" tactic,
+// K = 0) runs as one pointwise kernel over the stored result afterwards (activationMath.cuh).
+#include "backends/common/fusedEpilogue.h"
 #include "backends/common/matrixMultiplyParams.h"
 #include "backends/cuda/cudaLibraries.h"
+#include "backends/cuda/kernels/activationMath.cuh"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
+
+#include <algorithm>
 
 namespace kiln::cuda
 {
@@ -74,6 +84,36 @@ __global__ void matmulKernel(BatchMap bm, MatrixOperation op0, MatrixOperation o
     }
 }
 
+//! out = act(out + add) over the stored product (add broadcast through `map`; either part optional).
+__global__ void epilogueKernel(IndexMap map, int64_t n, void* out, DataType to, void const* add, DataType ta,
+    bool hasAdd, bool hasAct, nvinfer1::ActivationType act, float alpha, float beta)
+{
+    for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
+    {
+        float v = dev::loadFloat(out, to, i);
+        if (hasAdd)
+        {
+            int64_t off[kMAX_OPERANDS];
+            mapOffsets(map, i, off);
+            v += dev::loadFloat(add, ta, off[0]);
+        }
+        if (hasAct)
+        {
+            v = applyActivation(act, alpha, beta, v);
+        }
+        dev::storeFloat(out, to, i, v);
+    }
+}
+
+//! What cuBLASLt computes of the epilogue for one run; the rest goes to epilogueKernel.
+enum class LtEpilogue : int32_t
+{
+    kNONE = 0,
+    kBIAS = 1,      //!< + bias vector along the last dim
+    kRELU_BIAS = 2, //!< relu(+ bias vector)
+    kRELU = 3,      //!< relu (after beta * C when the addition is a full-shape C)
+};
+
 //! Largest power of two up to 256 dividing the address and every byte stride (cuBLASLt's alignment preferences).
 uint32_t alignmentOf(void const* p, std::initializer_list<int64_t> strides)
 {
@@ -122,12 +162,14 @@ struct LtPlan
 class MatrixMultiplyKernel final : public CudaKernel
 {
 public:
-    MatrixMultiplyKernel(KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1, bool useLt)
+    MatrixMultiplyKernel(
+        KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1, bool useLt, FusedEpilogue epilogue)
         : mSetup(setup)
         , mOp0(op0)
         , mOp1(op1)
         , mUseLt(useLt)
         , mAllowTf32(setup.node->attrs.getInt("allow_tf32", 0) == 1)
+        , mEpilogue(epilogue)
     {
     }
 
@@ -136,11 +178,24 @@ public:
         return mUseLt ? kWORKSPACE : 0;
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+    Status enqueue(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs,
         CudaRunContext const& ctx) override
     {
+        size_t const nbInputs = mEpilogue.hasAdd ? 3 : 2;
+        if (allInputs.size() != nbInputs)
+        {
+            return invalidArgument("layer '" + mSetup.node->name + "': expected " + std::to_string(nbInputs)
+                + " inputs, got " + std::to_string(allInputs.size()));
+        }
+        std::vector<TensorView> const inputs(allInputs.begin(), allInputs.begin() + 2);
+        TensorView const* add = mEpilogue.hasAdd ? &allInputs[2] : nullptr;
         KILN_ASSIGN_OR_RETURN(MatmulShape const s, makeMatmulShape(mSetup, mOp0, mOp1, inputs, outputs));
         TensorView const& out = outputs[0];
+        if (add != nullptr && (!isMatmulStorage(add->type) || (add->data == nullptr && add->volume() != 0)))
+        {
+            return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's tensor is missing or not "
+                                                                  "FLOAT/HALF/BF16");
+        }
         if (out.volume() == 0)
         {
             return Status::ok();
@@ -150,11 +205,11 @@ public:
             // Zero bits are zero in every float type.
             KILN_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<size_t>(out.volume() * elementSize(out.type)),
                 ctx.stream));
-            return Status::ok();
+            return runEpilogue(out, add, mEpilogue.hasActivation, ctx);
         }
         if (mUseLt)
         {
-            return runLt(inputs, out, s, ctx);
+            return runLt(inputs, out, s, ctx, add);
         }
         BatchMap bm;
         bm.nbBatch = s.nbBatch;
@@ -167,23 +222,78 @@ public:
         int64_t const total = out.volume();
         matmulKernel<<<gridFor(total), kBLOCK, 0, ctx.stream>>>(bm, mOp0, mOp1, s.m, s.n, s.k, total, inputs[0].data,
             inputs[0].type, inputs[1].data, inputs[1].type, out.data, out.type);
-        return launchStatus("MatrixMultiply kernel");
+        KILN_RETURN_IF_ERROR(launchStatus("MatrixMultiply kernel"));
+        return runEpilogue(out, add, mEpilogue.hasActivation, ctx);
     }
 
 private:
+    //! out = act(out + add) in place (`add` may be null, `withActivation` false: nothing to do).
+    Status runEpilogue(TensorView const& out, TensorView const* add, bool withActivation, CudaRunContext const& ctx)
+    {
+        if (add == nullptr && !withActivation)
+        {
+            return Status::ok();
+        }
+        IndexMap map;
+        if (add != nullptr)
+        {
+            // Left-pad the added tensor's dims with 1s to the output's rank, then broadcast.
+            nvinfer1::Dims padded = out.dims;
+            int32_t const lead = out.dims.nbDims - add->dims.nbDims;
+            bool ok = lead >= 0;
+            for (int32_t i = 0; ok && i < out.dims.nbDims; ++i)
+            {
+                padded.d[i] = i < lead ? 1 : add->dims.d[i - lead];
+            }
+            auto m = ok ? makeBroadcastMap(out.dims, {padded})
+                        : StatusOr<IndexMap>(invalidArgument("the added tensor " + ew::dimsToString(add->dims)
+                            + " has a higher rank than the output " + ew::dimsToString(out.dims)));
+            if (!m.isOk())
+            {
+                return m.status().withContext("layer '" + mSetup.node->name + "': fused addition");
+            }
+            map = *m;
+        }
+        int64_t const n = out.volume();
+        epilogueKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(map, n, out.data, out.type,
+            add != nullptr ? add->data : nullptr, add != nullptr ? add->type : out.type, add != nullptr,
+            withActivation, mEpilogue.activation, mEpilogue.alpha, mEpilogue.beta);
+        return launchStatus("MatrixMultiply epilogue kernel");
+    }
+
     //! (Re)creates the descriptors for this problem; batchCount / strides describe a uniform batch.
     Status prepareLt(MatmulShape const& s, DataType type, int64_t batchCount, int64_t strideA, int64_t strideB,
-        cublasLtHandle_t handle, int64_t workspaceBytes, uint32_t alignA, uint32_t alignB, uint32_t alignC)
+        cublasLtHandle_t handle, int64_t workspaceBytes, uint32_t alignA, uint32_t alignB, uint32_t alignC,
+        LtEpilogue epilogue, void const* bias)
     {
-        std::vector<int64_t> key{s.m, s.n, s.k, batchCount, strideA, strideB, workspaceBytes, alignA, alignB, alignC};
+        uint32_t const alignBias = bias != nullptr ? alignmentOf(bias, {}) : 0U;
+        std::vector<int64_t> key{s.m, s.n, s.k, batchCount, strideA, strideB, workspaceBytes, alignA, alignB, alignC,
+            static_cast<int64_t>(epilogue), alignBias};
         if (mPlan.ready && key == mKey)
         {
+            if (bias != nullptr)
+            {
+                KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+                    mPlan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+            }
             return Status::ok();
         }
         mPlan.reset();
         bool const fp32 = type == DataType::kFLOAT;
         cublasComputeType_t const compute = fp32 && mAllowTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
         KILN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&mPlan.op, compute, CUDA_R_32F));
+        if (epilogue != LtEpilogue::kNONE)
+        {
+            cublasLtEpilogue_t const epi = epilogue == LtEpilogue::kBIAS ? CUBLASLT_EPILOGUE_BIAS
+                : (epilogue == LtEpilogue::kRELU_BIAS ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU);
+            KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(mPlan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+            if (bias != nullptr)
+            {
+                // The heuristics read the pointer's alignment; the batch stride stays 0 (one bias for all batches).
+                KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+                    mPlan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+            }
+        }
         // Column-major D (N x M) = opA(Kiln B) x opB(Kiln A).
         cublasOperation_t const transA = mOp1 == MatrixOperation::kTRANSPOSE ? CUBLAS_OP_T : CUBLAS_OP_N;
         cublasOperation_t const transB = mOp0 == MatrixOperation::kTRANSPOSE ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -257,7 +367,55 @@ private:
     }
 
     Status runLt(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s,
-        CudaRunContext const& ctx)
+        CudaRunContext const& ctx, TensorView const* add)
+    {
+        // What of the epilogue cuBLASLt computes (see the file comment); the remainder runs afterwards.
+        bool const relu = mEpilogue.hasActivation && mEpilogue.activation == nvinfer1::ActivationType::kRELU;
+        bool const sameType = add != nullptr && add->type == out.type;
+        bool biasVector = sameType && mOp1 != MatrixOperation::kVECTOR && add->dims.nbDims == out.dims.nbDims
+            && out.dims.nbDims >= 1 && add->dims.d[add->dims.nbDims - 1] == s.n && s.n > 1;
+        for (int32_t i = 0; biasVector && i + 1 < add->dims.nbDims; ++i)
+        {
+            biasVector = add->dims.d[i] == 1;
+        }
+        bool fullAdd = sameType && !biasVector && add->dims.nbDims == out.dims.nbDims;
+        for (int32_t i = 0; fullAdd && i < add->dims.nbDims; ++i)
+        {
+            fullAdd = add->dims.d[i] == out.dims.d[i];
+        }
+        LtEpilogue epilogue = LtEpilogue::kNONE;
+        void const* bias = nullptr;
+        void const* cSource = nullptr; // C of D = alpha * A B + beta * C
+        if (biasVector)
+        {
+            epilogue = relu ? LtEpilogue::kRELU_BIAS : LtEpilogue::kBIAS;
+            bias = add->data;
+        }
+        else if (fullAdd)
+        {
+            epilogue = relu ? LtEpilogue::kRELU : LtEpilogue::kNONE;
+            cSource = add->data;
+        }
+        else if (add == nullptr && relu)
+        {
+            epilogue = LtEpilogue::kRELU;
+        }
+        bool addDone = biasVector || fullAdd;
+        bool actDone = relu && (addDone || add == nullptr);
+        Status st = runLtProduct(inputs, out, s, ctx, epilogue, bias, cSource);
+        if (!st.isOk() && (epilogue != LtEpilogue::kNONE || cSource != nullptr))
+        {
+            // No cuBLASLt algorithm with this epilogue: plain product, the whole epilogue afterwards.
+            addDone = false;
+            actDone = false;
+            st = runLtProduct(inputs, out, s, ctx, LtEpilogue::kNONE, nullptr, nullptr);
+        }
+        KILN_RETURN_IF_ERROR(st);
+        return runEpilogue(out, addDone ? nullptr : add, mEpilogue.hasActivation && !actDone, ctx);
+    }
+
+    Status runLtProduct(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s,
+        CudaRunContext const& ctx, LtEpilogue epilogue, void const* bias, void const* cSource)
     {
         if (ctx.libraries == nullptr)
         {
@@ -283,29 +441,34 @@ private:
         int64_t const sizeC = s.m * s.n;
         int64_t const esize = elementSize(out.type);
         float const alpha = 1.F;
-        float const beta = 0.F;
+        float const beta = cSource != nullptr ? 1.F : 0.F;
         auto const* a = static_cast<uint8_t const*>(inputs[0].data);
         auto const* b = static_cast<uint8_t const*>(inputs[1].data);
         auto* c = static_cast<uint8_t*>(out.data);
+        auto const* cIn = cSource != nullptr ? static_cast<uint8_t const*>(cSource) : c;
+        auto const alignC = [&](int64_t strideBytes) {
+            return std::min(alignmentOf(c, {strideBytes}), alignmentOf(cIn, {strideBytes}));
+        };
         if (uniformA && uniformB)
         {
             int64_t const strideA = volA == 1 ? 0 : sizeA;
             int64_t const strideB = volB == 1 ? 0 : sizeB;
             KILN_RETURN_IF_ERROR(prepareLt(s, out.type, s.batches, strideA, strideB, handle, ctx.workspaceBytes,
-                alignmentOf(a, {strideA * esize}), alignmentOf(b, {strideB * esize}), alignmentOf(c, {sizeC * esize})));
-            KILN_CUBLAS_CHECK(cublasLtMatmul(handle, mPlan.op, &alpha, b, mPlan.a, a, mPlan.b, &beta, c, mPlan.c, c,
+                alignmentOf(a, {strideA * esize}), alignmentOf(b, {strideB * esize}), alignC(sizeC * esize), epilogue,
+                bias));
+            KILN_CUBLAS_CHECK(cublasLtMatmul(handle, mPlan.op, &alpha, b, mPlan.a, a, mPlan.b, &beta, cIn, mPlan.c, c,
                 mPlan.c, &mPlan.algo, ctx.workspace, static_cast<size_t>(ctx.workspaceBytes), ctx.stream));
             return Status::ok();
         }
         KILN_RETURN_IF_ERROR(prepareLt(s, out.type, 1, 0, 0, handle, ctx.workspaceBytes, alignmentOf(a, {sizeA * esize}),
-            alignmentOf(b, {sizeB * esize}), alignmentOf(c, {sizeC * esize})));
+            alignmentOf(b, {sizeB * esize}), alignC(sizeC * esize), epilogue, bias));
         for (int64_t bi = 0; bi < s.batches; ++bi)
         {
             int64_t offA = 0;
             int64_t offB = 0;
             matmulBatchOffsets(s, bi, offA, offB);
             KILN_CUBLAS_CHECK(cublasLtMatmul(handle, mPlan.op, &alpha, b + offB * sizeB * esize, mPlan.a,
-                a + offA * sizeA * esize, mPlan.b, &beta, c + bi * sizeC * esize, mPlan.c, c + bi * sizeC * esize,
+                a + offA * sizeA * esize, mPlan.b, &beta, cIn + bi * sizeC * esize, mPlan.c, c + bi * sizeC * esize,
                 mPlan.c, &mPlan.algo, ctx.workspace, static_cast<size_t>(ctx.workspaceBytes), ctx.stream));
         }
         return Status::ok();
@@ -316,13 +479,14 @@ private:
     MatrixOperation mOp1;
     bool mUseLt;
     bool mAllowTf32;
+    FusedEpilogue mEpilogue;
     LtPlan mPlan;
     std::vector<int64_t> mKey;
 };
 
 bool ltApplies(KernelSetup const& setup)
 {
-    return setup.inputTypes.size() == 2 && setup.outputTypes.size() == 1 && isMatmulStorage(setup.outputTypes[0])
+    return setup.inputTypes.size() >= 2 && setup.outputTypes.size() == 1 && isMatmulStorage(setup.outputTypes[0])
         && setup.inputTypes[0] == setup.outputTypes[0] && setup.inputTypes[1] == setup.outputTypes[0];
 }
 
@@ -343,7 +507,19 @@ StatusOr<std::unique_ptr<CudaKernel>> createMatrixMultiplyCudaKernel(KernelSetup
     }
     // The builder records the tactic it chose; a plan built for the CPU ("reference"/"onednn") gets the best one.
     bool const useLt = tactic == "kiln" ? false : ltApplies(setup);
-    return std::unique_ptr<CudaKernel>(std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, useLt));
+    KILN_ASSIGN_OR_RETURN(FusedEpilogue const epilogue, readFusedEpilogue(*setup.node, 2));
+    if (setup.inputTypes.size() != (epilogue.hasAdd ? 3U : 2U))
+    {
+        return invalidArgument("layer '" + setup.node->name + "': expected " + std::string(epilogue.hasAdd ? "3" : "2")
+            + " inputs, got " + std::to_string(setup.inputTypes.size()));
+    }
+    if (epilogue.hasAdd && !isMatmulStorage(setup.inputTypes[2]))
+    {
+        return invalidArgument("layer '" + setup.node->name + "': the fused addition's tensor must be FLOAT, HALF or "
+                                                              "BF16, got " + dataTypeName(setup.inputTypes[2]));
+    }
+    return std::unique_ptr<CudaKernel>(
+        std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, useLt, epilogue));
 }
 
 std::vector<std::string> matrixMultiplyCudaTactics(KernelSetup const& setup)

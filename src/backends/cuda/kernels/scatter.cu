@@ -6,6 +6,7 @@
 // skipped on the GPU (reporting it needs the device-side error flag planned for gather too).
 #include "backends/common/scatterParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/indexing.cuh"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
 namespace kiln::cuda
@@ -30,15 +31,7 @@ struct ScatterArgs
     int64_t ndStride[kMAX_RANK]{};
 };
 
-__device__ __forceinline__ int64_t loadIndex(void const* indices, DataType t, int64_t position, int64_t extent)
-{
-    int64_t const raw = dev::loadInt(indices, t, position);
-    if (raw < -extent || raw >= extent)
-    {
-        return -1;
-    }
-    return raw < 0 ? raw + extent : raw;
-}
+using dev::loadIndex; // indexing.cuh
 
 __global__ void scatterKernel(ScatterArgs a, int64_t n, void const* indices, DataType it, void const* updates,
     void* out, int32_t size)

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# run.sh — the GPU performance table of docs/performance.md in one run on the GPU machine: exports ResNet-50 and
+# BERT-base to FP16 ONNX (random weights), runs them through Kiln (kilnexec, CUDA backend, with and without CUDA
+# graphs, per-layer profile), through PyTorch eager and torch.compile, and prints the markdown table (also written to
+# $WORK/gpu-table.md and, when OUT is set, to $OUT/gpu-table.md with the JSON files and logs).
+#
+# Usage: bench/gpu/run.sh                      (builds kilnexec in $KILN_BUILD if $KILNEXEC is not given)
+# Environment:
+#   KILNEXEC=path       a kilnexec built with CUDA (skips the build)
+#   KILN_BUILD=dir      build folder for kilnexec (default /tmp/kiln-gpu-build, the one scripts/gpu-test.sh uses)
+#   BUILD_ONLY=1        build kilnexec and stop (the device tool allows 10 minutes per command: build in one call,
+#                       then run with KILNEXEC=$KILN_BUILD/bin/kilnexec in the next)
+#   WORK=dir            models, engines, logs (default /tmp/kiln-bench-gpu)
+#   OUT=dir             where the table, the JSON files and the logs are copied (the device tool's output folder)
+#   BATCHES=1,32        batches;  MODELS=resnet50,bert
+#   TORCH_MODES=eager,default   add max-autotune-no-cudagraphs for the autotuned Inductor (minutes more)
+#   TOTAL_BUDGET_S=450  the run after the build; Kiln gets what is left minus 200 s, PyTorch the rest
+#   TORCH_BUDGET_S      no new torch.compile mode starts after this many seconds of the baseline script
+#                       (default: its time limit minus 90 s)
+#   KILN_DURATION=1.5   seconds of timed runs per kilnexec run;  EXPORT_FP32=1 also writes FP32 ONNX files
+#   KILN_BACKEND=cuda, TORCH_DEVICE=cuda, KILN_ITERATIONS=100, TORCH_ITERS=50, PYTHON=python3
+#                       (KILN_BACKEND= and TORCH_DEVICE=cpu only to try the script on a machine without a GPU)
+# The whole run (without the kilnexec build) stays under 8 minutes: every step runs under `timeout` against the
+# total budget, and the JSON files are written after every measurement, so a step cut short keeps what it measured.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+src="$(cd "$here/../.." && pwd)"
+work="${WORK:-/tmp/kiln-bench-gpu}"
+build="${KILN_BUILD:-/tmp/kiln-gpu-build}"
+batches="${BATCHES:-1,32}"
+models="${MODELS:-resnet50,bert}"
+python="${PYTHON:-python3}"
+mkdir -p "$work"
+start=$(date +%s)
+stamp() { echo "[run.sh] $(( $(date +%s) - start )) s: $*"; }
+# Seconds left of the total budget (TOTAL_BUDGET_S, default 450: the run must stay under 8 minutes), minus a margin.
+left() { echo $(( ${TOTAL_BUDGET_S:-450} - ($(date +%s) - start) - ${1:-0} )); }
+
+# The ONNX parser's libonnx_proto travels in .gpu-deps (scripts/gpu-deps.sh), as for scripts/gpu-test.sh.
+deps="${KILN_ONNX_DEPS:-$src/.gpu-deps}"
+onnxArgs=()
+if [[ -f "$deps/include/onnx/onnx_pb.h" ]]; then
+    onnxArgs=(-DKILN_ONNX_INCLUDE_DIR="$deps/include" -DKILN_ONNX_PROTO_LIBRARY="$deps/lib/libonnx_proto.so")
+    export LD_LIBRARY_PATH="$deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+kilnexec="${KILNEXEC:-}"
+if [[ -z "$kilnexec" ]]; then
+    stamp "building kilnexec in $build"
+    cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DKILN_BUILD_BENCH=OFF -DKILN_BUILD_PYTHON=OFF -DKILN_WITH_ONEDNN=OFF -DKILN_WITH_CUDA=ON \
+        -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHITECTURES:-90}" "${onnxArgs[@]}" > "$work/cmake.log"
+    cmake --build "$build" -j "${JOBS:-$(nproc)}" --target kilnexec > "$work/build.log" \
+        || { tail -30 "$work/build.log"; exit 1; }
+    kilnexec="$build/bin/kilnexec"
+fi
+[[ -x "$kilnexec" ]] || { echo "run.sh: no kilnexec at $kilnexec" >&2; exit 1; }
+if [[ "${BUILD_ONLY:-0}" == "1" ]]; then
+    stamp "built $kilnexec (BUILD_ONLY=1: stopping here)"
+    exit 0
+fi
+start=$(date +%s)   # the 8-minute budget starts after the build
+
+# Machine and versions.
+"$python" - "$work/system.json" "$src" "$kilnexec" <<'EOF'
+import json, os, platform, subprocess, sys, datetime
+def sh(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
+    except Exception:
+        return ""
+smi = sh("nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader").splitlines()
+name, driver, memory = ([p.strip() for p in smi[0].split(",")] + ["?", "?", "?"])[:3] if smi else ("?", "?", "?")
+cuda = ""
+for line in sh("nvidia-smi").splitlines():
+    if "CUDA Version" in line:
+        cuda = line.split("CUDA Version:")[1].split()[0]
+cpu = ""
+try:
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip(); break
+except OSError:
+    pass
+commit = sh("git", "-C", sys.argv[2], "rev-parse", "--short", "HEAD")
+dirty = sh("git", "-C", sys.argv[2], "status", "--porcelain", "--untracked-files=no")
+info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "gpu": name, "driver": driver, "gpu_memory": memory, "cuda": cuda or "?", "cpu": cpu or platform.processor(),
+        "cores": os.cpu_count(), "kiln_commit": (commit or "?") + (" + local changes" if dirty else ""),
+        "kilnexec": sys.argv[3], "python": platform.python_version()}
+json.dump(info, open(sys.argv[1], "w"), indent=1)
+print("[run.sh] " + ", ".join(f"{k}={v}" for k, v in info.items()))
+EOF
+
+stamp "exporting $models"
+exportArgs=(--out "$work/models" --models "$models")
+[[ "${EXPORT_FP32:-0}" == "1" ]] && exportArgs+=(--fp32)
+timeout "$(left 300)" "$python" "$here/export_models.py" "${exportArgs[@]}" 2>&1 | tee "$work/export.log" | grep -v Warning || true
+[[ -f "$work/models/models.json" ]] || { echo "run.sh: the export failed (see $work/export.log)" >&2; tail -20 "$work/export.log"; exit 1; }
+
+stamp "Kiln runs"
+timeout "$(left 200)" "$python" "$here/run_kiln.py" --kilnexec "$kilnexec" --models "$work/models" \
+    --work "$work/kiln" --out "$work/kiln.json" --batches "$batches" --duration "${KILN_DURATION:-1.5}" --timeout 120 \
+    --backend "${KILN_BACKEND-cuda}" --iterations "${KILN_ITERATIONS:-100}" \
+    || echo "run.sh: run_kiln.py did not finish (exit $?): the table shows what it wrote" >&2
+
+# PyTorch gets what is left; no new torch.compile mode starts in its last 90 seconds (a compilation takes ~1 min).
+torchLimit="$(left 15)"
+stamp "PyTorch baselines (${torchLimit} s left)"
+if (( torchLimit > 30 )); then
+    timeout "$torchLimit" "$python" "$here/torch_baseline.py" --out "$work/torch.json" --models "$models" \
+        --batches "$batches" --modes "${TORCH_MODES:-eager,default}" --budget-s "${TORCH_BUDGET_S:-$(( torchLimit - 90 ))}" \
+        --device "${TORCH_DEVICE:-cuda}" --iters "${TORCH_ITERS:-50}" \
+        2>&1 | tee "$work/torch.log" | grep -E '^\[torch\]|Error|error' || true
+else
+    echo "run.sh: no time left for the PyTorch baselines" >&2
+fi
+
+stamp "table"
+"$python" "$here/make_table.py" --system "$work/system.json" --torch "$work/torch.json" --kiln "$work/kiln.json" \
+    --out "$work/gpu-table.md"
+
+if [[ -n "${OUT:-}" ]]; then
+    mkdir -p "$OUT/logs"
+    cp "$work/gpu-table.md" "$work"/*.json "$OUT/" 2>/dev/null || true
+    cp "$work"/*.log "$OUT/logs/" 2>/dev/null || true
+    if [[ -d "$work/kiln" ]]; then
+        cp "$work"/kiln/*.log "$work"/kiln/*.json "$OUT/logs/" 2>/dev/null || true
+    fi
+fi
+stamp "done"

@@ -1,0 +1,31 @@
+// The epilogue a fusion pass (builder/passes/fusionPass.cpp) folds into a convolution, deconvolution or matrix
+// multiply node, described by node attributes so that the engine file stays a plain plan:
+//   "fuse.add"   = 1     the node has one extra input after its own ones: a tensor of the output's shape (or one
+//                        broadcastable to it along leading/unit dims) added to the result (bias vectors, residuals);
+//   "fuse.act"   = k+1   then ActivationType k is applied (absent or 0: none), with "fuse.alpha" / "fuse.beta";
+//   "fuse.names" = text  the fused layers' names joined with " + " (shown by the engine inspector).
+// Order: result = act(op(inputs) + add). Kernels that do not support an epilogue refuse the node at creation.
+#pragma once
+
+#include "backends/cpu/cpuKernel.h"
+
+namespace kiln
+{
+
+struct FusedEpilogue
+{
+    bool hasAdd{false};
+    int32_t addInput{-1}; //!< node input slot of the added tensor
+    bool hasActivation{false};
+    nvinfer1::ActivationType activation{nvinfer1::ActivationType::kRELU};
+    float alpha{0.F};
+    float beta{0.F};
+
+    bool empty() const { return !hasAdd && !hasActivation; }
+};
+
+//! The epilogue of `node`; `nbOwnInputs` is the number of inputs the node has without fusion (the added tensor
+//! follows them). Fails for malformed attributes (unknown activation, missing input).
+StatusOr<FusedEpilogue> readFusedEpilogue(PlanNode const& node, size_t nbOwnInputs);
+
+} // namespace kiln

@@ -1,0 +1,109 @@
+// The CPU backend behind the Backend interface: CPU kernels from the kernel table, host memory, synchronous copies.
+#include "backends/cpu/cpuBackend.h"
+
+#include "network/inferContext.h"
+#include "runtime/pluginResourceContext.h"
+
+#include <cstring>
+
+namespace kiln
+{
+
+namespace
+{
+
+//! A CpuKernel seen as a backend Kernel (the CPU kernels need no run context).
+class CpuKernelAdapter final : public Kernel
+{
+public:
+    explicit CpuKernelAdapter(std::unique_ptr<CpuKernel> kernel)
+        : mKernel(std::move(kernel))
+    {
+    }
+    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const&) override
+    {
+        return mKernel->execute(inputs, outputs);
+    }
+
+private:
+    std::unique_ptr<CpuKernel> mKernel;
+};
+
+class CpuSession final : public BackendSession
+{
+public:
+    StatusOr<std::unique_ptr<Kernel>> createKernel(KernelSetup const& setup) override
+    {
+        PlanNode const& node = *setup.node;
+        CpuKernelFactory const factory = cpuKernelFactory(node.kind);
+        if (factory == nullptr)
+        {
+            return unsupported(std::string("the CPU backend does not implement ") + layerKindName(node.kind) + " layers");
+        }
+        KILN_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> kernel, factory(setup));
+        if (kernel == nullptr)
+        {
+            return internalError(std::string("the CPU kernel factory of ") + layerKindName(node.kind) + " returned no kernel");
+        }
+        return std::unique_ptr<Kernel>(std::make_unique<CpuKernelAdapter>(std::move(kernel)));
+    }
+};
+
+class CpuBackend final : public Backend
+{
+public:
+    char const* name() const override { return "cpu"; }
+    bool usesDeviceMemory() const override { return false; }
+    std::string deviceName() const override { return "host CPU"; }
+
+    std::vector<std::string> tactics(KernelSetup const& setup) const override
+    {
+        CpuTacticsFn const fn = cpuKernelTactics(setup.node->kind);
+        return fn == nullptr || cpuKernelFactory(setup.node->kind) == nullptr ? std::vector<std::string>{} : fn(setup);
+    }
+    StatusOr<std::unique_ptr<BackendSession>> createSession() const override
+    {
+        return std::unique_ptr<BackendSession>(std::make_unique<CpuSession>());
+    }
+
+    nvinfer1::IGpuAllocator& defaultAllocator() const override { return hostGpuAllocator(); }
+    Status copy(void* dst, void const* src, int64_t bytes, CopyKind, cudaStream_t) const override
+    {
+        if (bytes > 0)
+        {
+            std::memmove(dst, src, static_cast<size_t>(bytes));
+        }
+        return Status::ok();
+    }
+    Status memset(void* dst, int32_t value, int64_t bytes, cudaStream_t) const override
+    {
+        if (bytes > 0)
+        {
+            std::memset(dst, value, static_cast<size_t>(bytes));
+        }
+        return Status::ok();
+    }
+    Status synchronize(cudaStream_t) const override { return Status::ok(); }
+    Status recordEvent(cudaEvent_t, cudaStream_t) const override
+    {
+        return unsupported("CUDA events are not supported by the CPU backend (runs are synchronous)");
+    }
+    bool isCapturing(cudaStream_t) const override { return false; }
+    int32_t currentDevice() const override { return -1; }
+};
+
+} // namespace
+
+std::unique_ptr<Kernel> wrapCpuKernel(std::unique_ptr<CpuKernel> kernel)
+{
+    return std::make_unique<CpuKernelAdapter>(std::move(kernel));
+}
+
+Backend const& cpuBackend()
+{
+    static CpuBackend const backend;
+    return backend;
+}
+
+} // namespace kiln

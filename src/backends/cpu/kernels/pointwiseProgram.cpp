@@ -1,0 +1,242 @@
+// CPU interpreter of fused pointwise programs (backends/common/pointwiseProgram.h): kELEMENTWISE nodes carrying
+// "pw.program", made by the fusion pass from chains of elementwise / unary / activation layers. Reached through the
+// elementwise kernel factory (elementWise.cpp). Inputs broadcast to the output; every value is computed in float
+// with the same formulas as the separate CPU kernels (elementWise.cpp, unary.cpp; activations through
+// fusedActivationCpu), a chunk of one output row at a time.
+#include "backends/common/pointwiseProgram.h"
+#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/cpu/kernels/fusedEpilogueCpu.h"
+#include "backends/cpu/kernels/kernelFactories.h"
+
+#include <array>
+
+namespace kiln
+{
+using nvinfer1::ActivationType;
+using nvinfer1::DataType;
+using nvinfer1::ElementWiseOperation;
+using nvinfer1::UnaryOperation;
+
+namespace
+{
+
+float binaryOp(ElementWiseOperation op, float a, float b)
+{
+    switch (op)
+    {
+    case ElementWiseOperation::kSUM: return a + b;
+    case ElementWiseOperation::kPROD: return a * b;
+    case ElementWiseOperation::kMAX: return std::fmax(a, b);
+    case ElementWiseOperation::kMIN: return std::fmin(a, b);
+    case ElementWiseOperation::kSUB: return a - b;
+    case ElementWiseOperation::kDIV: return a / b;
+    case ElementWiseOperation::kPOW: return std::pow(a, b);
+    default: return 0.F; // unreachable: validated by readPointwiseProgram
+    }
+}
+
+float unaryOp(UnaryOperation op, float v)
+{
+    switch (op)
+    {
+    case UnaryOperation::kEXP: return std::exp(v);
+    case UnaryOperation::kLOG: return std::log(v);
+    case UnaryOperation::kSQRT: return std::sqrt(v);
+    case UnaryOperation::kRECIP: return 1.F / v;
+    case UnaryOperation::kABS: return std::fabs(v);
+    case UnaryOperation::kNEG: return -v;
+    case UnaryOperation::kSIN: return std::sin(v);
+    case UnaryOperation::kCOS: return std::cos(v);
+    case UnaryOperation::kTAN: return std::tan(v);
+    case UnaryOperation::kSINH: return std::sinh(v);
+    case UnaryOperation::kCOSH: return std::cosh(v);
+    case UnaryOperation::kASIN: return std::asin(v);
+    case UnaryOperation::kACOS: return std::acos(v);
+    case UnaryOperation::kATAN: return std::atan(v);
+    case UnaryOperation::kASINH: return std::asinh(v);
+    case UnaryOperation::kACOSH: return std::acosh(v);
+    case UnaryOperation::kATANH: return std::atanh(v);
+    case UnaryOperation::kCEIL: return std::ceil(v);
+    case UnaryOperation::kFLOOR: return std::floor(v);
+    case UnaryOperation::kERF: return std::erf(v);
+    case UnaryOperation::kSIGN: return std::isnan(v) ? v : (v > 0.F ? 1.F : (v < 0.F ? -1.F : 0.F));
+    case UnaryOperation::kROUND: return std::nearbyint(v); // default rounding mode: half to even
+    default: return v;                                      // unreachable: validated by readPointwiseProgram
+    }
+}
+
+class PointwiseProgramKernel final : public CpuKernel
+{
+public:
+    PointwiseProgramKernel(KernelSetup const& setup, PointwiseProgram program)
+        : mSetup(setup)
+        , mProgram(std::move(program))
+        , mRegs(static_cast<size_t>(mProgram.nbInputs + static_cast<int32_t>(mProgram.code.size())) * ew::kCHUNK)
+    {
+    }
+
+    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        std::string const label = "fused pointwise node '" + mSetup.node->name + "'";
+        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, inputs, outputs, static_cast<size_t>(mProgram.nbInputs), 1));
+        TensorView const& out = outputs[0];
+        int32_t const rank = out.dims.nbDims;
+        // Per input: element strides over the output's dims, 0 where the input broadcasts.
+        std::vector<std::array<int64_t, nvinfer1::Dims::MAX_DIMS>> strides(inputs.size());
+        for (size_t k = 0; k < inputs.size(); ++k)
+        {
+            nvinfer1::Dims const& d = inputs[k].dims;
+            if (d.nbDims != rank)
+            {
+                return invalidArgument(label + ": input " + std::to_string(k) + " has dimensions "
+                    + ew::dimsToString(d) + ", which do not broadcast to the output " + ew::dimsToString(out.dims));
+            }
+            int64_t s = 1;
+            for (int32_t i = rank - 1; i >= 0; --i)
+            {
+                if (d.d[i] != out.dims.d[i] && d.d[i] != 1)
+                {
+                    return invalidArgument(label + ": input " + std::to_string(k) + " has dimensions "
+                        + ew::dimsToString(d) + ", which do not broadcast to the output "
+                        + ew::dimsToString(out.dims));
+                }
+                strides[k][static_cast<size_t>(i)] = d.d[i] == 1 ? 0 : s;
+                s *= d.d[i];
+            }
+        }
+        int64_t const volume = out.volume();
+        if (volume == 0)
+        {
+            return Status::ok();
+        }
+        int64_t const inner = rank == 0 ? 1 : out.dims.d[rank - 1];
+        int64_t const rows = volume / inner;
+        std::vector<int64_t> base(inputs.size());
+        for (int64_t row = 0; row < rows; ++row)
+        {
+            // Offsets of the row start in every input (coordinates of dims 0 .. rank-2).
+            int64_t rest = row;
+            std::fill(base.begin(), base.end(), 0);
+            for (int32_t i = rank - 2; i >= 0; --i)
+            {
+                int64_t const c = rest % out.dims.d[i];
+                rest /= out.dims.d[i];
+                for (size_t k = 0; k < inputs.size(); ++k)
+                {
+                    base[k] += c * strides[k][static_cast<size_t>(i)];
+                }
+            }
+            for (int64_t start = 0; start < inner; start += ew::kCHUNK)
+            {
+                int64_t const n = std::min(ew::kCHUNK, inner - start);
+                for (size_t k = 0; k < inputs.size(); ++k)
+                {
+                    int64_t const rowStride = rank == 0 ? 0 : strides[k][static_cast<size_t>(rank - 1)];
+                    ew::loadChunk(inputs[k].data, inputs[k].type, base[k] + start * rowStride, rowStride, n,
+                        reg(static_cast<int32_t>(k)));
+                }
+                run(n);
+                ew::storeChunk(out.data, out.type, row * inner + start, n,
+                    reg(mProgram.nbInputs + static_cast<int32_t>(mProgram.code.size()) - 1));
+            }
+        }
+        return Status::ok();
+    }
+
+private:
+    float* reg(int32_t r) { return mRegs.data() + static_cast<size_t>(r) * ew::kCHUNK; }
+
+    //! Operand x of the program for element i: a register's value or a constant.
+    float value(int32_t x, int64_t i)
+    {
+        return x >= 0 ? reg(x)[i] : mProgram.consts[static_cast<size_t>(-1 - x)];
+    }
+
+    void run(int64_t n)
+    {
+        for (size_t j = 0; j < mProgram.code.size(); ++j)
+        {
+            PwInstruction const& ins = mProgram.code[j];
+            float* r = reg(mProgram.nbInputs + static_cast<int32_t>(j));
+            switch (ins.op)
+            {
+            case PwOp::kBINARY:
+            {
+                auto const op = static_cast<ElementWiseOperation>(ins.code);
+                for (int64_t i = 0; i < n; ++i)
+                {
+                    r[i] = binaryOp(op, value(ins.a, i), value(ins.b, i));
+                }
+                break;
+            }
+            case PwOp::kUNARY:
+            {
+                auto const op = static_cast<UnaryOperation>(ins.code);
+                for (int64_t i = 0; i < n; ++i)
+                {
+                    r[i] = unaryOp(op, value(ins.a, i));
+                }
+                break;
+            }
+            case PwOp::kACTIVATION:
+            {
+                auto const type = static_cast<ActivationType>(ins.code);
+                float const alpha = mProgram.consts[static_cast<size_t>(ins.b)];
+                float const beta = mProgram.consts[static_cast<size_t>(ins.b) + 1];
+                for (int64_t i = 0; i < n; ++i)
+                {
+                    r[i] = fusedActivationCpu(type, alpha, beta, value(ins.a, i));
+                }
+                break;
+            }
+            case PwOp::kROUND:
+            {
+                bool const half = static_cast<DataType>(ins.code) == DataType::kHALF;
+                for (int64_t i = 0; i < n; ++i)
+                {
+                    float const v = value(ins.a, i);
+                    r[i] = half ? halfToFloat(floatToHalf(v)) : bf16ToFloat(floatToBf16(v));
+                }
+                break;
+            }
+            }
+        }
+    }
+
+    KernelSetup mSetup;
+    PointwiseProgram mProgram;
+    std::vector<float> mRegs; //!< one chunk per register
+};
+
+} // namespace
+
+StatusOr<std::unique_ptr<CpuKernel>> createPointwiseProgramKernel(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("fused pointwise kernel created without a plan node");
+    }
+    KILN_ASSIGN_OR_RETURN(PointwiseProgram program, readPointwiseProgram(*setup.node));
+    std::string const label = "fused pointwise node '" + setup.node->name + "'";
+    if (setup.inputTypes.size() != static_cast<size_t>(program.nbInputs) || setup.outputTypes.size() != 1)
+    {
+        return invalidArgument(label + ": expected " + std::to_string(program.nbInputs) + " input(s) and 1 output, got "
+            + std::to_string(setup.inputTypes.size()) + " and " + std::to_string(setup.outputTypes.size()));
+    }
+    for (size_t i = 0; i < setup.inputTypes.size(); ++i)
+    {
+        if ((i < setup.inputPresent.size() && !setup.inputPresent[i]) || !ew::isFloatKernelType(setup.inputTypes[i]))
+        {
+            return invalidArgument(label + ": input " + std::to_string(i) + " must be a present FLOAT, HALF or BF16 "
+                "tensor, got " + dataTypeName(setup.inputTypes[i]));
+        }
+    }
+    if (!ew::isFloatKernelType(setup.outputTypes[0]))
+    {
+        return invalidArgument(label + ": the output must be FLOAT, HALF or BF16, got "
+            + dataTypeName(setup.outputTypes[0]));
+    }
+    return std::unique_ptr<CpuKernel>(std::make_unique<PointwiseProgramKernel>(setup, std::move(program)));
+}
+
+} // namespace kiln

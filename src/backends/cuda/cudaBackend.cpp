@@ -1,0 +1,223 @@
+// The CUDA backend behind the Backend interface (backends/backend.h), and the entry point of the module
+// libkiln_cuda.so that libkiln loads with dlopen. Kernels come from the CUDA kernel table and run on the stream of
+// the run; memory is device memory; copies are cudaMemcpyAsync on the run's stream.
+#include "backends/backend.h"
+#include "backends/cuda/cudaCheck.h"
+#include "backends/cuda/cudaKernel.h"
+#include "backends/cuda/cudaLibraries.h"
+#include "network/inferContext.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <string>
+
+namespace kiln::cuda
+{
+
+namespace
+{
+
+//! The default device allocator: cudaMalloc for allocate(), stream-ordered cudaMallocAsync for allocateAsync().
+class CudaDefaultAllocator final : public nvinfer1::IGpuAllocator
+{
+public:
+    void* allocate(uint64_t const size, uint64_t const, nvinfer1::AllocatorFlags const) noexcept override
+    {
+        void* p = nullptr;
+        // cudaMalloc returns 256-byte aligned memory, which covers every alignment Kiln asks for.
+        return cudaMalloc(&p, size == 0 ? 1 : size) == cudaSuccess ? p : nullptr;
+    }
+    bool deallocate(void* const memory) noexcept override
+    {
+        return memory == nullptr || cudaFree(memory) == cudaSuccess;
+    }
+    void* allocateAsync(uint64_t const size, uint64_t const, nvinfer1::AllocatorFlags const,
+        cudaStream_t stream) noexcept override
+    {
+        void* p = nullptr;
+        return cudaMallocAsync(&p, size == 0 ? 1 : size, stream) == cudaSuccess ? p : nullptr;
+    }
+    bool deallocateAsync(void* const memory, cudaStream_t stream) noexcept override
+    {
+        return memory == nullptr || cudaFreeAsync(memory, stream) == cudaSuccess;
+    }
+};
+
+//! A CUDA kernel as a backend Kernel: adds the session's library handles to the run context.
+class CudaKernelAdapter final : public Kernel
+{
+public:
+    CudaKernelAdapter(std::unique_ptr<CudaKernel> kernel, CudaLibraries& libraries)
+        : mKernel(std::move(kernel))
+        , mLibraries(libraries)
+    {
+    }
+    int64_t workspaceSize(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const override
+    {
+        return mKernel->workspaceSize(inputs, outputs);
+    }
+    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        CudaRunContext const run{ctx.stream, ctx.workspace, ctx.workspaceBytes, &mLibraries};
+        return mKernel->enqueue(inputs, outputs, run);
+    }
+
+private:
+    std::unique_ptr<CudaKernel> mKernel;
+    CudaLibraries& mLibraries;
+};
+
+class CudaSession final : public BackendSession
+{
+public:
+    StatusOr<std::unique_ptr<Kernel>> createKernel(KernelSetup const& setup) override
+    {
+        PlanNode const& node = *setup.node;
+        CudaKernelFactory const factory = cudaKernelFactory(node.kind);
+        if (factory == nullptr)
+        {
+            return unsupported(std::string("the CUDA backend does not implement ") + layerKindName(node.kind)
+                + " layers yet");
+        }
+        KILN_ASSIGN_OR_RETURN(std::unique_ptr<CudaKernel> kernel, factory(setup));
+        if (kernel == nullptr)
+        {
+            return internalError(std::string("the CUDA kernel factory of ") + layerKindName(node.kind)
+                + " returned no kernel");
+        }
+        return std::unique_ptr<Kernel>(std::make_unique<CudaKernelAdapter>(std::move(kernel), mLibraries));
+    }
+
+private:
+    CudaLibraries mLibraries;
+};
+
+cudaMemcpyKind memcpyKind(CopyKind kind)
+{
+    switch (kind)
+    {
+    case CopyKind::kHOST_TO_DEVICE: return cudaMemcpyHostToDevice;
+    case CopyKind::kDEVICE_TO_HOST: return cudaMemcpyDeviceToHost;
+    case CopyKind::kDEVICE_TO_DEVICE: return cudaMemcpyDeviceToDevice;
+    }
+    return cudaMemcpyDefault;
+}
+
+class CudaBackend final : public Backend
+{
+public:
+    explicit CudaBackend(std::string deviceName)
+        : mDeviceName(std::move(deviceName))
+    {
+    }
+    char const* name() const override { return "cuda"; }
+    bool usesDeviceMemory() const override { return true; }
+    std::string deviceName() const override { return mDeviceName; }
+
+    std::vector<std::string> tactics(KernelSetup const& setup) const override
+    {
+        CudaTacticsFn const fn = cudaKernelTactics(setup.node->kind);
+        return fn == nullptr || cudaKernelFactory(setup.node->kind) == nullptr ? std::vector<std::string>{} : fn(setup);
+    }
+    StatusOr<std::unique_ptr<BackendSession>> createSession() const override
+    {
+        return std::unique_ptr<BackendSession>(std::make_unique<CudaSession>());
+    }
+
+    nvinfer1::IGpuAllocator& defaultAllocator() const override { return mAllocator; }
+    Status copy(void* dst, void const* src, int64_t bytes, CopyKind kind, cudaStream_t stream) const override
+    {
+        if (bytes <= 0)
+        {
+            return Status::ok();
+        }
+        return cudaStatus(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), memcpyKind(kind), stream), "cudaMemcpyAsync");
+    }
+    Status memset(void* dst, int32_t value, int64_t bytes, cudaStream_t stream) const override
+    {
+        if (bytes <= 0)
+        {
+            return Status::ok();
+        }
+        return cudaStatus(cudaMemsetAsync(dst, value, static_cast<size_t>(bytes), stream), "cudaMemsetAsync");
+    }
+    Status synchronize(cudaStream_t stream) const override
+    {
+        return cudaStatus(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    }
+    Status recordEvent(cudaEvent_t event, cudaStream_t stream) const override
+    {
+        return cudaStatus(cudaEventRecord(event, stream), "cudaEventRecord");
+    }
+    bool isCapturing(cudaStream_t stream) const override
+    {
+        cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+        return cudaStreamIsCapturing(stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone;
+    }
+    int32_t currentDevice() const override
+    {
+        int device = -1;
+        return cudaGetDevice(&device) == cudaSuccess ? device : -1;
+    }
+
+private:
+    std::string mDeviceName;
+    mutable CudaDefaultAllocator mAllocator;
+};
+
+void writeError(char* error, int64_t size, std::string const& text)
+{
+    if (error == nullptr || size <= 0)
+    {
+        return;
+    }
+    size_t const n = std::min(text.size(), static_cast<size_t>(size - 1));
+    std::memcpy(error, text.data(), n);
+    error[n] = '\0';
+}
+
+} // namespace
+
+} // namespace kiln::cuda
+
+extern "C" __attribute__((visibility("default"))) kiln::Backend const* kilnCreateCudaBackend(
+    int32_t abiVersion, char* error, int64_t errorSize)
+{
+    using namespace kiln::cuda;
+    try
+    {
+        if (abiVersion != kiln::kBACKEND_ABI_VERSION)
+        {
+            writeError(error, errorSize, "libkiln_cuda.so implements backend ABI " + std::to_string(kiln::kBACKEND_ABI_VERSION)
+                + " but libkiln asks for " + std::to_string(abiVersion) + " (mixed Kiln installations?)");
+            return nullptr;
+        }
+        int count = 0;
+        cudaError_t const err = cudaGetDeviceCount(&count);
+        if (err != cudaSuccess || count == 0)
+        {
+            writeError(error, errorSize, err != cudaSuccess
+                    ? std::string("no usable CUDA device: cudaGetDeviceCount failed: ") + cudaGetErrorString(err)
+                    : std::string("no CUDA device is present"));
+            return nullptr;
+        }
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaDeviceProp prop{};
+        std::string name = "CUDA device " + std::to_string(device);
+        if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+        {
+            name = std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", "
+                + std::to_string(prop.totalGlobalMem >> 30) + " GiB)";
+        }
+        static CudaBackend const* backend = new CudaBackend(name); // lives as long as the process
+        return backend;
+    }
+    catch (...)
+    {
+        writeError(error, errorSize, "the CUDA backend failed to start (exception)");
+        return nullptr;
+    }
+}

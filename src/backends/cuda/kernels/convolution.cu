@@ -1,0 +1,616 @@
+// CUDA kernel of IConvolutionLayer and IDeconvolutionLayer (one class, as on the CPU: convolution.cpp). Tactic
+// "cudnn": cudnnConvolutionForward / cudnnConvolutionBackwardData (FP32 compute; tensor-op math for FP16/BF16,
+// FMA math for FP32), with the algorithm chosen per input shape by the _v7 heuristics on a planning handle; cases
+// cuDNN cannot express directly are reshaped around it: asymmetric convolution padding zero-pads the input into the
+// workspace first, asymmetric deconvolution padding computes the full output into the workspace and crops it, and
+// bias, fused add / activation ("fuse.*") and an output type other than the input's are one pointwise pass after.
+// Tactic "kiln": the direct kernels of convolutionDirect.cu (everything in one pass). A "cudnn" plan falls back to
+// the direct kernel for a shape cuDNN refuses or when the workspace given is smaller than the plan needs.
+#include "backends/cuda/kernels/convolution.h"
+#include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/cudnnCommon.h"
+#include "backends/cuda/kernels/kernelCommon.cuh"
+#include "backends/cuda/cudaLibraries.h"
+#include "core/dataType.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace kiln::cuda
+{
+using nvinfer1::DataType;
+
+namespace
+{
+
+//! Per-shape execution plan.
+struct ConvPlan
+{
+    std::vector<int64_t> key;
+    WindowGeometry g;
+    int64_t n{0};
+    int64_t c{0};
+    bool cudnn{false};
+#if KILN_HAVE_CUDNN
+    TensorDesc xDesc; //!< convolution: (padded) input; deconvolution: the input (cuDNN's dy)
+    TensorDesc yDesc; //!< convolution: output; deconvolution: the (full) output (cuDNN's dx)
+    FilterDesc wDesc;
+    ConvDesc convDesc;
+    int32_t algo{0};
+#endif
+    int64_t cudnnBytes{0};
+    bool padInput{false};
+    int64_t paddedDims[5]{}; //!< 5-D [N, C, P...] of the padded input
+    int64_t padOffset[3]{};  //!< padded position -> input position
+    bool convertKernel{false};
+    int64_t kernelCount{0};
+    bool stage{false};       //!< cuDNN writes into the workspace; the pointwise pass writes the output
+    int64_t resultDims[5]{}; //!< 5-D extents of cuDNN's result
+    int64_t cropOffset[3]{}; //!< output position -> result position
+    // Workspace layout.
+    int64_t padAt{0};
+    int64_t kernelAt{0};
+    int64_t stageAt{0};
+    int64_t total{0};
+};
+
+[[maybe_unused]] void toDims5(int64_t (&d5)[5], int64_t n, int64_t c, int64_t const (&sp)[3])
+{
+    d5[0] = n;
+    d5[1] = c;
+    d5[2] = sp[0];
+    d5[3] = sp[1];
+    d5[4] = sp[2];
+}
+
+[[maybe_unused]] void toDims5(int64_t (&d5)[5], nvinfer1::Dims const& d)
+{
+    if (d.nbDims == 4)
+    {
+        d5[0] = d.d[0];
+        d5[1] = d.d[1];
+        d5[2] = 1;
+        d5[3] = d.d[2];
+        d5[4] = d.d[3];
+        return;
+    }
+    for (int32_t i = 0; i < 5; ++i)
+    {
+        d5[i] = i < d.nbDims ? d.d[i] : 1;
+    }
+}
+
+//! The spatial extents (natural rank) of a 5-D normalised array.
+[[maybe_unused]] std::vector<int64_t> natural(int64_t n, int64_t c, int64_t const (&sp)[3], int32_t nbSpatial)
+{
+    std::vector<int64_t> v{n, c};
+    for (int32_t i = 3 - nbSpatial; i < 3; ++i)
+    {
+        v.push_back(sp[i]);
+    }
+    return v;
+}
+
+class ConvolutionCudaKernel final : public CudaKernel
+{
+public:
+    ConvolutionCudaKernel(KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue, bool useCudnn)
+        : mSetup(setup)
+        , mCfg(std::move(cfg))
+        , mEpilogue(epilogue)
+        , mUseCudnn(useCudnn)
+        , mType(setup.inputTypes[0])
+        , mOwn(convolutionOwnInputs(*setup.node))
+    {
+    }
+
+    //! Puts the kernel weights on the device in the input's type and the bias as given (shared copies when the
+    //! engine provides them in a usable type).
+    Status init()
+    {
+        if (!mSetup.weights.empty() && mSetup.weights[0].present())
+        {
+            WeightsView const& w = mSetup.weights[0];
+            mKernelCount = w.count;
+            if (w.device != nullptr && w.type == mType)
+            {
+                mKernel = w.device;
+            }
+            else
+            {
+                std::vector<uint8_t> host(static_cast<size_t>(byteSize(mType, w.count)));
+                for (int64_t i = 0; i < w.count; ++i)
+                {
+                    storeElement(host.data(), mType, i, loadElement(w.data, w.type, i));
+                }
+                KILN_RETURN_IF_ERROR(mKernelOwn.upload(host.data(), static_cast<int64_t>(host.size())));
+                mKernel = mKernelOwn.data();
+            }
+        }
+        if (mSetup.weights.size() > 1 && mSetup.weights[1].present())
+        {
+            WeightsView const& b = mSetup.weights[1];
+            mBiasCount = b.count;
+            mBiasType = b.type;
+            if (b.device != nullptr)
+            {
+                mBias = b.device;
+            }
+            else
+            {
+                KILN_RETURN_IF_ERROR(mBiasOwn.upload(b.data, byteSize(b.type, b.count)));
+                mBias = mBiasOwn.data();
+            }
+        }
+        return Status::ok();
+    }
+
+    int64_t workspaceSize(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const override
+    {
+        ConvPlan const* plan = findPlan(inputs, outputs);
+        return plan != nullptr && plan->cudnn ? plan->total : 0;
+    }
+
+    Status enqueue(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs,
+        CudaRunContext const& ctx) override
+    {
+        if (mEpilogue.hasAdd && allInputs.size() < 2)
+        {
+            return invalidArgument(label() + ": the fused addition's input is missing");
+        }
+        std::vector<TensorView> const inputs(allInputs.begin(), allInputs.end() - (mEpilogue.hasAdd ? 1 : 0));
+        ConvShapes s;
+        KILN_RETURN_IF_ERROR(checkConvShapes(*mSetup.node, mCfg, inputs, outputs, mKernelCount, mBiasCount, s));
+        TensorView const& out = outputs[0];
+        if (out.volume() == 0)
+        {
+            return Status::ok();
+        }
+        ConvEpilogueDev epi;
+        if (s.biasTensor)
+        {
+            epi.bias = inputs[2].data;
+            epi.biasType = inputs[2].type;
+        }
+        else if (s.hasBias)
+        {
+            epi.bias = mBias;
+            epi.biasType = mBiasType;
+        }
+        if (mEpilogue.hasAdd)
+        {
+            TensorView const& add = allInputs.back();
+            if (!isConvFloatStorage(add.type) || (add.data == nullptr && add.volume() != 0))
+            {
+                return invalidArgument(label() + ": the fused addition's input is missing or not a float type");
+            }
+            auto strides = addStrides5(add.dims, out.dims);
+            if (!strides.isOk())
+            {
+                return strides.status().withContext(label());
+            }
+            epi.add = add.data;
+            epi.addType = add.type;
+            std::copy(strides.value().begin(), strides.value().end(), epi.addStrides);
+        }
+        epi.hasActivation = mEpilogue.hasActivation;
+        epi.activation = mEpilogue.activation;
+        epi.alpha = mEpilogue.alpha;
+        epi.beta = mEpilogue.beta;
+
+        ConvPlan const* plan = findPlan(inputs, outputs);
+        if (plan == nullptr)
+        {
+            return internalError(label() + ": no execution plan for this shape");
+        }
+        if (plan->cudnn && (ctx.workspaceBytes >= plan->total || plan->total == 0)
+            && (ctx.workspace != nullptr || plan->total == 0))
+        {
+#if KILN_HAVE_CUDNN
+            Status const st = runCudnn(*plan, inputs, out, epi, ctx);
+            return st.isOk() ? st : st.withContext(label());
+#endif
+        }
+        DirectConvArgs a;
+        a.x = inputs[0].data;
+        a.xType = inputs[0].type;
+        a.w = s.kernelTensor ? inputs[1].data : mKernel;
+        a.wType = s.kernelTensor ? inputs[1].type : mType;
+        a.y = out.data;
+        a.yType = out.type;
+        a.n = s.n;
+        a.c = s.c;
+        a.k = mCfg.k;
+        a.groups = mCfg.groups;
+        a.g = toWindowGeometry(mCfg.params, s.ext);
+        a.epilogue = epi;
+        Status const st = mCfg.deconvolution ? launchDirectDeconvolution(a, ctx.stream) : launchDirectConvolution(a, ctx.stream);
+        return st.isOk() ? st : st.withContext(label());
+    }
+
+private:
+    std::string label() const
+    {
+        return nodeLabel(mSetup, mCfg.deconvolution ? "Deconvolution" : "Convolution");
+    }
+
+    //! The plan of these shapes (created on first use; nullptr when the shapes are invalid).
+    ConvPlan const* findPlan(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const
+    {
+        if (inputs.empty() || outputs.empty())
+        {
+            return nullptr;
+        }
+        bool const kernelTensor = mOwn > 1 && inputs.size() > 1 && mSetup.inputPresent.size() > 1 && mSetup.inputPresent[1];
+        std::vector<int64_t> key(inputs[0].dims.d, inputs[0].dims.d + std::max(0, inputs[0].dims.nbDims));
+        key.push_back(static_cast<int64_t>(outputs[0].type));
+        key.push_back(kernelTensor ? static_cast<int64_t>(inputs[1].type) : -1);
+        for (auto const& p : mPlans)
+        {
+            if (p->key == key)
+            {
+                return p.get();
+            }
+        }
+        auto plan = std::make_unique<ConvPlan>();
+        plan->key = key;
+        int32_t const nb = mCfg.params.nbSpatial;
+        if (inputs[0].dims.nbDims != nb + 2)
+        {
+            return nullptr;
+        }
+        std::vector<int64_t> const spatial(inputs[0].dims.d + 2, inputs[0].dims.d + nb + 2);
+        auto ext = computeWindowExtents(
+            mCfg.deconvolution ? WindowKind::kDECONVOLUTION : WindowKind::kCONVOLUTION, mCfg.params, spatial);
+        if (!ext.isOk())
+        {
+            return nullptr;
+        }
+        plan->g = toWindowGeometry(mCfg.params, ext.value());
+        plan->n = inputs[0].dims.d[0];
+        plan->c = inputs[0].dims.d[1];
+#if KILN_HAVE_CUDNN
+        if (mUseCudnn && plan->n > 0 && plan->c % mCfg.groups == 0)
+        {
+            plan->cudnn = planCudnn(*plan, outputs[0].type, kernelTensor ? inputs[1].type : mType).isOk();
+        }
+#endif
+        if (mPlans.size() >= kMAX_PLANS)
+        {
+            mPlans.erase(mPlans.begin());
+        }
+        mPlans.push_back(std::move(plan));
+        return mPlans.back().get();
+    }
+
+#if KILN_HAVE_CUDNN
+    Status planCudnn(ConvPlan& p, DataType outType, DataType kernelType) const
+    {
+        if (outType == DataType::kFLOAT && mType != DataType::kFLOAT)
+        {
+            // cuDNN would write the input's narrower type first: the direct kernel keeps the FP32 result exact.
+            return invalidArgument("FP32 output of a narrower input");
+        }
+        WindowGeometry const& g = p.g;
+        int32_t const nb = mCfg.params.nbSpatial;
+        cudnnDataType_t dt{};
+        if (!toCudnnType(mType, dt))
+        {
+            return invalidArgument("type");
+        }
+        std::vector<int64_t> pads;
+        std::vector<int64_t> strides;
+        std::vector<int64_t> dilations;
+        int64_t inSp[3]{g.in[0], g.in[1], g.in[2]};
+        int64_t resultSp[3]{g.out[0], g.out[1], g.out[2]};
+        for (int32_t j = 3 - nb; j < 3; ++j)
+        {
+            int64_t const dk = 1 + g.dilation[j] * (g.kernel[j] - 1);
+            strides.push_back(g.stride[j]);
+            dilations.push_back(g.dilation[j]);
+            if (mCfg.deconvolution)
+            {
+                if (g.padBefore[j] == g.padAfter[j])
+                {
+                    pads.push_back(g.padBefore[j]);
+                }
+                else
+                {
+                    pads.push_back(0);
+                    resultSp[j] = (g.in[j] - 1) * g.stride[j] + dk;
+                    p.cropOffset[j] = g.padBefore[j];
+                    p.stage = true;
+                }
+                continue;
+            }
+            int64_t const symOut = (g.in[j] + 2 * g.padBefore[j] - dk) >= 0
+                ? (g.in[j] + 2 * g.padBefore[j] - dk) / g.stride[j] + 1
+                : -1;
+            if (symOut == g.out[j])
+            {
+                pads.push_back(g.padBefore[j]);
+            }
+            else
+            {
+                pads.push_back(0);
+                inSp[j] = (g.out[j] - 1) * g.stride[j] + dk;
+                p.padOffset[j] = -g.padBefore[j];
+                p.padInput = true;
+            }
+        }
+        if (outType != mType)
+        {
+            p.stage = true;
+        }
+        std::vector<int64_t> const xDims = natural(p.n, p.c, inSp, nb);
+        std::vector<int64_t> const yDims = natural(p.n, mCfg.k, resultSp, nb);
+        std::vector<int64_t> const wDims = convKernelShape(mCfg, p.c);
+        if (!fitsCudnnInt(xDims) || !fitsCudnnInt(yDims) || !fitsCudnnInt(wDims)
+            || !fitsCudnnInt(natural(p.n, p.c, g.in, nb)))
+        {
+            return invalidArgument("extents");
+        }
+        toDims5(p.paddedDims, p.n, p.c, inSp);
+        toDims5(p.resultDims, p.n, mCfg.k, resultSp);
+        cudnnMathType_t const math = mType == DataType::kFLOAT ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+        // Convolution: x = (padded) input, y = result. Deconvolution: x = input (dy), y = result (dx).
+        KILN_RETURN_IF_ERROR(p.xDesc.set(dt, mCfg.deconvolution ? natural(p.n, p.c, g.in, nb) : xDims));
+        KILN_RETURN_IF_ERROR(p.yDesc.set(dt, yDims));
+        KILN_RETURN_IF_ERROR(p.wDesc.set(dt, wDims));
+        KILN_RETURN_IF_ERROR(p.convDesc.set(pads, strides, dilations, mCfg.groups, math));
+        CudnnPlanningLock lock;
+        KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, cudnnPlanningHandle());
+        size_t bytes = 0;
+        if (mCfg.deconvolution)
+        {
+            cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+            int count = 0;
+            KILN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p.wDesc.get(), p.xDesc.get(),
+                p.convDesc.get(), p.yDesc.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf));
+            int i = 0;
+            while (i < count && perf[i].status != CUDNN_STATUS_SUCCESS)
+            {
+                ++i;
+            }
+            if (i == count)
+            {
+                return invalidArgument("no cuDNN algorithm");
+            }
+            p.algo = static_cast<int32_t>(perf[i].algo);
+            KILN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wDesc.get(), p.xDesc.get(),
+                p.convDesc.get(), p.yDesc.get(), perf[i].algo, &bytes));
+        }
+        else
+        {
+            cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+            int count = 0;
+            KILN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, p.xDesc.get(), p.wDesc.get(), p.convDesc.get(),
+                p.yDesc.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf));
+            int i = 0;
+            while (i < count && perf[i].status != CUDNN_STATUS_SUCCESS)
+            {
+                ++i;
+            }
+            if (i == count)
+            {
+                return invalidArgument("no cuDNN algorithm");
+            }
+            p.algo = static_cast<int32_t>(perf[i].algo);
+            KILN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
+                h, p.xDesc.get(), p.wDesc.get(), p.convDesc.get(), p.yDesc.get(), perf[i].algo, &bytes));
+        }
+        p.cudnnBytes = static_cast<int64_t>(bytes);
+        p.convertKernel = kernelType != mType;
+        p.kernelCount = 1;
+        for (int64_t e : wDims)
+        {
+            p.kernelCount *= e;
+        }
+        int64_t at = alignWorkspace(p.cudnnBytes);
+        if (p.padInput)
+        {
+            p.padAt = at;
+            int64_t v = 1;
+            for (int64_t e : p.paddedDims)
+            {
+                v *= e;
+            }
+            at = alignWorkspace(at + byteSize(mType, v));
+        }
+        if (p.convertKernel)
+        {
+            p.kernelAt = at;
+            at = alignWorkspace(at + byteSize(mType, p.kernelCount));
+        }
+        if (p.stage)
+        {
+            p.stageAt = at;
+            int64_t v = 1;
+            for (int64_t e : p.resultDims)
+            {
+                v *= e;
+            }
+            at = alignWorkspace(at + byteSize(mType, v));
+        }
+        p.total = at;
+        return Status::ok();
+    }
+
+    Status runCudnn(ConvPlan const& p, std::vector<TensorView> const& inputs, TensorView const& out,
+        ConvEpilogueDev const& epi, CudaRunContext const& ctx)
+    {
+        if (ctx.libraries == nullptr)
+        {
+            return internalError("no library handles in the run context");
+        }
+        KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, ctx.libraries->cudnn(ctx.stream));
+        uint8_t* ws = static_cast<uint8_t*>(ctx.workspace);
+        void const* x = inputs[0].data;
+        if (p.padInput)
+        {
+            ConvPointwiseArgs pad;
+            pad.src = x;
+            pad.srcType = inputs[0].type;
+            toDims5(pad.srcDims, inputs[0].dims);
+            for (int32_t j = 0; j < 3; ++j)
+            {
+                pad.offset[j] = p.padOffset[j];
+            }
+            pad.dst = ws + p.padAt;
+            pad.dstType = mType;
+            std::copy(p.paddedDims, p.paddedDims + 5, pad.dstDims);
+            KILN_RETURN_IF_ERROR(launchConvPointwise(pad, ctx.stream));
+            x = pad.dst;
+        }
+        bool const kernelTensor = inputs.size() > 1 && inputs[1].data != nullptr;
+        void const* w = kernelTensor ? inputs[1].data : mKernel;
+        if (kernelTensor && p.convertKernel)
+        {
+            KILN_RETURN_IF_ERROR(launchConvert(inputs[1].data, inputs[1].type, ws + p.kernelAt, mType, p.kernelCount, ctx.stream));
+            w = ws + p.kernelAt;
+        }
+        void* y = p.stage ? static_cast<void*>(ws + p.stageAt) : out.data;
+        float const one = 1.F;
+        float const zero = 0.F;
+        void* cudnnWs = p.cudnnBytes > 0 ? ws : nullptr;
+        if (mCfg.deconvolution)
+        {
+            KILN_CUDNN_CHECK(cudnnConvolutionBackwardData(h, &one, p.wDesc.get(), w, p.xDesc.get(), x,
+                p.convDesc.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo), cudnnWs,
+                static_cast<size_t>(p.cudnnBytes), &zero, p.yDesc.get(), y));
+        }
+        else
+        {
+            KILN_CUDNN_CHECK(cudnnConvolutionForward(h, &one, p.xDesc.get(), x, p.wDesc.get(), w, p.convDesc.get(),
+                static_cast<cudnnConvolutionFwdAlgo_t>(p.algo), cudnnWs, static_cast<size_t>(p.cudnnBytes), &zero,
+                p.yDesc.get(), y));
+        }
+        bool const finish = p.stage || epi.bias != nullptr || epi.add != nullptr || epi.hasActivation;
+        if (!finish)
+        {
+            return Status::ok();
+        }
+        ConvPointwiseArgs f;
+        f.src = y;
+        f.srcType = mType;
+        std::copy(p.resultDims, p.resultDims + 5, f.srcDims);
+        for (int32_t j = 0; j < 3; ++j)
+        {
+            f.offset[j] = p.cropOffset[j];
+        }
+        f.dst = out.data;
+        f.dstType = out.type;
+        toDims5(f.dstDims, out.dims);
+        f.epilogue = epi;
+        return launchConvPointwise(f, ctx.stream);
+    }
+#endif
+
+    static constexpr size_t kMAX_PLANS = 16;
+
+    KernelSetup mSetup;
+    ConvConfig mCfg;
+    FusedEpilogue mEpilogue;
+    bool mUseCudnn{false};
+    DataType mType{DataType::kFLOAT}; //!< the input's type: cuDNN's data type, the device kernel copy's type
+    size_t mOwn{1};
+    DeviceBuffer mKernelOwn;
+    DeviceBuffer mBiasOwn;
+    void const* mKernel{nullptr};
+    int64_t mKernelCount{0};
+    void const* mBias{nullptr};
+    DataType mBiasType{DataType::kFLOAT};
+    int64_t mBiasCount{0};
+    mutable std::vector<std::unique_ptr<ConvPlan>> mPlans;
+};
+
+//! Types the kernels accept (the CPU kernel's: float storage everywhere); empty string when fine.
+std::string typeProblem(KernelSetup const& setup, size_t own, bool hasAdd)
+{
+    if (setup.inputTypes.empty() || setup.outputTypes.size() != 1)
+    {
+        return "expected 1 to 3 inputs and 1 output";
+    }
+    if (!isConvFloatStorage(setup.inputTypes[0]) || !isConvFloatStorage(setup.outputTypes[0]))
+    {
+        return "input/output types must be kFLOAT, kHALF or kBF16";
+    }
+    for (size_t i = 1; i < own && i < setup.inputTypes.size(); ++i)
+    {
+        bool const present = i >= setup.inputPresent.size() || setup.inputPresent[i];
+        if (present && !isConvFloatStorage(setup.inputTypes[i]))
+        {
+            return "kernel/bias input " + std::to_string(i) + " must be kFLOAT, kHALF or kBF16";
+        }
+    }
+    if (hasAdd && !isConvFloatStorage(setup.inputTypes.back()))
+    {
+        return "the fused addition's input must be kFLOAT, kHALF or kBF16";
+    }
+    for (size_t i = 0; i < setup.weights.size() && i < 2; ++i)
+    {
+        WeightsView const& w = setup.weights[i];
+        if (w.present() && (w.data == nullptr || !isConvFloatStorage(w.type)))
+        {
+            return "weights slot " + std::to_string(i) + " has no data or a non-float type";
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CudaKernel>> createConvolutionLikeCudaKernel(KernelSetup const& setup, bool deconvolution)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("convolution CUDA kernel created without a plan node");
+    }
+    std::string const label = nodeLabel(setup, deconvolution ? "Deconvolution" : "Convolution");
+    KILN_ASSIGN_OR_RETURN(ConvConfig cfg, readConvConfig(*setup.node, deconvolution));
+    KILN_ASSIGN_OR_RETURN(FusedEpilogue epilogue, readConvolutionEpilogue(*setup.node));
+    std::string const problem = typeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.hasAdd);
+    if (!problem.empty())
+    {
+        return invalidArgument(label + ": " + problem);
+    }
+    std::string const& tactic = setup.node->tactic;
+    if (tactic == kTACTIC_CUDNN && !cudnnBuilt())
+    {
+        return invalidArgument(label + ": tactic cudnn needs a Kiln built with cuDNN");
+    }
+    bool const useCudnn = cudnnBuilt() && tactic != kTACTIC_KILN;
+    auto kernel = std::make_unique<ConvolutionCudaKernel>(setup, std::move(cfg), epilogue, useCudnn);
+    KILN_RETURN_IF_ERROR(kernel->init().withContext(label + ": uploading the weights"));
+    return std::unique_ptr<CudaKernel>(std::move(kernel));
+}
+
+std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bool deconvolution)
+{
+    if (setup.node == nullptr || !readConvConfig(*setup.node, deconvolution).isOk())
+    {
+        return {};
+    }
+    auto epilogue = readConvolutionEpilogue(*setup.node);
+    if (!epilogue.isOk() || !typeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.value().hasAdd).empty())
+    {
+        return {};
+    }
+    if (cudnnBuilt())
+    {
+        return {kTACTIC_CUDNN, kTACTIC_KILN};
+    }
+    return {kTACTIC_KILN};
+}
+
+StatusOr<std::unique_ptr<CudaKernel>> createConvolutionCudaKernel(KernelSetup const& setup)
+{
+    return createConvolutionLikeCudaKernel(setup, false);
+}
+
+std::vector<std::string> convolutionCudaTactics(KernelSetup const& setup)
+{
+    return convolutionLikeCudaTactics(setup, false);
+}
+
+} // namespace kiln::cuda

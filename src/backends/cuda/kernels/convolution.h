@@ -1,0 +1,80 @@
+// Shared declarations of the CUDA convolution and deconvolution kernels: the kernel object (convolution.cu, one
+// class for both, as on the CPU), the plain direct kernels of the "kiln" tactic and the pointwise epilogue
+// (convolutionDirect.cu). Geometry is normalised to 5-D [N, C, D, H, W] (2-D layers have D = 1).
+#pragma once
+
+#include "backends/common/convolutionParams.h"
+#include "backends/cuda/cudaKernel.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::cuda
+{
+
+//! Tactic names of the convolution family.
+constexpr char const* kTACTIC_CUDNN = "cudnn";
+constexpr char const* kTACTIC_KILN = "kiln";
+
+//! What is applied to each output value v of [N, K, D, H, W]: act(v + bias[k] + add[...]) (each part optional).
+struct ConvEpilogueDev
+{
+    void const* bias{nullptr}; //!< [K], any float storage type
+    nvinfer1::DataType biasType{nvinfer1::DataType::kFLOAT};
+    void const* add{nullptr};
+    nvinfer1::DataType addType{nvinfer1::DataType::kFLOAT};
+    int64_t addStrides[5]{}; //!< element strides of the added tensor over [N, K, D, H, W] (0: broadcast)
+    bool hasActivation{false};
+    nvinfer1::ActivationType activation{nvinfer1::ActivationType::kRELU};
+    float alpha{0.F};
+    float beta{0.F};
+};
+
+//! Operands of a direct convolution / deconvolution (5-D geometry, NCDHW tensors, any float storage types).
+struct DirectConvArgs
+{
+    void const* x{nullptr};
+    nvinfer1::DataType xType{nvinfer1::DataType::kFLOAT};
+    void const* w{nullptr}; //!< convolution [K, C/G, k...], deconvolution [C, K/G, k...]
+    nvinfer1::DataType wType{nvinfer1::DataType::kFLOAT};
+    void* y{nullptr};
+    nvinfer1::DataType yType{nvinfer1::DataType::kFLOAT};
+    int64_t n{0};
+    int64_t c{0};
+    int64_t k{0};
+    int64_t groups{1};
+    WindowGeometry g;
+    ConvEpilogueDev epilogue;
+};
+
+//! The "kiln" tactic: one thread per output value, float accumulation, epilogue applied before the store.
+Status launchDirectConvolution(DirectConvArgs const& a, cudaStream_t stream);
+Status launchDirectDeconvolution(DirectConvArgs const& a, cudaStream_t stream);
+
+//! Pointwise pass dst[n, k, d, h, w] = epilogue(src[n, k, d + offset[0], h + offset[1], w + offset[2]]) over the
+//! 5-D dst extents; src positions outside srcDims read 0 (zero padding / cropping / type conversion in one pass).
+//! src may equal dst (in place) when the offsets are 0 and the extents agree.
+struct ConvPointwiseArgs
+{
+    void const* src{nullptr};
+    nvinfer1::DataType srcType{nvinfer1::DataType::kFLOAT};
+    int64_t srcDims[5]{};
+    int64_t offset[3]{};
+    void* dst{nullptr};
+    nvinfer1::DataType dstType{nvinfer1::DataType::kFLOAT};
+    int64_t dstDims[5]{};
+    ConvEpilogueDev epilogue;
+};
+Status launchConvPointwise(ConvPointwiseArgs const& a, cudaStream_t stream);
+
+//! Strides of `add` (dims broadcastable to `out`, rank <= out's) over the 5-D normalised output index space.
+StatusOr<std::vector<int64_t>> addStrides5(nvinfer1::Dims const& add, nvinfer1::Dims const& out);
+
+// Entry points shared by convolution.cu and deconvolution.cu.
+StatusOr<std::unique_ptr<CudaKernel>> createConvolutionLikeCudaKernel(KernelSetup const& setup, bool deconvolution);
+std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bool deconvolution);
+
+} // namespace kiln::cuda

@@ -1,0 +1,250 @@
+// CUDA reformat kernel: kIDENTITY nodes with attribute "reformat" = 1 (inserted by the builder around plugins), as
+// the CPU's (backends/cpu/kernels/identityReformat.{h,cpp}, which also defines the format layouts used here):
+// any type to any type with ICastLayer's conversions (launchConvert), INT8 dequantization/quantization with the
+// tensors' scales ("inScale"/"outScale"), and kLINEAR <-> the vectorized and channel-last formats (kCHW2/4/16/32,
+// kCDHW32, kHWC8/16, kHWC, kDHWC8, kDHWC), padding channels zero. Three steps as on the CPU: a non-linear input
+// is gathered into logical order in the workspace, converted, and scattered into a non-linear output (whose
+// padded storage is zeroed first).
+#include "backends/cpu/kernels/identityReformat.h"
+#include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/kernelCommon.cuh"
+#include "backends/cuda/kernels/workspaceLayout.cuh"
+#include "runtime/engineData.h"
+
+namespace kiln::cuda
+{
+using nvinfer1::DataType;
+using nvinfer1::TensorFormat;
+
+StatusOr<std::unique_ptr<CudaKernel>> createReformatCudaKernel(KernelSetup const& setup);
+
+namespace
+{
+
+//! Storage offset of every logical element of a tensor in a non-linear format (storageIndices() on the device).
+struct DeviceLayout
+{
+    int32_t rank{0};
+    int32_t channelDim{0};
+    int64_t vector{1};
+    int64_t groupStride{0}; //!< channel-major: stride of a channel group
+    bool channelLast{false};
+    int64_t dims[kMAX_RANK]{};
+    int64_t stride[kMAX_RANK]{};
+};
+
+DeviceLayout deviceLayout(FormatLayout const& layout, nvinfer1::Dims const& dims)
+{
+    DeviceLayout d;
+    d.rank = dims.nbDims;
+    d.channelDim = layout.channelDim;
+    d.vector = layout.vector;
+    d.channelLast = layout.channelLast;
+    int32_t const c = layout.channelDim;
+    int64_t const v = layout.vector;
+    int64_t const paddedChannels = (dims.d[c] + v - 1) / v * v;
+    int64_t s = layout.channelLast ? paddedChannels : v;
+    for (int32_t j = dims.nbDims - 1; j >= 0; --j)
+    {
+        d.dims[j] = dims.d[j];
+        if (j == c)
+        {
+            if (!layout.channelLast)
+            {
+                d.groupStride = s;
+                s *= paddedChannels / v;
+            }
+            continue;
+        }
+        d.stride[j] = s;
+        s *= dims.d[j];
+    }
+    return d;
+}
+
+__device__ __forceinline__ int64_t storageOffset(DeviceLayout const& l, int64_t i)
+{
+    int64_t offset = 0;
+    for (int32_t j = l.rank - 1; j >= 0; --j)
+    {
+        int64_t const idx = i % l.dims[j];
+        i /= l.dims[j];
+        if (j == l.channelDim)
+        {
+            offset += l.channelLast ? idx : (idx / l.vector) * l.groupStride + idx % l.vector;
+        }
+        else
+        {
+            offset += idx * l.stride[j];
+        }
+    }
+    return offset;
+}
+
+//! toStorage: dst[offset(i)] = src[i]; else dst[i] = src[offset(i)].
+__global__ void permuteKernel(DeviceLayout l, bool toStorage, void const* src, void* dst, int64_t n, int32_t size)
+{
+    for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
+    {
+        int64_t const off = storageOffset(l, i);
+        if (toStorage)
+        {
+            dev::copyElement(dst, off, src, i, size);
+        }
+        else
+        {
+            dev::copyElement(dst, i, src, off, size);
+        }
+    }
+}
+
+//! INT8 with scales: x = in (dequantized: float(x) * inScale), quantized: clamp(rint(x / outScale), -128, 127).
+__global__ void quantizeKernel(void const* src, DataType inType, void* dst, DataType outType, int64_t n, float inScale,
+    float outScale, bool dequantize, bool quantize)
+{
+    for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
+    {
+        float x = dev::loadFloat(src, inType, i);
+        if (dequantize)
+        {
+            x = __fmul_rn(x, inScale);
+        }
+        if (quantize)
+        {
+            float const q = rintf(__fdiv_rn(x, outScale));
+            x = q < -128.F ? -128.F : (127.F < q ? 127.F : q);
+        }
+        dev::storeFloat(dst, outType, i, x);
+    }
+}
+
+class ReformatCudaKernel final : public CudaKernel
+{
+public:
+    ReformatCudaKernel(KernelSetup const& setup, FormatLayout in, FormatLayout out)
+        : mSetup(setup)
+        , mInLayout(in)
+        , mOutLayout(out)
+        , mOutFormat(static_cast<TensorFormat>(setup.node->attrs.getInt("outFormat", 0)))
+        , mInScale(static_cast<float>(setup.node->attrs.getFloat("inScale", -1.0)))
+        , mOutScale(static_cast<float>(setup.node->attrs.getFloat("outScale", -1.0)))
+    {
+    }
+
+    int64_t workspaceSize(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const override
+    {
+        if (inputs.size() != 1 || outputs.size() != 1)
+        {
+            return 0;
+        }
+        return parts(inputs[0], outputs[0]).total();
+    }
+
+    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        CudaRunContext const& ctx) override
+    {
+        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, inputs, outputs, 1, 1));
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        KILN_RETURN_IF_ERROR(ew::checkSameDims(mSetup, in.dims, out.dims, "input and output"));
+        int64_t const n = in.volume();
+        if (n == 0)
+        {
+            return Status::ok();
+        }
+        WorkspaceLayout const layout = parts(in, out);
+        if (layout.total() > 0 && (ctx.workspace == nullptr || ctx.workspaceBytes < layout.total()))
+        {
+            return invalidArgument(nodeLabel(mSetup, "Reformat") + ": needs " + std::to_string(layout.total())
+                + " bytes of workspace, got " + std::to_string(ctx.workspaceBytes));
+        }
+        auto const inSize = static_cast<int32_t>(elementSize(in.type));
+        auto const outSize = static_cast<int32_t>(elementSize(out.type));
+        WorkspaceLayout carve;
+        int64_t const linearInOffset = carve.add(mInLayout.linear ? 0 : n * inSize);
+        int64_t const linearOutOffset = carve.add(mOutLayout.linear ? 0 : n * outSize);
+        // 1. Source elements in logical (row-major) order.
+        void const* src = in.data;
+        if (!mInLayout.linear)
+        {
+            void* linearIn = WorkspaceLayout::at<void>(ctx.workspace, linearInOffset);
+            permuteKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(deviceLayout(mInLayout, in.dims), false, in.data,
+                linearIn, n, inSize);
+            KILN_RETURN_IF_ERROR(launchStatus("reformat gather kernel"));
+            src = linearIn;
+        }
+        // 2. Type conversion (INT8 with a scale is quantized data).
+        void* dst = mOutLayout.linear ? out.data : WorkspaceLayout::at<void>(ctx.workspace, linearOutOffset);
+        bool const dequantize = in.type == DataType::kINT8 && mInScale > 0.F;
+        bool const quantize = out.type == DataType::kINT8 && mOutScale > 0.F;
+        if (dequantize || quantize)
+        {
+            quantizeKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(src, in.type, dst, out.type, n, mInScale, mOutScale,
+                dequantize, quantize);
+            KILN_RETURN_IF_ERROR(launchStatus("reformat quantization kernel"));
+        }
+        else if (src != dst || in.type != out.type)
+        {
+            KILN_RETURN_IF_ERROR(launchConvert(src, in.type, dst, out.type, n, ctx.stream));
+        }
+        // 3. Destination layout, padding zero-filled.
+        if (!mOutLayout.linear)
+        {
+            std::vector<int64_t> extents(static_cast<size_t>(out.dims.nbDims));
+            for (int32_t i = 0; i < out.dims.nbDims; ++i)
+            {
+                extents[static_cast<size_t>(i)] = out.dims.d[i];
+            }
+            KILN_CUDA_CHECK(cudaMemsetAsync(out.data, 0,
+                static_cast<size_t>(formattedVolume(mOutFormat, extents) * outSize), ctx.stream));
+            permuteKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(deviceLayout(mOutLayout, out.dims), true, dst,
+                out.data, n, outSize);
+            KILN_RETURN_IF_ERROR(launchStatus("reformat scatter kernel"));
+        }
+        return Status::ok();
+    }
+
+private:
+    //! Workspace: the input in logical order (non-linear input), the converted output before its layout.
+    WorkspaceLayout parts(TensorView const& in, TensorView const& out) const
+    {
+        WorkspaceLayout layout;
+        int64_t const n = in.volume();
+        layout.add(mInLayout.linear ? 0 : n * elementSize(in.type));
+        layout.add(mOutLayout.linear ? 0 : n * elementSize(out.type));
+        return layout;
+    }
+
+    KernelSetup mSetup;
+    FormatLayout mInLayout;
+    FormatLayout mOutLayout;
+    TensorFormat mOutFormat;
+    float mInScale;
+    float mOutScale;
+};
+
+} // namespace
+
+StatusOr<std::unique_ptr<CudaKernel>> createReformatCudaKernel(KernelSetup const& setup)
+{
+    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Reformat"));
+    std::string const name = "reformat node '" + setup.node->name + "'";
+    if (!ew::isKernelType(setup.inputTypes[0]) || !ew::isKernelType(setup.outputTypes[0]))
+    {
+        return invalidArgument(name + ": cannot convert " + dataTypeName(setup.inputTypes[0]) + " to "
+            + dataTypeName(setup.outputTypes[0]));
+    }
+    Attributes const& attrs = setup.node->attrs;
+    FormatLayout in;
+    FormatLayout out;
+    auto const inFormat = static_cast<TensorFormat>(attrs.getInt("inFormat", 0));
+    auto const outFormat = static_cast<TensorFormat>(attrs.getInt("outFormat", 0));
+    if (!formatLayout(inFormat, setup.inputRanks[0], in) || !formatLayout(outFormat, setup.outputRanks[0], out))
+    {
+        return invalidArgument(name + ": cannot convert format " + formatName(inFormat) + " to "
+            + formatName(outFormat) + " for a tensor of rank " + std::to_string(setup.inputRanks[0]));
+    }
+    return std::unique_ptr<CudaKernel>(std::make_unique<ReformatCudaKernel>(setup, in, out));
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,337 @@
+// CUDA kernel of IPoolingLayer with the CPU kernel's semantics (pooling.cpp): max (padding is -inf; a window with no
+// input value gives -inf), average dividing by the window's overlap with the unpadded input
+// (averageCountExcludesPadding) or with the padded input, and the max-average blend. Tactic "cudnn":
+// cudnnPoolingForward where cuDNN's symmetric padding gives exactly these windows and divisors (same input and output
+// type, FP32/FP16/BF16, kMAX, kAVERAGE or a blend factor of 0 or 1); every other case, and tactic "kiln", runs Kiln's
+// own kernel (one thread per output value, any of FP32/FP16/BF16/INT8 in and out; INT8 rounds half to even and
+// saturates, as the CPU does).
+#include "backends/common/convolutionParams.h"
+#include "backends/common/poolingParams.h"
+#include "backends/cuda/cudaLibraries.h"
+#include "backends/cuda/kernels/cudaKernelFactories.h"
+#include "backends/cuda/kernels/cudnnCommon.h"
+#include "backends/cuda/kernels/deviceTypes.cuh"
+#include "backends/cuda/kernels/kernelCommon.cuh"
+
+#include <cfloat>
+#include <memory>
+
+namespace kiln::cuda
+{
+using nvinfer1::DataType;
+using nvinfer1::PoolingType;
+
+namespace
+{
+
+constexpr char const* kTACTIC_CUDNN_POOL = "cudnn";
+constexpr char const* kTACTIC_KILN_POOL = "kiln";
+
+struct PoolArgs
+{
+    void const* x{nullptr};
+    DataType xType{DataType::kFLOAT};
+    void* y{nullptr};
+    DataType yType{DataType::kFLOAT};
+    int64_t planes{0};
+    WindowGeometry g;
+    int32_t mode{0}; //!< 0 max, 1 average, 2 blend
+    double blend{0.0};
+    bool excludePadding{true};
+};
+
+__device__ __forceinline__ int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+{
+    int64_t const v = min(a1, b1) - max(a0, b0);
+    return v > 0 ? v : 0;
+}
+
+__global__ void poolingKernel(PoolArgs a, int64_t total)
+{
+    WindowGeometry const& g = a.g;
+    int64_t const inVol = g.in[0] * g.in[1] * g.in[2];
+    for (int64_t idx = dev::globalThread(); idx < total; idx += dev::gridThreads())
+    {
+        int64_t r = idx;
+        int64_t o[3];
+        o[2] = r % g.out[2];
+        r /= g.out[2];
+        o[1] = r % g.out[1];
+        r /= g.out[1];
+        o[0] = r % g.out[0];
+        int64_t const pl = r / g.out[0];
+        int64_t lo[3];
+        int64_t hi[3];
+        int64_t padded = 1;
+#pragma unroll
+        for (int32_t j = 0; j < 3; ++j)
+        {
+            int64_t const start = o[j] * g.stride[j] - g.padBefore[j];
+            int64_t const end = start + g.kernel[j];
+            padded *= overlap(start, end, -g.padBefore[j], g.in[j] + g.padAfter[j]);
+            lo[j] = start > 0 ? start : 0;
+            hi[j] = end < g.in[j] ? end : g.in[j];
+        }
+        float mx = -INFINITY;
+        double sum = 0.0;
+        int64_t valid = 0;
+        int64_t const base = pl * inVol;
+        for (int64_t d = lo[0]; d < hi[0]; ++d)
+        {
+            for (int64_t h = lo[1]; h < hi[1]; ++h)
+            {
+                for (int64_t w = lo[2]; w < hi[2]; ++w)
+                {
+                    float const v = dev::loadFloat(a.x, a.xType, base + (d * g.in[1] + h) * g.in[2] + w);
+                    mx = mx < v ? v : mx; // as std::max on the CPU: a NaN value is skipped
+                    sum += static_cast<double>(v);
+                    ++valid;
+                }
+            }
+        }
+        int64_t const count = a.excludePadding ? valid : padded;
+        // The final combination in double, as the CPU: INT8 results then round exactly alike.
+        double const avg = count > 0 ? sum / static_cast<double>(count) : 0.0;
+        double const m = static_cast<double>(mx);
+        double res = m;
+        if (a.mode == 1)
+        {
+            res = avg;
+        }
+        else if (a.mode == 2)
+        {
+            res = a.blend == 0.0 ? m : (a.blend == 1.0 ? avg : (1.0 - a.blend) * m + a.blend * avg);
+        }
+        if (a.yType == DataType::kINT8)
+        {
+            res = rint(res); // half to even, then saturation in storeFloat
+        }
+        dev::storeFloat(a.y, a.yType, idx, static_cast<float>(res));
+    }
+}
+
+struct PoolPlan
+{
+    std::vector<int64_t> key;
+    bool cudnn{false};
+#if KILN_HAVE_CUDNN
+    TensorDesc xDesc;
+    TensorDesc yDesc;
+    PoolDesc poolDesc;
+#endif
+};
+
+class PoolingCudaKernel final : public CudaKernel
+{
+public:
+    PoolingCudaKernel(KernelSetup const& setup, PoolConfig cfg, bool useCudnn)
+        : mSetup(setup)
+        , mCfg(std::move(cfg))
+        , mUseCudnn(useCudnn)
+    {
+    }
+
+    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        CudaRunContext const& ctx) override
+    {
+        std::vector<WindowExtent> ext;
+        KILN_RETURN_IF_ERROR(checkPoolShapes(*mSetup.node, mCfg, inputs, outputs, ext));
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        if (out.volume() == 0)
+        {
+            return Status::ok();
+        }
+        WindowGeometry const g = toWindowGeometry(mCfg.params, ext);
+#if KILN_HAVE_CUDNN
+        if (mUseCudnn)
+        {
+            PoolPlan const& plan = findPlan(in, out, g);
+            if (plan.cudnn && ctx.libraries != nullptr)
+            {
+                Status const st = runCudnn(plan, in, out, ctx);
+                return st.isOk() ? st : st.withContext(label());
+            }
+        }
+#endif
+        PoolArgs a;
+        a.x = in.data;
+        a.xType = in.type;
+        a.y = out.data;
+        a.yType = out.type;
+        a.planes = in.dims.d[0] * in.dims.d[1];
+        a.g = g;
+        a.mode = mCfg.type == PoolingType::kMAX ? 0 : (mCfg.type == PoolingType::kAVERAGE ? 1 : 2);
+        a.blend = mCfg.blend;
+        a.excludePadding = mCfg.excludePadding;
+        int64_t const total = out.volume();
+        poolingKernel<<<gridFor(total), kBLOCK, 0, ctx.stream>>>(a, total);
+        Status const st = launchStatus("poolingKernel");
+        return st.isOk() ? st : st.withContext(label());
+    }
+
+private:
+    std::string label() const
+    {
+        return nodeLabel(mSetup, "Pooling");
+    }
+
+#if KILN_HAVE_CUDNN
+    //! Whether cuDNN computes exactly the CPU's windows and divisors for this geometry, and its mode.
+    bool cudnnExpresses(WindowGeometry const& g, cudnnPoolingMode_t& mode) const
+    {
+        bool const isMax = mCfg.type == PoolingType::kMAX || (mCfg.type == PoolingType::kMAX_AVERAGE_BLEND && mCfg.blend == 0.0);
+        bool const isAvg = mCfg.type == PoolingType::kAVERAGE || (mCfg.type == PoolingType::kMAX_AVERAGE_BLEND && mCfg.blend == 1.0);
+        if (!isMax && !isAvg)
+        {
+            return false;
+        }
+        mode = isMax ? CUDNN_POOLING_MAX
+                     : (mCfg.excludePadding ? CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING
+                                            : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING);
+        for (int32_t j = 3 - mCfg.params.nbSpatial; j < 3; ++j)
+        {
+            int64_t const k = g.kernel[j];
+            int64_t const s = g.stride[j];
+            int64_t const pb = g.padBefore[j];
+            if (pb >= k || g.in[j] + 2 * pb < k)
+            {
+                return false;
+            }
+            if ((g.in[j] + 2 * pb - k) / s + 1 != g.out[j]) // cuDNN's symmetric output extent
+            {
+                return false;
+            }
+            if ((g.out[j] - 1) * s - pb >= g.in[j]) // a window wholly in the padding
+            {
+                return false;
+            }
+            int64_t const reach = (g.out[j] - 1) * s + k - g.in[j] - pb;
+            if (isAvg && !mCfg.excludePadding && reach > g.padAfter[j]) // divisor clipped by the CPU
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    PoolPlan const& findPlan(TensorView const& in, TensorView const& out, WindowGeometry const& g)
+    {
+        std::vector<int64_t> key(in.dims.d, in.dims.d + in.dims.nbDims);
+        key.push_back(static_cast<int64_t>(in.type));
+        key.push_back(static_cast<int64_t>(out.type));
+        for (auto const& p : mPlans)
+        {
+            if (p->key == key)
+            {
+                return *p;
+            }
+        }
+        auto plan = std::make_unique<PoolPlan>();
+        plan->key = key;
+        plan->cudnn = planCudnn(*plan, in, out, g).isOk();
+        if (mPlans.size() >= 16)
+        {
+            mPlans.erase(mPlans.begin());
+        }
+        mPlans.push_back(std::move(plan));
+        return *mPlans.back();
+    }
+
+    Status planCudnn(PoolPlan& p, TensorView const& in, TensorView const& out, WindowGeometry const& g)
+    {
+        cudnnDataType_t dt{};
+        cudnnPoolingMode_t mode{};
+        if (in.type != out.type || !toCudnnType(in.type, dt) || !cudnnExpresses(g, mode))
+        {
+            return invalidArgument("not a cuDNN case");
+        }
+        std::vector<int64_t> const x(in.dims.d, in.dims.d + in.dims.nbDims);
+        std::vector<int64_t> const y(out.dims.d, out.dims.d + out.dims.nbDims);
+        if (!fitsCudnnInt(x) || !fitsCudnnInt(y))
+        {
+            return invalidArgument("extents");
+        }
+        std::vector<int64_t> window;
+        std::vector<int64_t> pads;
+        std::vector<int64_t> strides;
+        for (int32_t j = 3 - mCfg.params.nbSpatial; j < 3; ++j)
+        {
+            window.push_back(g.kernel[j]);
+            pads.push_back(g.padBefore[j]);
+            strides.push_back(g.stride[j]);
+        }
+        KILN_RETURN_IF_ERROR(p.xDesc.set(dt, x));
+        KILN_RETURN_IF_ERROR(p.yDesc.set(dt, y));
+        KILN_RETURN_IF_ERROR(p.poolDesc.set(mode, window, pads, strides));
+        return Status::ok();
+    }
+
+    Status runCudnn(PoolPlan const& p, TensorView const& in, TensorView const& out, CudaRunContext const& ctx)
+    {
+        KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, ctx.libraries->cudnn(ctx.stream));
+        float const one = 1.F;
+        float const zero = 0.F;
+        KILN_CUDNN_CHECK(cudnnPoolingForward(h, p.poolDesc.get(), &one, p.xDesc.get(), in.data, &zero, p.yDesc.get(), out.data));
+        return Status::ok();
+    }
+
+    std::vector<std::unique_ptr<PoolPlan>> mPlans;
+#endif
+
+    KernelSetup mSetup;
+    PoolConfig mCfg;
+    bool mUseCudnn{false};
+};
+
+bool typesSupported(KernelSetup const& setup)
+{
+    return setup.inputTypes.size() == 1 && setup.outputTypes.size() == 1 && isPoolStorage(setup.inputTypes[0])
+        && isPoolStorage(setup.outputTypes[0]);
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<CudaKernel>> createPoolingCudaKernel(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("pooling CUDA kernel created without a plan node");
+    }
+    std::string const label = nodeLabel(setup, "Pooling");
+    KILN_ASSIGN_OR_RETURN(PoolConfig cfg, readPoolConfig(*setup.node));
+    if (!typesSupported(setup))
+    {
+        return invalidArgument(label + ": expected 1 input and 1 output of kFLOAT, kHALF, kBF16 or kINT8");
+    }
+    std::string const& tactic = setup.node->tactic;
+    if (tactic == kTACTIC_CUDNN_POOL && !cudnnBuilt())
+    {
+        return invalidArgument(label + ": tactic cudnn needs a Kiln built with cuDNN");
+    }
+    bool const useCudnn = cudnnBuilt() && tactic != kTACTIC_KILN_POOL;
+    return std::unique_ptr<CudaKernel>(std::make_unique<PoolingCudaKernel>(setup, std::move(cfg), useCudnn));
+}
+
+std::vector<std::string> poolingCudaTactics(KernelSetup const& setup)
+{
+    if (setup.node == nullptr || !typesSupported(setup))
+    {
+        return {};
+    }
+    auto cfg = readPoolConfig(*setup.node);
+    if (!cfg.isOk())
+    {
+        return {};
+    }
+    DataType const t = setup.inputTypes[0];
+    bool const blendOnly = cfg.value().type == PoolingType::kMAX_AVERAGE_BLEND && cfg.value().blend != 0.0
+        && cfg.value().blend != 1.0;
+    if (cudnnBuilt() && t != DataType::kINT8 && setup.outputTypes[0] == t && !blendOnly)
+    {
+        return {kTACTIC_CUDNN_POOL, kTACTIC_KILN_POOL};
+    }
+    return {kTACTIC_KILN_POOL};
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,68 @@
+// Shared by the rewrites of the fusion pass (builder/passes/fusionPass.cpp): which plan tensors may disappear into a
+// fused node (one consumer, not network I/O, not a debug tensor, not a shape tensor), which nodes may take part
+// (no loop/conditional membership, not plugins), shape comparisons on the plan's symbolic dims, and the node
+// splicing that replaces several nodes by one while keeping the plan's topological order.
+#pragma once
+
+#include "builder/buildContext.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::fusion
+{
+
+//! Per-plan facts the rewrites consult; recomputed after every rewrite (refresh()).
+class FusionGraph
+{
+public:
+    explicit FusionGraph(BuildContext& ctx);
+    void refresh();
+
+    //! Number of node input slots reading tensor `t` (a node reading it twice counts twice).
+    int32_t uses(int32_t t) const { return mUses[static_cast<size_t>(t)]; }
+    //! Index of the node writing `t`, or -1.
+    int32_t producer(int32_t t) const { return mProducer[static_cast<size_t>(t)]; }
+    //! Nodes reading `t` (each once).
+    std::vector<int32_t> const& consumers(int32_t t) const { return mConsumers[static_cast<size_t>(t)]; }
+    //! True when `t` may be folded away: exactly one consumer node, produced by a node, not network I/O, not a
+    //! debug tensor, no known values, not a constant.
+    bool isInternal(int32_t t) const;
+    //! True when the node may be fused: not a plugin, not inside a loop or conditional, one output.
+    bool isFusibleNode(PlanNode const& node) const;
+
+    //! Dims of tensor `t` equal those of `u` (same rank, the same expressions).
+    bool sameDims(int32_t t, int32_t u) const;
+    //! `t` broadcasts to `out` without growing it: same rank, each extent the same expression or the constant 1.
+    bool broadcastsTo(int32_t t, int32_t out) const;
+    //! True when every extent of `t` is the constant 1.
+    bool isUnitVolume(int32_t t) const;
+
+    BuildContext& ctx() { return mCtx; }
+    Plan& plan() { return mCtx.plan; }
+
+private:
+    BuildContext& mCtx;
+    std::vector<int32_t> mUses;
+    std::vector<int32_t> mProducer;
+    std::vector<std::vector<int32_t>> mConsumers;
+    std::vector<bool> mDebug;
+};
+
+//! True when `t` is FLOAT, HALF or BF16.
+bool isFloatTensor(Plan const& plan, int32_t t);
+
+//! Replaces the nodes `fused` (indices, ascending) by `replacement`, placed where the last of them was; the others
+//! are erased. Tensors that only they referenced stay in the plan, unreferenced (indices remain stable).
+void spliceNodes(Plan& plan, std::vector<int32_t> const& fused, PlanNode replacement);
+
+//! "a + b + c" of the nodes' names (TensorRT's naming of fused layers).
+std::string joinedNames(Plan const& plan, std::vector<int32_t> const& nodes);
+
+//! Conv/deconv/matmul + elementwise kSUM + activation epilogues (fusion/convEpilogue.cpp). Returns the number of
+//! fusions made.
+int32_t fuseEpilogues(FusionGraph& g);
+//! Chains of pointwise layers into programs (fusion/pointwiseChains.cpp). Returns the number of fused nodes made.
+int32_t fusePointwiseChains(FusionGraph& g);
+
+} // namespace kiln::fusion

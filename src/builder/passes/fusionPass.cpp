@@ -1,0 +1,229 @@
+// fusionPass: merges nodes of the plan into fused nodes after the precision pass and before tactics are chosen
+// (TensorRT fuses layers likewise; a fused layer's name is its layers' names joined with " + "). Running after
+// precisionPass means fused layers share the precision it chose, and it still finds every layer by name. Two
+// rewrites, in this order:
+//   1. fusion/convEpilogue.cpp: convolution / deconvolution / matrix multiply + elementwise kSUM with a tensor (bias or
+//      residual) and/or an activation -> one node with the "fuse.*" attributes (backends/common/fusedEpilogue.h);
+//   2. fusion/pointwiseChains.cpp: chains of elementwise / unary / activation layers -> one kELEMENTWISE node with a
+//      pointwise program (backends/common/pointwiseProgram.h).
+// It runs when the engine is built for the CUDA backend, or when the environment variable KILN_FUSE=1 (so that the
+// CPU backend, whose kernels honour the fused nodes too, can exercise it); KILN_FUSE=0 disables it everywhere.
+// Tensors that disappear into a fused node stay in the plan, unreferenced, so that tensor indices remain stable.
+#include "builder/passes/fusion/fusion.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace kiln
+{
+namespace fusion
+{
+
+FusionGraph::FusionGraph(BuildContext& ctx)
+    : mCtx(ctx)
+{
+    refresh();
+}
+
+void FusionGraph::refresh()
+{
+    Plan const& plan = mCtx.plan;
+    size_t const nbTensors = plan.tensors.size();
+    mUses.assign(nbTensors, 0);
+    mProducer.assign(nbTensors, -1);
+    mConsumers.assign(nbTensors, {});
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    {
+        PlanNode const& node = plan.nodes[n];
+        for (int32_t in : node.inputs)
+        {
+            if (in < 0 || static_cast<size_t>(in) >= nbTensors)
+            {
+                continue;
+            }
+            ++mUses[static_cast<size_t>(in)];
+            auto& c = mConsumers[static_cast<size_t>(in)];
+            if (c.empty() || c.back() != static_cast<int32_t>(n))
+            {
+                c.push_back(static_cast<int32_t>(n));
+            }
+        }
+        for (int32_t out : node.outputs)
+        {
+            if (out >= 0 && static_cast<size_t>(out) < nbTensors)
+            {
+                mProducer[static_cast<size_t>(out)] = static_cast<int32_t>(n);
+            }
+        }
+    }
+    // Node inputs listing a tensor twice are adjacent only by chance: deduplicate the consumer lists.
+    for (auto& c : mConsumers)
+    {
+        std::sort(c.begin(), c.end());
+        c.erase(std::unique(c.begin(), c.end()), c.end());
+    }
+    mDebug.assign(nbTensors, false);
+    for (auto const& [tensor, index] : mCtx.tensorIndex)
+    {
+        if (index >= 0 && static_cast<size_t>(index) < nbTensors && mCtx.network.isDebug(tensor))
+        {
+            mDebug[static_cast<size_t>(index)] = true;
+        }
+    }
+}
+
+bool FusionGraph::isInternal(int32_t t) const
+{
+    if (t < 0 || static_cast<size_t>(t) >= mCtx.plan.tensors.size())
+    {
+        return false;
+    }
+    PlanTensor const& pt = mCtx.plan.tensors[static_cast<size_t>(t)];
+    return mConsumers[static_cast<size_t>(t)].size() == 1 && mProducer[static_cast<size_t>(t)] >= 0
+        && pt.ioMode == nvinfer1::TensorIOMode::kNONE && !pt.hasValues && pt.constant < 0
+        && pt.sizeTensorSymbol < 0 && pt.format == nvinfer1::TensorFormat::kLINEAR && !mDebug[static_cast<size_t>(t)];
+}
+
+bool FusionGraph::isFusibleNode(PlanNode const& node) const
+{
+    if (node.kind == nvinfer1::LayerType::kPLUGIN || node.kind == nvinfer1::LayerType::kPLUGIN_V2
+        || node.kind == nvinfer1::LayerType::kPLUGIN_V3 || node.outputs.size() != 1)
+    {
+        return false;
+    }
+    for (auto const& [key, value] : node.attrs.values())
+    {
+        if (key.rfind("cf.", 0) == 0 || key.rfind("fuse.", 0) == 0 || key.rfind("pw.", 0) == 0)
+        {
+            return false; // in a loop or conditional, or already fused
+        }
+    }
+    return true;
+}
+
+bool FusionGraph::sameDims(int32_t t, int32_t u) const
+{
+    Plan const& plan = mCtx.plan;
+    auto const& a = plan.tensors[static_cast<size_t>(t)].dims;
+    auto const& b = plan.tensors[static_cast<size_t>(u)].dims;
+    if (a.size() != b.size())
+    {
+        return false;
+    }
+    for (size_t i = 0; i < a.size(); ++i)
+    {
+        bool const equalConstants = plan.shapes.isConstant(a[i]) && plan.shapes.isConstant(b[i])
+            && plan.shapes.constantValue(a[i]) == plan.shapes.constantValue(b[i]);
+        if (a[i] != b[i] && !equalConstants)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool FusionGraph::broadcastsTo(int32_t t, int32_t out) const
+{
+    Plan const& plan = mCtx.plan;
+    auto const& a = plan.tensors[static_cast<size_t>(t)].dims;
+    auto const& b = plan.tensors[static_cast<size_t>(out)].dims;
+    if (a.size() != b.size())
+    {
+        return false;
+    }
+    for (size_t i = 0; i < a.size(); ++i)
+    {
+        bool const unit = plan.shapes.isConstant(a[i]) && plan.shapes.constantValue(a[i]) == 1;
+        bool const equalConstants = plan.shapes.isConstant(a[i]) && plan.shapes.isConstant(b[i])
+            && plan.shapes.constantValue(a[i]) == plan.shapes.constantValue(b[i]);
+        if (a[i] != b[i] && !unit && !equalConstants)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool FusionGraph::isUnitVolume(int32_t t) const
+{
+    Plan const& plan = mCtx.plan;
+    for (ExprId d : plan.tensors[static_cast<size_t>(t)].dims)
+    {
+        if (!plan.shapes.isConstant(d) || plan.shapes.constantValue(d) != 1)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool isFloatTensor(Plan const& plan, int32_t t)
+{
+    if (t < 0 || static_cast<size_t>(t) >= plan.tensors.size())
+    {
+        return false;
+    }
+    nvinfer1::DataType const type = plan.tensors[static_cast<size_t>(t)].type;
+    return type == nvinfer1::DataType::kFLOAT || type == nvinfer1::DataType::kHALF
+        || type == nvinfer1::DataType::kBF16;
+}
+
+void spliceNodes(Plan& plan, std::vector<int32_t> const& fused, PlanNode replacement)
+{
+    int32_t const last = fused.back();
+    plan.nodes[static_cast<size_t>(last)] = std::move(replacement);
+    std::vector<PlanNode> kept;
+    kept.reserve(plan.nodes.size());
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    {
+        bool const erased = static_cast<int32_t>(n) != last
+            && std::find(fused.begin(), fused.end(), static_cast<int32_t>(n)) != fused.end();
+        if (!erased)
+        {
+            kept.push_back(std::move(plan.nodes[n]));
+        }
+    }
+    plan.nodes = std::move(kept);
+}
+
+std::string joinedNames(Plan const& plan, std::vector<int32_t> const& nodes)
+{
+    std::string s;
+    for (int32_t n : nodes)
+    {
+        s += (s.empty() ? "" : " + ") + plan.nodes[static_cast<size_t>(n)].name;
+    }
+    return s;
+}
+
+} // namespace fusion
+
+Status fusionPass(BuildContext& ctx)
+{
+    char const* env = std::getenv("KILN_FUSE");
+    bool const forcedOff = env != nullptr && std::strcmp(env, "0") == 0;
+    bool const forcedOn = env != nullptr && std::strcmp(env, "1") == 0;
+    bool const cuda = ctx.backend != nullptr && std::string(ctx.backend->name()) == "cuda";
+    if (forcedOff || (!forcedOn && !cuda))
+    {
+        return Status::ok();
+    }
+    if (!ctx.nodePlugins.empty())
+    {
+        return Status::ok(); // plugin nodes are still indexed by position (the plugin pass did not run): leave as is
+    }
+    fusion::FusionGraph g(ctx);
+    size_t const before = ctx.plan.nodes.size();
+    int32_t const epilogues = fusion::fuseEpilogues(g);
+    int32_t const chains = fusion::fusePointwiseChains(g);
+    if (epilogues + chains > 0)
+    {
+        ctx.logger.verbose("fusion: " + std::to_string(epilogues) + " epilogue fusion(s), " + std::to_string(chains)
+            + " pointwise program(s); " + std::to_string(before) + " -> " + std::to_string(ctx.plan.nodes.size())
+            + " layers");
+    }
+    return Status::ok();
+}
+
+} // namespace kiln

@@ -1,0 +1,166 @@
+// Tactic timing (see tacticTiming.h): buffers in the backend's memory at the opt shapes of profile 0, random
+// inputs, constants from the weights, the median of the timed runs per tactic.
+#include "builder/tacticTiming.h"
+
+#include "builder/dataDependentShapes.h"
+#include "core/dataType.h"
+#include "runtime/arena.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+namespace kiln
+{
+
+namespace
+{
+
+constexpr int32_t kTIMED_RUNS = 5;
+
+std::string formatMs(double ms)
+{
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.4f ms", ms);
+    return text;
+}
+
+} // namespace
+
+Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, std::vector<std::string> const& tactics,
+    BackendSession& session)
+{
+    node.tactic = tactics.front();
+    char const* env = std::getenv("KILN_TACTIC_TIMING");
+    Backend const& backend = *ctx.backend;
+    if (tactics.size() < 2 || (env != nullptr && std::string(env) == "0") || ctx.plan.profiles.empty())
+    {
+        return Status::ok();
+    }
+    Plan const& plan = ctx.plan;
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> symbols, profileSymbolValues(plan, plan.profiles[0], 1));
+    std::vector<int64_t> values;
+    KILN_RETURN_IF_ERROR(plan.shapes.evaluate(symbols, values));
+    std::vector<bool> const dataDependent = dataDependentExprs(plan.shapes);
+    nvinfer1::IGpuAllocator* allocator = &backend.defaultAllocator();
+    std::mt19937 rng(1234);
+    std::vector<DeviceBuffer> buffers;
+    buffers.reserve(node.inputs.size() + node.outputs.size() + 1);
+    auto const makeView = [&](int32_t t, bool input, TensorView& view) -> StatusOr<bool> {
+        if (t < 0)
+        {
+            return true;
+        }
+        PlanTensor const& pt = plan.tensors[static_cast<size_t>(t)];
+        if (pt.hasValues || dependsOnData(dataDependent, pt.dims))
+        {
+            return false; // shape values or data-dependent sizes: not timed
+        }
+        view.type = pt.type;
+        view.dims.nbDims = static_cast<int32_t>(pt.dims.size());
+        for (size_t i = 0; i < pt.dims.size(); ++i)
+        {
+            view.dims.d[i] = values[static_cast<size_t>(pt.dims[i])];
+        }
+        int64_t const bytes = byteSize(pt.type, view.volume());
+        buffers.emplace_back();
+        KILN_RETURN_IF_ERROR(buffers.back().allocate(allocator, std::max<int64_t>(bytes, 1), "tactic timing buffers"));
+        view.data = buffers.back().data();
+        if (input)
+        {
+            std::vector<uint8_t> host(static_cast<size_t>(bytes));
+            if (pt.constant >= 0)
+            {
+                PlanWeights const& w = plan.weights[static_cast<size_t>(pt.constant)];
+                std::copy_n(w.data, std::min<int64_t>(w.size, bytes), host.begin());
+            }
+            else
+            {
+                std::uniform_real_distribution<double> real(-1.0, 1.0);
+                for (int64_t i = 0; i < view.volume(); ++i)
+                {
+                    storeElement(host.data(), pt.type, i, isFloatType(pt.type) ? real(rng) : static_cast<double>(i % 2));
+                }
+            }
+            KILN_RETURN_IF_ERROR(backend.copy(view.data, host.data(), bytes, CopyKind::kHOST_TO_DEVICE, nullptr));
+        }
+        return true;
+    };
+    std::vector<TensorView> inputs(node.inputs.size());
+    std::vector<TensorView> outputs(node.outputs.size());
+    for (size_t k = 0; k < node.inputs.size(); ++k)
+    {
+        KILN_ASSIGN_OR_RETURN(bool const ok, makeView(node.inputs[k], true, inputs[k]));
+        if (!ok)
+        {
+            return Status::ok();
+        }
+    }
+    for (size_t k = 0; k < node.outputs.size(); ++k)
+    {
+        KILN_ASSIGN_OR_RETURN(bool const ok, makeView(node.outputs[k], false, outputs[k]));
+        if (!ok)
+        {
+            return Status::ok();
+        }
+    }
+    KILN_RETURN_IF_ERROR(backend.synchronize(nullptr));
+    int32_t const runs = std::max(ctx.config.getAvgTimingIterations(), 1) * kTIMED_RUNS;
+    std::string best;
+    double bestMs = -1.0;
+    std::string report;
+    for (std::string const& tactic : tactics)
+    {
+        node.tactic = tactic;
+        StatusOr<std::unique_ptr<Kernel>> kernel = session.createKernel(setup);
+        Status st = kernel.status();
+        DeviceBuffer workspace;
+        std::vector<double> times;
+        if (st.isOk())
+        {
+            int64_t const bytes = kernel.value()->workspaceSize(inputs, outputs);
+            st = workspace.allocate(allocator, bytes, "tactic timing workspace");
+            RunContext const run{nullptr, workspace.data(), bytes};
+            for (int32_t r = 0; st.isOk() && r <= runs; ++r)
+            {
+                auto const start = std::chrono::steady_clock::now();
+                st = kernel.value()->execute(inputs, outputs, run);
+                if (st.isOk())
+                {
+                    st = backend.synchronize(nullptr);
+                }
+                if (r > 0)
+                {
+                    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+                }
+            }
+        }
+        if (!st.isOk())
+        {
+            ctx.logger.verbose("layer '" + node.name + "': tactic '" + tactic + "' is skipped: " + st.message());
+            report += (report.empty() ? "" : ", ") + tactic + " failed";
+            continue;
+        }
+        std::sort(times.begin(), times.end());
+        double const median = times[times.size() / 2];
+        report += (report.empty() ? "" : ", ") + tactic + " " + formatMs(median);
+        if (bestMs < 0.0 || median < bestMs)
+        {
+            bestMs = median;
+            best = tactic;
+        }
+    }
+    if (best.empty())
+    {
+        return unsupported("layer '" + node.name + "': every tactic failed while timing (" + report + ")");
+    }
+    node.tactic = best;
+    node.attrs.setString("tactic.timing", report);
+    ctx.logger.verbose("layer '" + node.name + "': timed tactics at the opt shapes of profile 0: " + report + "; chose '"
+        + best + "'");
+    return Status::ok();
+}
+
+} // namespace kiln

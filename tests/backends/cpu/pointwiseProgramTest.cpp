@@ -1,0 +1,339 @@
+// The CPU kernels of fused nodes, built by hand: pointwise programs (backends/common/pointwiseProgram.h) through the
+// elementwise kernel factory, compared with the same computation written out here in double (broadcast inputs,
+// constants, HALF rounding of intermediates, HALF/BF16 storage); the matrix multiply's fused epilogue against a
+// double reference; and every error path of the program validator and of the kernels.
+#include "backends/common/pointwiseProgram.h"
+#include "backends/cpu/cpuKernel.h"
+#include "common/networkRunner.h"
+#include "core/dataType.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace kiln::test
+{
+namespace
+{
+using nvinfer1::ActivationType;
+using nvinfer1::DataType;
+using nvinfer1::ElementWiseOperation;
+using nvinfer1::LayerType;
+using nvinfer1::UnaryOperation;
+
+TensorView viewOf(HostTensor& h)
+{
+    TensorView v;
+    v.data = h.data();
+    v.type = h.type;
+    v.dims = h.dims;
+    return v;
+}
+
+KernelSetup setupFor(PlanNode const& node, std::vector<HostTensor> const& inputs, DataType outType, int32_t outRank)
+{
+    KernelSetup setup;
+    setup.node = &node;
+    for (HostTensor const& h : inputs)
+    {
+        setup.inputTypes.push_back(h.type);
+        setup.inputPresent.push_back(true);
+        setup.inputRanks.push_back(h.dims.nbDims);
+    }
+    setup.outputTypes = {outType};
+    setup.outputRanks = {outRank};
+    return setup;
+}
+
+//! Creates the node's CPU kernel and runs it into a poisoned output.
+HostTensor runNode(PlanNode const& node, std::vector<HostTensor> inputs, DataType outType, nvinfer1::Dims outDims)
+{
+    HostTensor out(outType, outDims);
+    std::memset(out.data(), 0x7F, out.bytes.size());
+    auto kernel = cpuKernelFactory(node.kind)(setupFor(node, inputs, outType, outDims.nbDims));
+    EXPECT_TRUE(kernel.isOk()) << kernel.status().message();
+    if (!kernel.isOk())
+    {
+        return out;
+    }
+    std::vector<TensorView> views;
+    for (HostTensor& h : inputs)
+    {
+        views.push_back(viewOf(h));
+    }
+    Status const st = (*kernel)->execute(views, {viewOf(out)});
+    EXPECT_TRUE(st.isOk()) << st.message();
+    return out;
+}
+
+//! Instruction helper: {op, code, a, b}.
+std::vector<int64_t> ins(PwOp op, int64_t code, int64_t a, int64_t b)
+{
+    return {static_cast<int64_t>(op), code, a, b};
+}
+
+std::vector<int64_t> concat(std::vector<std::vector<int64_t>> const& parts)
+{
+    std::vector<int64_t> all;
+    for (auto const& p : parts)
+    {
+        all.insert(all.end(), p.begin(), p.end());
+    }
+    return all;
+}
+
+PlanNode programNode(std::vector<int64_t> program, std::vector<double> consts, size_t nbInputs)
+{
+    PlanNode node;
+    node.kind = LayerType::kELEMENTWISE;
+    node.name = "p + q";
+    node.attrs.setInts("pw.program", std::move(program));
+    if (!consts.empty())
+    {
+        node.attrs.setFloats("pw.consts", std::move(consts));
+    }
+    for (size_t i = 0; i < nbInputs; ++i)
+    {
+        node.inputs.push_back(static_cast<int32_t>(i));
+    }
+    node.outputs = {static_cast<int32_t>(nbInputs)};
+    return node;
+}
+
+double roundHalf(double v)
+{
+    return halfToFloat(floatToHalf(static_cast<float>(v)));
+}
+
+//! x [2,3,4] FLOAT, y [1,3,1] HALF: r0 = x * 1.5; r1 = r0 - y; r2 = half(r1); r3 = clip(r2, -1, 0.75);
+//! r4 = exp(r3); r5 = max(r4, x); result in `outType`.
+void checkProgram(DataType outType, double tol)
+{
+    std::mt19937 rng(31);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 3, 4}), rng, -2.0, 2.0);
+    HostTensor const y = HostTensor::random(DataType::kHALF, makeDims({1, 3, 1}), rng, -2.0, 2.0);
+    auto const program = concat({ins(PwOp::kBINARY, static_cast<int64_t>(ElementWiseOperation::kPROD), 0, -1),
+        ins(PwOp::kBINARY, static_cast<int64_t>(ElementWiseOperation::kSUB), 2, 1),
+        ins(PwOp::kROUND, static_cast<int64_t>(DataType::kHALF), 3, -1),
+        ins(PwOp::kACTIVATION, static_cast<int64_t>(ActivationType::kCLIP), 4, 1),
+        ins(PwOp::kUNARY, static_cast<int64_t>(UnaryOperation::kEXP), 5, -1),
+        ins(PwOp::kBINARY, static_cast<int64_t>(ElementWiseOperation::kMAX), 6, 0)});
+    PlanNode const node = programNode(program, {1.5, -1.0, 0.75}, 2);
+    HostTensor const out = runNode(node, {x, y}, outType, makeDims({2, 3, 4}));
+    for (int64_t i = 0; i < out.volume(); ++i)
+    {
+        float const r1 = static_cast<float>(x.at(i)) * 1.5F - static_cast<float>(y.at((i / 4) % 3));
+        double const r3 = std::min(std::max(roundHalf(r1), -1.0), 0.75);
+        double const e = std::max(std::exp(r3), x.at(i));
+        double const stored = outType == DataType::kFLOAT ? e : (outType == DataType::kHALF ? roundHalf(e)
+            : bf16ToFloat(floatToBf16(static_cast<float>(e))));
+        ASSERT_NEAR(out.at(i), stored, tol * (1.0 + std::fabs(stored))) << "element " << i;
+    }
+}
+
+TEST(PointwiseProgramCpu, ComputesProgramWithBroadcastConstantsAndRounding)
+{
+    checkProgram(DataType::kFLOAT, 1e-6);
+}
+
+TEST(PointwiseProgramCpu, StoresHalfAndBf16Outputs)
+{
+    checkProgram(DataType::kHALF, 1e-3);
+    checkProgram(DataType::kBF16, 8e-3);
+}
+
+TEST(PointwiseProgramCpu, SameInputInTwoSlotsAndLongRows)
+{
+    std::mt19937 rng(32);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({3, 700}), rng, -3.0, 3.0); // rows > one chunk
+    auto const program = concat({ins(PwOp::kBINARY, static_cast<int64_t>(ElementWiseOperation::kPROD), 0, 0),
+        ins(PwOp::kACTIVATION, static_cast<int64_t>(ActivationType::kGELU_ERF), 1, 0),
+        ins(PwOp::kBINARY, static_cast<int64_t>(ElementWiseOperation::kDIV), 2, -3)});
+    PlanNode const node = programNode(program, {0.0, 0.0, 4.0}, 1);
+    HostTensor const out = runNode(node, {x}, DataType::kFLOAT, makeDims({3, 700}));
+    for (int64_t i = 0; i < out.volume(); ++i)
+    {
+        double const s = x.at(i) * x.at(i);
+        double const e = 0.5 * s * (1.0 + std::erf(s / std::sqrt(2.0))) / 4.0;
+        ASSERT_NEAR(out.at(i), e, 1e-5 * (1.0 + std::fabs(e))) << "element " << i;
+    }
+}
+
+//! Creating the kernel of `node` fails with a message containing `text` and the node's name.
+void expectRejected(PlanNode const& node, std::vector<HostTensor> const& inputs, DataType outType, std::string const& text)
+{
+    auto kernel = cpuKernelFactory(node.kind)(setupFor(node, inputs, outType, inputs.empty() ? 1 : inputs[0].dims.nbDims));
+    ASSERT_FALSE(kernel.isOk()) << "accepted: " << text;
+    EXPECT_NE(kernel.status().message().find(text), std::string::npos) << kernel.status().message();
+    EXPECT_NE(kernel.status().message().find(node.name), std::string::npos) << kernel.status().message();
+}
+
+TEST(PointwiseProgramCpu, RejectsMalformedPrograms)
+{
+    std::mt19937 rng(33);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({4}), rng);
+    auto const sum = static_cast<int64_t>(ElementWiseOperation::kSUM);
+    auto const bin = [&](int64_t a, int64_t b) { return ins(PwOp::kBINARY, sum, a, b); };
+    expectRejected(programNode({}, {}, 1), {x}, DataType::kFLOAT, "instructions");
+    expectRejected(programNode({0, 0, 0}, {}, 1), {x}, DataType::kFLOAT, "instructions");
+    expectRejected(programNode(bin(0, 1), {}, 1), {x}, DataType::kFLOAT, "operand 1"); // forward reference
+    expectRejected(programNode(bin(0, -2), {1.0}, 1), {x}, DataType::kFLOAT, "operand -2");
+    expectRejected(programNode(bin(5, 0), {}, 1), {x}, DataType::kFLOAT, "operand 5");
+    expectRejected(programNode(ins(static_cast<PwOp>(9), 0, 0, -1), {}, 1), {x}, DataType::kFLOAT, "unknown opcode");
+    expectRejected(programNode(ins(PwOp::kBINARY, static_cast<int64_t>(ElementWiseOperation::kEQUAL), 0, 0), {}, 1),
+        {x}, DataType::kFLOAT, "not supported in programs");
+    expectRejected(programNode(ins(PwOp::kBINARY, 99, 0, 0), {}, 1), {x}, DataType::kFLOAT, "not supported in programs");
+    expectRejected(programNode(ins(PwOp::kUNARY, static_cast<int64_t>(UnaryOperation::kISNAN), 0, -1), {}, 1), {x},
+        DataType::kFLOAT, "not supported in programs");
+    expectRejected(programNode(ins(PwOp::kUNARY, static_cast<int64_t>(UnaryOperation::kEXP), 0, 0), {}, 1), {x},
+        DataType::kFLOAT, "no second operand");
+    expectRejected(programNode(ins(PwOp::kACTIVATION, 99, 0, 0), {0.0, 0.0}, 1), {x}, DataType::kFLOAT, "unknown");
+    expectRejected(programNode(ins(PwOp::kACTIVATION, 0, 0, 1), {0.0, 0.0}, 1), {x}, DataType::kFLOAT, "alpha/beta");
+    expectRejected(programNode(ins(PwOp::kROUND, static_cast<int64_t>(DataType::kINT8), 0, -1), {}, 1), {x},
+        DataType::kFLOAT, "rounding");
+    expectRejected(programNode(ins(PwOp::kROUND, static_cast<int64_t>(DataType::kHALF), 0, 0), {}, 1), {x},
+        DataType::kFLOAT, "no second operand");
+    expectRejected(programNode(bin(0, 0), std::vector<double>(kPW_MAX_CONSTS + 1, 1.0), 1), {x}, DataType::kFLOAT,
+        "pw.consts");
+    std::vector<int64_t> tooLong;
+    for (int32_t i = 0; i <= kPW_MAX_INSTRUCTIONS; ++i)
+    {
+        auto const one = bin(i, 0);
+        tooLong.insert(tooLong.end(), one.begin(), one.end());
+    }
+    expectRejected(programNode(tooLong, {}, 1), {x}, DataType::kFLOAT, "instructions");
+    std::vector<HostTensor> many(static_cast<size_t>(kPW_MAX_INPUTS + 1), x);
+    expectRejected(programNode(bin(0, 1), {}, many.size()), many, DataType::kFLOAT, "inputs");
+    PlanNode missing = programNode(bin(0, 1), {}, 2);
+    missing.inputs[1] = -1;
+    expectRejected(missing, {x, x}, DataType::kFLOAT, "input 1 is missing");
+    // Kernel-level type checks: integer inputs or outputs.
+    HostTensor const xi = HostTensor::random(DataType::kINT32, makeDims({4}), rng, -5, 5);
+    expectRejected(programNode(bin(0, 0), {}, 1), {xi}, DataType::kFLOAT, "FLOAT, HALF or BF16");
+    expectRejected(programNode(bin(0, 0), {}, 1), {x}, DataType::kINT32, "FLOAT, HALF or BF16");
+    expectRejected(programNode(bin(0, 1), {}, 2), {x}, DataType::kFLOAT, "expected 2 input(s)");
+}
+
+TEST(PointwiseProgramCpu, RejectsInputsThatDoNotBroadcast)
+{
+    std::mt19937 rng(34);
+    HostTensor x = HostTensor::random(DataType::kFLOAT, makeDims({2, 3}), rng);
+    HostTensor y = HostTensor::random(DataType::kFLOAT, makeDims({2, 2}), rng);
+    PlanNode const node = programNode(ins(PwOp::kBINARY, static_cast<int64_t>(ElementWiseOperation::kSUM), 0, 1), {}, 2);
+    auto kernel = cpuKernelFactory(node.kind)(setupFor(node, {x, y}, DataType::kFLOAT, 2));
+    ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+    HostTensor out(DataType::kFLOAT, makeDims({2, 3}));
+    Status const st = (*kernel)->execute({viewOf(x), viewOf(y)}, {viewOf(out)});
+    ASSERT_FALSE(st.isOk());
+    EXPECT_NE(st.message().find("do not broadcast"), std::string::npos) << st.message();
+    HostTensor r3 = HostTensor::random(DataType::kFLOAT, makeDims({1, 2, 3}), rng);
+    Status const rank = (*kernel)->execute({viewOf(x), viewOf(r3)}, {viewOf(out)});
+    EXPECT_FALSE(rank.isOk());
+    Status const count = (*kernel)->execute({viewOf(x)}, {viewOf(out)});
+    EXPECT_FALSE(count.isOk());
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Matrix multiply epilogue
+// ---------------------------------------------------------------------------------------------------------------
+
+PlanNode matmulNode(bool add, int64_t act)
+{
+    PlanNode node;
+    node.kind = LayerType::kMATRIX_MULTIPLY;
+    node.name = "mm + bias + act";
+    node.attrs.setInt("op0", static_cast<int64_t>(nvinfer1::MatrixOperation::kNONE));
+    node.attrs.setInt("op1", static_cast<int64_t>(nvinfer1::MatrixOperation::kTRANSPOSE));
+    node.inputs = add ? std::vector<int32_t>{0, 1, 2} : std::vector<int32_t>{0, 1};
+    node.outputs = {add ? 3 : 2};
+    node.tactic = "reference";
+    if (add)
+    {
+        node.attrs.setInt("fuse.add", 1);
+    }
+    if (act != 0)
+    {
+        node.attrs.setInt("fuse.act", act);
+        node.attrs.setFloat("fuse.alpha", 0.5);
+        node.attrs.setFloat("fuse.beta", 1.5);
+    }
+    return node;
+}
+
+void checkMatmulEpilogue(std::vector<int64_t> const& addDims, ActivationType act, std::string const& tactic)
+{
+    SCOPED_TRACE("tactic " + tactic + ", add rank " + std::to_string(addDims.size()));
+    std::mt19937 rng(35);
+    HostTensor const a = HostTensor::random(DataType::kFLOAT, makeDims({2, 3, 4}), rng);
+    HostTensor const b = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 4}), rng); // transposed: [N, K]
+    HostTensor const c = HostTensor::random(DataType::kFLOAT, makeDims(addDims), rng);
+    PlanNode node = matmulNode(true, static_cast<int64_t>(act) + 1);
+    node.tactic = tactic;
+    HostTensor const out = runNode(node, {a, b, c}, DataType::kFLOAT, makeDims({2, 3, 5}));
+    int32_t const lead = 3 - c.dims.nbDims;
+    for (int64_t i = 0; i < out.volume(); ++i)
+    {
+        int64_t const bi = i / 15;
+        int64_t const row = (i / 5) % 3;
+        int64_t const col = i % 5;
+        double v = 0.0;
+        for (int64_t k = 0; k < 4; ++k)
+        {
+            v += a.at(bi * 12 + row * 4 + k) * b.at(bi * 20 + col * 4 + k);
+        }
+        int64_t const coord[3] = {bi, row, col};
+        int64_t off = 0;
+        for (int32_t d = 0; d < c.dims.nbDims; ++d)
+        {
+            off = off * c.dims.d[d] + (c.dims.d[d] == 1 ? 0 : coord[d + lead]);
+        }
+        v += c.at(off);
+        double const e = act == ActivationType::kTANH ? std::tanh(v) : std::max(0.5, std::min(1.5, v)); // kCLIP
+        ASSERT_NEAR(out.at(i), e, 1e-5 * (1.0 + std::fabs(e))) << "element " << i;
+    }
+}
+
+TEST(MatrixMultiplyEpilogueCpu, BiasResidualAndBroadcastAdditions)
+{
+    for (std::string const tactic : {"reference", "onednn"})
+    {
+        checkMatmulEpilogue({1, 1, 5}, ActivationType::kTANH, tactic);
+        checkMatmulEpilogue({2, 3, 5}, ActivationType::kCLIP, tactic);
+        checkMatmulEpilogue({2, 3, 1}, ActivationType::kTANH, tactic);
+        checkMatmulEpilogue({5}, ActivationType::kCLIP, tactic); // lower rank: left-padded with 1s
+    }
+}
+
+TEST(MatrixMultiplyEpilogueCpu, RejectsMalformedEpilogues)
+{
+    std::mt19937 rng(36);
+    HostTensor const a = HostTensor::random(DataType::kFLOAT, makeDims({3, 4}), rng);
+    HostTensor const b = HostTensor::random(DataType::kFLOAT, makeDims({5, 4}), rng);
+    HostTensor const ci = HostTensor::random(DataType::kINT32, makeDims({3, 5}), rng, -3, 3);
+    PlanNode addMissing = matmulNode(true, 0);
+    addMissing.inputs = {0, 1};
+    expectRejected(addMissing, {a, b}, DataType::kFLOAT, "fuse.add");
+    PlanNode badAct = matmulNode(false, 99);
+    expectRejected(badAct, {a, b}, DataType::kFLOAT, "fuse.act");
+    PlanNode intAdd = matmulNode(true, 0);
+    expectRejected(intAdd, {a, b, ci}, DataType::kFLOAT, "FLOAT, HALF or BF16");
+    // Execute-time: an added tensor that does not broadcast.
+    PlanNode const node = matmulNode(true, 0);
+    HostTensor c = HostTensor::random(DataType::kFLOAT, makeDims({3, 4}), rng);
+    HostTensor out(DataType::kFLOAT, makeDims({3, 5}));
+    HostTensor ac = a;
+    HostTensor bc = b;
+    auto kernel = cpuKernelFactory(node.kind)(setupFor(node, {a, b, c}, DataType::kFLOAT, 2));
+    ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+    Status const st = (*kernel)->execute({viewOf(ac), viewOf(bc), viewOf(c)}, {viewOf(out)});
+    ASSERT_FALSE(st.isOk());
+    EXPECT_NE(st.message().find("broadcast"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find(node.name), std::string::npos) << st.message();
+    Status const count = (*kernel)->execute({viewOf(ac), viewOf(bc)}, {viewOf(out)});
+    EXPECT_FALSE(count.isOk());
+}
+
+} // namespace
+} // namespace kiln::test

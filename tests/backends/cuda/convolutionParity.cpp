@@ -1,0 +1,445 @@
+// Parity of the CUDA convolution and deconvolution kernels (tactics "cudnn" and "kiln") with the CPU reference:
+// 1-D (as [N, C, 1, W]), 2-D and 3-D, strides, dilations, groups (incl. depthwise), symmetric and asymmetric
+// explicit padding, SAME_UPPER/LOWER, ROUND_UP, kernel and bias from weights (also of another type than the
+// tensors) or from inputs, FP32/FP16/BF16, an output type other than the input's, and the fused epilogue
+// ("fuse.add" of a full or broadcast tensor, "fuse.act" RELU / GELU / sigmoid). Also the kernel table's tactics
+// and the creation errors, which need no GPU.
+#include "cudaParity.h"
+
+#include "backends/cuda/cudaKernel.h"
+#include "network/layers/convolutionLayer.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln::test::cuda
+{
+namespace
+{
+using nvinfer1::ActivationType;
+using nvinfer1::DataType;
+using nvinfer1::LayerType;
+using nvinfer1::PaddingMode;
+
+//! Sums of C/G * kernel-volume products in another order than the CPU's double reference.
+Tolerance convTolerance()
+{
+    Tolerance t;
+    t.fp32Atol = 2e-4;
+    t.fp32Rtol = 2e-4;
+    t.fp16Atol = 3e-2;
+    t.fp16Rtol = 8e-3;
+    t.bf16Atol = 1.5e-1;
+    t.bf16Rtol = 3e-2;
+    return t;
+}
+
+//! Host weights of a tensor (field by field: the struct's member order is not part of its contract).
+WeightsView weightsOf(HostTensor const& h)
+{
+    WeightsView w;
+    w.data = h.data();
+    w.type = h.type;
+    w.count = h.volume();
+    return w;
+}
+
+struct ConvSpec
+{
+    bool deconv{false};
+    DataType type{DataType::kFLOAT};
+    DataType outType{DataType::kFLOAT};
+    DataType weightsType{DataType::kFLOAT};
+    std::vector<int64_t> in{2, 4, 9, 11}; //!< [N, C, spatial...]
+    int64_t k{6};
+    std::vector<int64_t> kernel{3, 3};
+    std::vector<int64_t> stride;   //!< default 1
+    std::vector<int64_t> dilation; //!< default 1
+    std::vector<int64_t> pre;      //!< default 0
+    std::vector<int64_t> post;     //!< default 0
+    PaddingMode mode{PaddingMode::kEXPLICIT_ROUND_DOWN};
+    int64_t groups{1};
+    bool bias{true};
+    bool kernelInput{false}; //!< kernel and bias as inputs 1 / 2
+    bool fuseAdd{false};
+    std::vector<int64_t> addDims; //!< empty: the output's
+    int32_t fuseAct{0};           //!< ActivationType + 1, 0 = none
+    float alpha{0.F};
+    float beta{0.F};
+};
+
+std::vector<int64_t> orDefault(std::vector<int64_t> const& v, size_t n, int64_t value)
+{
+    return v.empty() ? std::vector<int64_t>(n, value) : v;
+}
+
+//! The node of `s` with tactic `tactic`.
+PlanNode convNode(ConvSpec const& s, std::string const& tactic)
+{
+    size_t const nb = s.kernel.size();
+    PlanNode node;
+    node.kind = s.deconv ? LayerType::kDECONVOLUTION : LayerType::kCONVOLUTION;
+    node.name = s.deconv ? "deconv" : "conv";
+    node.tactic = tactic;
+    node.attrs.setInt("nbOutputMaps", s.k);
+    node.attrs.setInt("nbGroups", s.groups);
+    node.attrs.setInts("kernelSize", s.kernel);
+    node.attrs.setInts("stride", orDefault(s.stride, nb, 1));
+    node.attrs.setInts("dilation", orDefault(s.dilation, nb, 1));
+    node.attrs.setInts("prePadding", orDefault(s.pre, nb, 0));
+    node.attrs.setInts("postPadding", orDefault(s.post, nb, 0));
+    node.attrs.setInt("paddingMode", static_cast<int64_t>(s.mode));
+    node.inputs = {0};
+    if (s.kernelInput)
+    {
+        node.inputs.push_back(1);
+        if (s.bias)
+        {
+            node.inputs.push_back(2);
+        }
+    }
+    if (s.fuseAdd)
+    {
+        node.attrs.setInt("fuse.add", 1);
+        node.inputs.push_back(static_cast<int32_t>(node.inputs.size()));
+    }
+    if (s.fuseAct != 0)
+    {
+        node.attrs.setInt("fuse.act", s.fuseAct);
+        node.attrs.setFloat("fuse.alpha", s.alpha);
+        node.attrs.setFloat("fuse.beta", s.beta);
+    }
+    node.outputs = {static_cast<int32_t>(node.inputs.size())};
+    return node;
+}
+
+//! Output dims of `s` by the padding-mode formulas.
+std::vector<int64_t> outputDims(ConvSpec const& s, PlanNode const& node)
+{
+    auto params = parseWindowParams(node.attrs, s.deconv ? WindowKind::kDECONVOLUTION : WindowKind::kCONVOLUTION);
+    EXPECT_TRUE(params.isOk());
+    auto ext = computeWindowExtents(s.deconv ? WindowKind::kDECONVOLUTION : WindowKind::kCONVOLUTION, params.value(),
+        std::vector<int64_t>(s.in.begin() + 2, s.in.end()));
+    EXPECT_TRUE(ext.isOk()) << ext.status().message();
+    std::vector<int64_t> out{s.in[0], s.k};
+    for (WindowExtent const& e : ext.value())
+    {
+        out.push_back(e.out);
+    }
+    return out;
+}
+
+void runConv(ConvSpec const& s, uint32_t seed)
+{
+    for (char const* tactic : {"cudnn", "kiln"})
+    {
+        SCOPED_TRACE(std::string(s.deconv ? "deconvolution" : "convolution") + " tactic " + tactic + " seed "
+            + std::to_string(seed));
+        PlanNode const node = convNode(s, tactic);
+        std::vector<int64_t> const out = outputDims(s, node);
+        std::mt19937 rng(seed);
+        int64_t const c = s.in[1];
+        std::vector<int64_t> kShape = s.deconv ? std::vector<int64_t>{c, s.k / s.groups}
+                                               : std::vector<int64_t>{s.k, c / s.groups};
+        kShape.insert(kShape.end(), s.kernel.begin(), s.kernel.end());
+        std::vector<HostTensor> inputs{HostTensor::random(s.type, dims(s.in), rng, -1.0, 1.0)};
+        HostTensor const kernel = HostTensor::random(s.kernelInput ? s.type : s.weightsType, dims(kShape), rng, -0.5, 0.5);
+        HostTensor const bias = HostTensor::random(s.kernelInput ? s.type : s.weightsType, dims({s.k}), rng, -1.0, 1.0);
+        std::vector<WeightsView> weights(2);
+        if (s.kernelInput)
+        {
+            inputs.push_back(kernel);
+            if (s.bias)
+            {
+                inputs.push_back(bias);
+            }
+        }
+        else
+        {
+            weights[0] = weightsOf(kernel);
+            if (s.bias)
+            {
+                weights[1] = weightsOf(bias);
+            }
+        }
+        if (s.fuseAdd)
+        {
+            inputs.push_back(HostTensor::random(s.type, dims(s.addDims.empty() ? out : s.addDims), rng, -1.0, 1.0));
+        }
+        checkKernel(node, inputs, {HostTensor(s.outType, dims(out))}, weights, convTolerance());
+    }
+}
+
+ConvSpec typed(ConvSpec s, DataType t)
+{
+    s.type = t;
+    s.outType = t;
+    s.weightsType = t;
+    return s;
+}
+
+TEST(CudaParity, Convolution2dTypes)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        ConvSpec s = typed({}, t);
+        s.pre = {1, 1};
+        s.post = {1, 1};
+        runConv(s, 1);
+        s.bias = false;
+        runConv(s, 2);
+    }
+}
+
+TEST(CudaParity, Convolution2dGeometry)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF})
+    {
+        ConvSpec s = typed({}, t);
+        s.in = {1, 3, 17, 14};
+        s.k = 5;
+        s.stride = {2, 3};
+        s.dilation = {2, 1};
+        s.pre = {0, 2};
+        s.post = {1, 0}; // asymmetric: cuDNN runs on a padded copy
+        runConv(s, 3);
+        s.mode = PaddingMode::kEXPLICIT_ROUND_UP;
+        runConv(s, 4);
+        s.pre = {2, 2};
+        s.post = {2, 2};
+        s.kernel = {5, 4};
+        runConv(s, 5);
+        for (PaddingMode m : {PaddingMode::kSAME_UPPER, PaddingMode::kSAME_LOWER})
+        {
+            ConvSpec same = typed({}, t);
+            same.in = {2, 4, 10, 7};
+            same.kernel = {4, 3};
+            same.stride = {2, 2};
+            same.mode = m;
+            runConv(same, 6);
+        }
+    }
+}
+
+TEST(CudaParity, ConvolutionGroups1d3d)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        ConvSpec g = typed({}, t);
+        g.in = {2, 8, 12, 9};
+        g.k = 12;
+        g.groups = 4;
+        g.pre = {1, 0};
+        g.post = {1, 0};
+        runConv(g, 7);
+        ConvSpec dw = typed({}, t); // depthwise
+        dw.in = {1, 16, 13, 13};
+        dw.k = 16;
+        dw.groups = 16;
+        dw.pre = {1, 1};
+        dw.post = {1, 1};
+        dw.stride = {2, 2};
+        runConv(dw, 8);
+        ConvSpec one = typed({}, t); // 1-D as [N, C, 1, W]
+        one.in = {3, 5, 1, 40};
+        one.k = 7;
+        one.kernel = {1, 5};
+        one.pre = {0, 2};
+        one.post = {0, 2};
+        one.dilation = {1, 3};
+        runConv(one, 9);
+        ConvSpec three = typed({}, t);
+        three.in = {1, 3, 7, 8, 9};
+        three.k = 4;
+        three.kernel = {3, 2, 3};
+        three.stride = {1, 2, 2};
+        three.pre = {1, 0, 1};
+        three.post = {1, 1, 0};
+        runConv(three, 10);
+    }
+}
+
+TEST(CudaParity, ConvolutionKernelInputsAndTypes)
+{
+    ConvSpec s = typed({}, DataType::kFLOAT);
+    s.kernelInput = true;
+    s.pre = {1, 1};
+    s.post = {1, 1};
+    runConv(s, 11);
+    s.bias = false;
+    runConv(s, 12);
+    ConvSpec w = typed({}, DataType::kHALF); // FP32 weights for FP16 tensors: converted at creation
+    w.weightsType = DataType::kFLOAT;
+    runConv(w, 13);
+    ConvSpec o = typed({}, DataType::kHALF); // FP16 in, FP32 out
+    o.outType = DataType::kFLOAT;
+    runConv(o, 14);
+}
+
+TEST(CudaParity, ConvolutionFusedEpilogue)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        ConvSpec s = typed({}, t);
+        s.pre = {1, 1};
+        s.post = {1, 1};
+        s.fuseAdd = true;
+        s.fuseAct = static_cast<int32_t>(ActivationType::kRELU) + 1;
+        runConv(s, 15); // residual + relu
+        s.addDims = {1, 6, 1, 1};
+        s.fuseAct = static_cast<int32_t>(ActivationType::kGELU_ERF) + 1;
+        runConv(s, 16); // bias vector + gelu
+        s.fuseAdd = false;
+        s.fuseAct = static_cast<int32_t>(ActivationType::kLEAKY_RELU) + 1;
+        s.alpha = 0.1F;
+        runConv(s, 17); // activation only
+        ConvSpec a = typed({}, t); // asymmetric padding: the pointwise pass after cuDNN on a padded input
+        a.pre = {0, 1};
+        a.post = {2, 0};
+        a.fuseAdd = true;
+        a.fuseAct = static_cast<int32_t>(ActivationType::kGELU_TANH) + 1;
+        runConv(a, 18);
+    }
+}
+
+TEST(CudaParity, Deconvolution)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        ConvSpec s = typed({}, t);
+        s.deconv = true;
+        s.in = {2, 6, 5, 7};
+        s.k = 4;
+        s.kernel = {4, 4};
+        s.stride = {2, 2};
+        s.pre = {1, 1};
+        s.post = {1, 1};
+        runConv(s, 20); // symmetric: cuDNN backward data directly
+        s.pre = {0, 2};
+        s.post = {1, 0};
+        runConv(s, 21); // asymmetric: full result cropped
+        s.groups = 2;
+        s.dilation = {2, 1};
+        runConv(s, 22);
+        ConvSpec same = s;
+        same.groups = 1;
+        same.dilation = {};
+        same.kernel = {3, 5};
+        same.stride = {2, 3};
+        same.mode = PaddingMode::kSAME_UPPER;
+        runConv(same, 23);
+        ConvSpec three = typed({}, t);
+        three.deconv = true;
+        three.in = {1, 4, 3, 4, 5};
+        three.k = 6;
+        three.kernel = {2, 3, 3};
+        three.stride = {2, 1, 2};
+        three.pre = {0, 1, 1};
+        three.post = {0, 1, 0};
+        runConv(three, 24);
+        ConvSpec fused = s;
+        fused.groups = 1;
+        fused.dilation = {};
+        fused.fuseAdd = true;
+        fused.fuseAct = static_cast<int32_t>(ActivationType::kRELU) + 1;
+        runConv(fused, 25);
+        ConvSpec input = s;
+        input.groups = 1;
+        input.dilation = {};
+        input.kernelInput = true;
+        runConv(input, 26);
+    }
+}
+
+TEST(CudaParity, ConvolutionNetwork)
+{
+    // Through the public API and the built plan (weights from the plan, the builder's tactics for the CPU).
+    std::vector<float> kernel(6 * 3 * 3 * 3);
+    std::vector<float> bias(6);
+    std::vector<float> deconvKernel(6 * 2 * 2 * 2);
+    std::mt19937 rng(31);
+    std::uniform_real_distribution<float> dist(-0.5F, 0.5F);
+    for (auto* v : {&kernel, &bias, &deconvKernel})
+    {
+        for (float& x : *v)
+        {
+            x = dist(rng);
+        }
+    }
+    ParityOptions o;
+    o.tolerance = convTolerance();
+    checkParity([&](nvinfer1::INetworkDefinition& net) {
+        auto* x = net.addInput("x", DataType::kFLOAT, dims({2, 3, 12, 10}));
+        nvinfer1::Weights const w{DataType::kFLOAT, kernel.data(), static_cast<int64_t>(kernel.size())};
+        nvinfer1::Weights const b{DataType::kFLOAT, bias.data(), static_cast<int64_t>(bias.size())};
+        auto* conv = net.addConvolutionNd(*x, 6, dims({3, 3}), w, b);
+        conv->setPaddingNd(dims({1, 1}));
+        nvinfer1::Weights const dw{DataType::kFLOAT, deconvKernel.data(), static_cast<int64_t>(deconvKernel.size())};
+        auto* deconv = net.addDeconvolutionNd(*conv->getOutput(0), 2, dims({2, 2}), dw, nvinfer1::Weights{DataType::kFLOAT, nullptr, 0});
+        deconv->setStrideNd(dims({2, 2}));
+        net.markOutput(*deconv->getOutput(0));
+    }, o);
+}
+
+//! Setup of a hand-made node for the table tests (no GPU needed: creation fails before any upload).
+KernelSetup tableSetup(PlanNode const& node, DataType t, size_t nbInputs)
+{
+    KernelSetup s;
+    s.node = &node;
+    s.inputTypes.assign(nbInputs, t);
+    s.inputPresent.assign(nbInputs, true);
+    s.inputRanks.assign(nbInputs, 4);
+    s.outputTypes = {t};
+    s.outputRanks = {4};
+    return s;
+}
+
+TEST(CudaKernelTable, ConvolutionTactics)
+{
+    for (bool deconv : {false, true})
+    {
+        ConvSpec spec;
+        spec.deconv = deconv;
+        spec.kernelInput = true;
+        PlanNode node = convNode(spec, "");
+        LayerType const kind = deconv ? LayerType::kDECONVOLUTION : LayerType::kCONVOLUTION;
+        auto tactics = ::kiln::cuda::cudaKernelTactics(kind);
+        ASSERT_NE(tactics, nullptr);
+        ASSERT_NE(::kiln::cuda::cudaKernelFactory(kind), nullptr);
+        for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+        {
+            KernelSetup const s = tableSetup(node, t, 3);
+            EXPECT_EQ(tactics(s), (std::vector<std::string>{"cudnn", "kiln"}));
+        }
+        // INT8 is not a CPU convolution type either: no tactic, and creation refuses it with a message.
+        KernelSetup const i8 = tableSetup(node, DataType::kINT8, 3);
+        EXPECT_TRUE(tactics(i8).empty());
+        auto r = ::kiln::cuda::cudaKernelFactory(kind)(i8);
+        ASSERT_FALSE(r.isOk());
+        EXPECT_NE(r.status().message().find("kFLOAT, kHALF or kBF16"), std::string::npos) << r.status().message();
+        EXPECT_NE(r.status().message().find(deconv ? "deconv" : "conv"), std::string::npos) << r.status().message();
+        // A malformed epilogue.
+        node.attrs.setInt("fuse.act", 99);
+        KernelSetup const bad = tableSetup(node, DataType::kFLOAT, 3);
+        EXPECT_TRUE(tactics(bad).empty());
+        r = ::kiln::cuda::cudaKernelFactory(kind)(bad);
+        ASSERT_FALSE(r.isOk());
+        EXPECT_NE(r.status().message().find("fuse.act"), std::string::npos) << r.status().message();
+        node.attrs.setInt("fuse.act", 0);
+        // fuse.add without the extra input.
+        node.attrs.setInt("fuse.add", 1);
+        node.inputs = {0};
+        r = ::kiln::cuda::cudaKernelFactory(kind)(tableSetup(node, DataType::kFLOAT, 1));
+        ASSERT_FALSE(r.isOk());
+        EXPECT_NE(r.status().message().find("fuse.add"), std::string::npos) << r.status().message();
+        // Broken attributes.
+        node.attrs.setInt("fuse.add", 0);
+        node.attrs.setInt("nbGroups", 4); // 6 output maps are not a multiple of 4
+        r = ::kiln::cuda::cudaKernelFactory(kind)(tableSetup(node, DataType::kFLOAT, 3));
+        ASSERT_FALSE(r.isOk());
+        EXPECT_NE(r.status().message().find("nbGroups"), std::string::npos) << r.status().message();
+        EXPECT_TRUE(tactics(tableSetup(node, DataType::kFLOAT, 3)).empty());
+    }
+}
+
+} // namespace
+} // namespace kiln::test::cuda

@@ -1,0 +1,484 @@
+// fusionPass on the CPU backend (KILN_FUSE=1): each network is built once with the pass off (KILN_FUSE=0) and once
+// with it on, both engines run the same random inputs, the outputs agree within FP32 (or FP16) tolerance, and the
+// fused engine has fewer layers whose names (engine inspector) are the fused layers' names joined with " + ".
+// Negative cases keep their layers: an intermediate used twice, an intermediate that is a network output or a debug
+// tensor, an addition that would grow the product's output, integer chains.
+#include "common/networkRunner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace kiln::test
+{
+namespace
+{
+using namespace nvinfer1;
+
+//! Sets KILN_FUSE for the scope and restores the previous value.
+class ScopedFuseEnv
+{
+public:
+    explicit ScopedFuseEnv(char const* value)
+    {
+        if (char const* old = std::getenv("KILN_FUSE"))
+        {
+            mOld = old;
+        }
+        ::setenv("KILN_FUSE", value, 1);
+    }
+    ~ScopedFuseEnv()
+    {
+        if (mOld)
+        {
+            ::setenv("KILN_FUSE", mOld->c_str(), 1);
+        }
+        else
+        {
+            ::unsetenv("KILN_FUSE");
+        }
+    }
+    ScopedFuseEnv(ScopedFuseEnv const&) = delete;
+    ScopedFuseEnv& operator=(ScopedFuseEnv const&) = delete;
+
+private:
+    std::optional<std::string> mOld;
+};
+
+//! Host weights that outlive the build.
+struct WeightStore
+{
+    std::vector<std::unique_ptr<HostTensor>> tensors;
+    Weights add(DataType t, std::vector<int64_t> const& dims, std::mt19937& rng, double lo = -1.0, double hi = 1.0)
+    {
+        tensors.push_back(std::make_unique<HostTensor>(HostTensor::random(t, makeDims(dims), rng, lo, hi)));
+        return Weights{t, tensors.back()->data(), tensors.back()->volume()};
+    }
+    Weights scalar(DataType t, double v, int32_t rank)
+    {
+        tensors.push_back(std::make_unique<HostTensor>(HostTensor::fromValues(t, makeDims(std::vector<int64_t>(
+            static_cast<size_t>(rank), 1)), {v})));
+        return Weights{t, tensors.back()->data(), 1};
+    }
+};
+
+ITensor* constant(INetworkDefinition& net, Weights w, std::vector<int64_t> const& dims, char const* name)
+{
+    auto* l = net.addConstant(makeDims(dims), w);
+    l->setName(name);
+    return l->getOutput(0);
+}
+
+using NetworkFn = std::function<void(NetworkRunner&)>;
+
+struct BuiltRun
+{
+    std::map<std::string, HostTensor> outputs;
+    std::vector<std::string> layers; //!< names as the engine inspector shows them (kLAYER_NAMES_ONLY)
+};
+
+//! Builds `fn` with KILN_FUSE=`fuse` and runs it on `inputs`.
+BuiltRun buildAndRun(NetworkFn const& fn, char const* fuse, std::map<std::string, HostTensor> const& inputs)
+{
+    ScopedFuseEnv env(fuse);
+    BuiltRun result;
+    NetworkRunner r;
+    fn(r);
+    r.config().setProfilingVerbosity(ProfilingVerbosity::kLAYER_NAMES_ONLY);
+    if (!r.build())
+    {
+        ADD_FAILURE() << "build with KILN_FUSE=" << fuse << " failed: " << r.logger().allErrors();
+        return result;
+    }
+    result.outputs = r.run(inputs);
+    std::unique_ptr<IEngineInspector> inspector(r.engine().createEngineInspector());
+    EXPECT_NE(inspector, nullptr);
+    int32_t const n = r.engine().getNbLayers();
+    for (int32_t i = 0; inspector != nullptr && i < n; ++i)
+    {
+        char const* text = inspector->getLayerInformation(i, LayerInformationFormat::kONELINE);
+        result.layers.push_back(text != nullptr ? text : "");
+    }
+    return result;
+}
+
+bool hasLayer(BuiltRun const& run, std::string const& name)
+{
+    return std::find(run.layers.begin(), run.layers.end(), name) != run.layers.end();
+}
+
+std::string layerList(BuiltRun const& run)
+{
+    std::string s;
+    for (auto const& l : run.layers)
+    {
+        s += "[" + l + "] ";
+    }
+    return s;
+}
+
+//! Builds unfused and fused, checks the outputs agree and returns both runs.
+std::pair<BuiltRun, BuiltRun> compareFused(NetworkFn const& fn, std::map<std::string, HostTensor> const& inputs,
+    double atol = 1e-5, double rtol = 1e-5)
+{
+    BuiltRun plain = buildAndRun(fn, "0", inputs);
+    BuiltRun fused = buildAndRun(fn, "1", inputs);
+    EXPECT_EQ(plain.outputs.size(), fused.outputs.size());
+    for (auto const& [name, expected] : plain.outputs)
+    {
+        auto it = fused.outputs.find(name);
+        if (it == fused.outputs.end())
+        {
+            ADD_FAILURE() << "fused engine lacks output " << name;
+            continue;
+        }
+        EXPECT_TRUE(allClose(it->second, expected, atol, rtol)) << "output " << name;
+    }
+    return {std::move(plain), std::move(fused)};
+}
+
+TEST(FusionPass, ConvBiasRelu)
+{
+    std::mt19937 rng(11);
+    WeightStore w;
+    Weights const kernel = w.add(DataType::kFLOAT, {6, 3, 3, 3}, rng, -0.5, 0.5);
+    Weights const bias = w.add(DataType::kFLOAT, {1, 6, 1, 1}, rng);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* x = r.addInput("x", DataType::kFLOAT, {2, 3, 9, 9});
+        auto* conv = n.addConvolutionNd(*x, 6, makeDims({3, 3}), kernel, Weights{DataType::kFLOAT, nullptr, 0});
+        conv->setName("conv");
+        conv->setPaddingNd(makeDims({1, 1}));
+        auto* add = n.addElementWise(*conv->getOutput(0), *constant(n, bias, {1, 6, 1, 1}, "b"), ElementWiseOperation::kSUM);
+        add->setName("bias");
+        auto* relu = n.addActivation(*add->getOutput(0), ActivationType::kRELU);
+        relu->setName("relu");
+        r.markOutput(relu->getOutput(0), "y");
+    };
+    std::map<std::string, HostTensor> const inputs{{"x", HostTensor::random(DataType::kFLOAT, makeDims({2, 3, 9, 9}), rng)}};
+    auto const [plain, fused] = compareFused(net, inputs);
+    EXPECT_EQ(plain.layers.size(), 3U) << layerList(plain);
+    ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
+    EXPECT_EQ(fused.layers[0], "conv + bias + relu");
+}
+
+TEST(FusionPass, ConvResidualRelu)
+{
+    std::mt19937 rng(12);
+    WeightStore w;
+    Weights const kernel = w.add(DataType::kFLOAT, {4, 4, 3, 3}, rng, -0.4, 0.4);
+    Weights const convBias = w.add(DataType::kFLOAT, {4}, rng);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* x = r.addInput("x", DataType::kFLOAT, {1, 4, 7, 7});
+        auto* conv = n.addConvolutionNd(*x, 4, makeDims({3, 3}), kernel, convBias);
+        conv->setName("conv");
+        conv->setPaddingNd(makeDims({1, 1}));
+        auto* add = n.addElementWise(*x, *conv->getOutput(0), ElementWiseOperation::kSUM); // residual first
+        add->setName("residual");
+        auto* relu = n.addActivation(*add->getOutput(0), ActivationType::kLEAKY_RELU);
+        relu->setAlpha(0.125F);
+        relu->setName("lrelu");
+        r.markOutput(relu->getOutput(0), "y");
+    };
+    std::map<std::string, HostTensor> const inputs{{"x", HostTensor::random(DataType::kFLOAT, makeDims({1, 4, 7, 7}), rng)}};
+    auto const [plain, fused] = compareFused(net, inputs);
+    EXPECT_EQ(plain.layers.size(), 3U) << layerList(plain);
+    ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
+    EXPECT_EQ(fused.layers[0], "conv + residual + lrelu");
+}
+
+//! BERT's feed-forward start: x W + b, then the erf-GELU written out as layers.
+void matmulBiasGelu(NetworkRunner& r, WeightStore& w, std::mt19937& rng, Weights& weight, Weights& bias)
+{
+    auto& n = r.network();
+    auto* x = r.addInput("x", DataType::kFLOAT, {2, 5, 8});
+    auto* mm = n.addMatrixMultiply(*x, MatrixOperation::kNONE, *constant(n, weight, {1, 8, 6}, "W"),
+        MatrixOperation::kNONE);
+    mm->setName("mm");
+    auto* add = n.addElementWise(*mm->getOutput(0), *constant(n, bias, {1, 1, 6}, "B"), ElementWiseOperation::kSUM);
+    add->setName("bias");
+    ITensor* h = add->getOutput(0);
+    auto* half = n.addElementWise(*h, *constant(n, w.scalar(DataType::kFLOAT, 0.5, 3), {1, 1, 1}, "c0.5"),
+        ElementWiseOperation::kPROD);
+    half->setName("half");
+    auto* scaled = n.addElementWise(*h, *constant(n, w.scalar(DataType::kFLOAT, std::sqrt(2.0), 3), {1, 1, 1},
+        "csqrt2"), ElementWiseOperation::kDIV);
+    scaled->setName("div");
+    auto* erf = n.addUnary(*scaled->getOutput(0), UnaryOperation::kERF);
+    erf->setName("erf");
+    auto* one = n.addElementWise(*erf->getOutput(0), *constant(n, w.scalar(DataType::kFLOAT, 1.0, 3), {1, 1, 1}, "c1"),
+        ElementWiseOperation::kSUM);
+    one->setName("plus1");
+    auto* gelu = n.addElementWise(*half->getOutput(0), *one->getOutput(0), ElementWiseOperation::kPROD);
+    gelu->setName("gelu");
+    r.markOutput(gelu->getOutput(0), "y");
+    (void) rng;
+}
+
+TEST(FusionPass, MatmulBiasGeluChain)
+{
+    std::mt19937 rng(13);
+    WeightStore w;
+    Weights weight = w.add(DataType::kFLOAT, {1, 8, 6}, rng);
+    Weights bias = w.add(DataType::kFLOAT, {1, 1, 6}, rng);
+    auto const net = [&](NetworkRunner& r) { matmulBiasGelu(r, w, rng, weight, bias); };
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 8}), rng);
+    auto const [plain, fused] = compareFused(net, {{"x", x}});
+    EXPECT_EQ(plain.layers.size(), 7U) << layerList(plain);
+    ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+    EXPECT_EQ(fused.layers[0], "mm + bias");
+    EXPECT_EQ(fused.layers[1], "half + div + erf + plus1 + gelu");
+    // Independent reference: GELU(x W + b) in double.
+    auto const& y = fused.outputs.at("y");
+    HostTensor const& wt = *w.tensors[0];
+    HostTensor const& bt = *w.tensors[1];
+    for (int64_t i = 0; i < y.volume(); ++i)
+    {
+        int64_t const col = i % 6;
+        int64_t const row = i / 6; // over the 2 x 5 rows
+        double h = bt.at(col);
+        for (int64_t k = 0; k < 8; ++k)
+        {
+            h += x.at(row * 8 + k) * wt.at(k * 6 + col);
+        }
+        double const g = 0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0)));
+        EXPECT_NEAR(y.at(i), g, 1e-5 + 1e-5 * std::fabs(g)) << "element " << i;
+    }
+}
+
+TEST(FusionPass, MatmulBiasRelu)
+{
+    std::mt19937 rng(14);
+    WeightStore w;
+    Weights const bias = w.add(DataType::kFLOAT, {1, 1, 7}, rng);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* a = r.addInput("a", DataType::kFLOAT, {3, 4, 5});
+        auto* b = r.addInput("b", DataType::kFLOAT, {3, 7, 5});
+        auto* mm = n.addMatrixMultiply(*a, MatrixOperation::kNONE, *b, MatrixOperation::kTRANSPOSE);
+        mm->setName("mm");
+        auto* add = n.addElementWise(*constant(n, bias, {1, 1, 7}, "B"), *mm->getOutput(0), ElementWiseOperation::kSUM);
+        add->setName("bias");
+        auto* relu = n.addActivation(*add->getOutput(0), ActivationType::kRELU);
+        relu->setName("relu");
+        r.markOutput(relu->getOutput(0), "y");
+    };
+    std::map<std::string, HostTensor> const inputs{{"a", HostTensor::random(DataType::kFLOAT, makeDims({3, 4, 5}), rng)},
+        {"b", HostTensor::random(DataType::kFLOAT, makeDims({3, 7, 5}), rng)}};
+    auto const [plain, fused] = compareFused(net, inputs);
+    EXPECT_EQ(plain.layers.size(), 3U);
+    ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
+    EXPECT_EQ(fused.layers[0], "mm + bias + relu");
+}
+
+//! a + b (broadcast), tanh, * a, abs, max with a scalar constant: one program; FP32, and FP16 (rounded intermediates,
+//! compared bit for bit with the unfused engine).
+void pointwiseChain(DataType t)
+{
+    std::mt19937 rng(15);
+    WeightStore w;
+    Weights const quarter = w.scalar(t, 0.25, 3);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* a = r.addInput("a", t, {2, 3, 4});
+        auto* b = r.addInput("b", t, {1, 3, 1});
+        auto* s = n.addElementWise(*a, *b, ElementWiseOperation::kSUM);
+        s->setName("add");
+        auto* th = n.addActivation(*s->getOutput(0), ActivationType::kTANH);
+        th->setName("tanh");
+        auto* m = n.addElementWise(*th->getOutput(0), *a, ElementWiseOperation::kPROD);
+        m->setName("mul");
+        auto* ab = n.addUnary(*m->getOutput(0), UnaryOperation::kABS);
+        ab->setName("abs");
+        auto* mx = n.addElementWise(*ab->getOutput(0), *constant(n, quarter, {1, 1, 1}, "q"), ElementWiseOperation::kMAX);
+        mx->setName("max");
+        r.markOutput(mx->getOutput(0), "y");
+    };
+    HostTensor const a = HostTensor::random(t, makeDims({2, 3, 4}), rng, -2.0, 2.0);
+    HostTensor const b = HostTensor::random(t, makeDims({1, 3, 1}), rng, -2.0, 2.0);
+    // FP16: the program rounds its intermediates where the unfused layers store them, so the bits must agree.
+    double const tol = t == DataType::kFLOAT ? 1e-6 : 0.0;
+    auto const [plain, fused] = compareFused(net, {{"a", a}, {"b", b}}, tol, tol);
+    EXPECT_EQ(plain.layers.size(), 5U) << layerList(plain);
+    ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
+    EXPECT_EQ(fused.layers[0], "add + tanh + mul + abs + max");
+    if (t == DataType::kFLOAT)
+    {
+        auto const& y = fused.outputs.at("y");
+        for (int64_t i = 0; i < y.volume(); ++i)
+        {
+            double const av = a.at(i);
+            double const e = std::max(std::fabs(std::tanh(av + b.at((i / 4) % 3)) * av), 0.25);
+            EXPECT_NEAR(y.at(i), e, 1e-6) << "element " << i;
+        }
+    }
+}
+
+TEST(FusionPass, PointwiseChainFloat)
+{
+    pointwiseChain(DataType::kFLOAT);
+}
+
+TEST(FusionPass, PointwiseChainHalfRoundsIntermediates)
+{
+    pointwiseChain(DataType::kHALF);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Negative cases
+// ---------------------------------------------------------------------------------------------------------------
+
+TEST(FusionPass, IntermediateUsedTwiceStaysUnfused)
+{
+    std::mt19937 rng(16);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* a = r.addInput("a", DataType::kFLOAT, {4, 6});
+        auto* b = r.addInput("b", DataType::kFLOAT, {6, 5});
+        auto* mm = n.addMatrixMultiply(*a, MatrixOperation::kNONE, *b, MatrixOperation::kNONE);
+        mm->setName("mm");
+        auto* relu = n.addActivation(*mm->getOutput(0), ActivationType::kRELU);
+        relu->setName("relu");
+        auto* add = n.addElementWise(*mm->getOutput(0), *relu->getOutput(0), ElementWiseOperation::kSUM);
+        add->setName("sum");
+        r.markOutput(add->getOutput(0), "y");
+    };
+    std::map<std::string, HostTensor> const inputs{{"a", HostTensor::random(DataType::kFLOAT, makeDims({4, 6}), rng)},
+        {"b", HostTensor::random(DataType::kFLOAT, makeDims({6, 5}), rng)}};
+    auto const [plain, fused] = compareFused(net, inputs);
+    EXPECT_EQ(plain.layers.size(), 3U);
+    // The product feeds two layers: no epilogue; the relu + sum chain still becomes one program.
+    ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "mm")) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "relu + sum")) << layerList(fused);
+}
+
+TEST(FusionPass, IntermediateOutputStopsTheFusion)
+{
+    std::mt19937 rng(17);
+    WeightStore w;
+    Weights const kernel = w.add(DataType::kFLOAT, {2, 3, 1, 1}, rng);
+    Weights const bias = w.add(DataType::kFLOAT, {1, 2, 1, 1}, rng);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* x = r.addInput("x", DataType::kFLOAT, {1, 3, 4, 4});
+        auto* conv = n.addConvolutionNd(*x, 2, makeDims({1, 1}), kernel, Weights{DataType::kFLOAT, nullptr, 0});
+        conv->setName("conv");
+        auto* add = n.addElementWise(*conv->getOutput(0), *constant(n, bias, {1, 2, 1, 1}, "b"), ElementWiseOperation::kSUM);
+        add->setName("bias");
+        auto* sig = n.addActivation(*add->getOutput(0), ActivationType::kSIGMOID);
+        sig->setName("sigmoid");
+        r.markOutput(add->getOutput(0), "pre");
+        r.markOutput(sig->getOutput(0), "y");
+    };
+    std::map<std::string, HostTensor> const inputs{{"x", HostTensor::random(DataType::kFLOAT, makeDims({1, 3, 4, 4}), rng)}};
+    auto const [plain, fused] = compareFused(net, inputs);
+    ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "conv + bias")) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "sigmoid")) << layerList(fused);
+}
+
+TEST(FusionPass, DebugTensorStopsTheFusion)
+{
+    std::mt19937 rng(18);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* a = r.addInput("a", DataType::kFLOAT, {3, 5});
+        auto* neg = n.addUnary(*a, UnaryOperation::kNEG);
+        neg->setName("neg");
+        auto* ex = n.addUnary(*neg->getOutput(0), UnaryOperation::kEXP);
+        ex->setName("exp");
+        auto* sg = n.addActivation(*ex->getOutput(0), ActivationType::kSOFTSIGN);
+        sg->setName("softsign");
+        n.markDebug(*neg->getOutput(0));
+        r.markOutput(sg->getOutput(0), "y");
+    };
+    auto const [plain, fused] = compareFused(net, {{"a", HostTensor::random(DataType::kFLOAT, makeDims({3, 5}), rng)}});
+    ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "neg")) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "exp + softsign")) << layerList(fused);
+}
+
+TEST(FusionPass, AdditionThatGrowsTheProductIsNotAnEpilogue)
+{
+    std::mt19937 rng(19);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* a = r.addInput("a", DataType::kFLOAT, {2, 1, 6});
+        auto* b = r.addInput("b", DataType::kFLOAT, {2, 6, 3});
+        auto* c = r.addInput("c", DataType::kFLOAT, {2, 4, 3});
+        auto* mm = n.addMatrixMultiply(*a, MatrixOperation::kNONE, *b, MatrixOperation::kNONE); // [2, 1, 3]
+        mm->setName("mm");
+        auto* add = n.addElementWise(*mm->getOutput(0), *c, ElementWiseOperation::kSUM); // [2, 4, 3]
+        add->setName("grow");
+        auto* th = n.addActivation(*add->getOutput(0), ActivationType::kTANH);
+        th->setName("tanh");
+        r.markOutput(th->getOutput(0), "y");
+    };
+    std::map<std::string, HostTensor> const inputs{{"a", HostTensor::random(DataType::kFLOAT, makeDims({2, 1, 6}), rng)},
+        {"b", HostTensor::random(DataType::kFLOAT, makeDims({2, 6, 3}), rng)},
+        {"c", HostTensor::random(DataType::kFLOAT, makeDims({2, 4, 3}), rng)}};
+    auto const [plain, fused] = compareFused(net, inputs);
+    ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "mm")) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "grow + tanh")) << layerList(fused); // broadcast inside a program is fine
+}
+
+TEST(FusionPass, IntegerChainsAndComparisonsStayUnfused)
+{
+    std::mt19937 rng(20);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* a = r.addInput("a", DataType::kINT32, {4, 3});
+        auto* b = r.addInput("b", DataType::kINT32, {4, 3});
+        auto* s = n.addElementWise(*a, *b, ElementWiseOperation::kSUM);
+        s->setName("isum");
+        auto* p = n.addElementWise(*s->getOutput(0), *a, ElementWiseOperation::kPROD);
+        p->setName("iprod");
+        r.markOutput(p->getOutput(0), "y");
+        auto* f = r.addInput("f", DataType::kFLOAT, {4, 3});
+        auto* ex = n.addUnary(*f, UnaryOperation::kEXP);
+        ex->setName("fexp");
+        auto* gt = n.addElementWise(*ex->getOutput(0), *f, ElementWiseOperation::kGREATER); // BOOL result
+        gt->setName("greater");
+        r.markOutput(gt->getOutput(0), "g");
+    };
+    std::map<std::string, HostTensor> const inputs{{"a", HostTensor::random(DataType::kINT32, makeDims({4, 3}), rng, -50, 50)},
+        {"b", HostTensor::random(DataType::kINT32, makeDims({4, 3}), rng, -50, 50)},
+        {"f", HostTensor::random(DataType::kFLOAT, makeDims({4, 3}), rng)}};
+    auto const [plain, fused] = compareFused(net, inputs, 0.0, 0.0);
+    EXPECT_EQ(fused.layers, plain.layers);
+    EXPECT_EQ(fused.layers.size(), 4U) << layerList(fused);
+}
+
+TEST(FusionPass, OffByDefaultOnTheCpuBackend)
+{
+    std::optional<std::string> old;
+    if (char const* v = std::getenv("KILN_FUSE"))
+    {
+        old = v;
+    }
+    ::unsetenv("KILN_FUSE");
+    NetworkRunner r;
+    auto* a = r.addInput("a", DataType::kFLOAT, {2, 2});
+    auto* u = r.network().addUnary(*a, UnaryOperation::kEXP);
+    auto* v = r.network().addUnary(*u->getOutput(0), UnaryOperation::kLOG);
+    r.markOutput(v->getOutput(0), "y");
+    bool const built = r.build();
+    if (old)
+    {
+        ::setenv("KILN_FUSE", old->c_str(), 1);
+    }
+    ASSERT_TRUE(built) << r.logger().allErrors();
+    EXPECT_EQ(r.engine().getNbLayers(), 2);
+}
+
+} // namespace
+} // namespace kiln::test
