@@ -5,14 +5,16 @@
   torch.json    torch_baseline.py: PyTorch eager and torch.compile, per model and batch
   kiln.json     run_kiln.py: Kiln's runs (plain, CUDA graph, profile), per model and batch; the per-layer profile
                 and layer information files named there are read from its work folder
+  check.json    check_outputs.py (optional, --check): Kiln's outputs against onnxruntime on the same inputs
 
 Tables: (1) batch-1 latency and batch-32 throughput of Kiln, eager and torch.compile, with Kiln/peer ratios;
 (2) enqueue (host) time per inference with and without CUDA graphs; (3) the slowest layers of each engine against
-their memory and compute floors (floors.py). Missing or failed runs show as "—" or "failed", with the reason in
+their memory and compute floors (floors.py); (4) with --check, the output check (max abs/rel diff, top-1
+agreement, verdict per model, batch and output; a missing check.json or a failed case shows as FAILED). Missing or failed runs show as "—" or "failed", with the reason in
 the notes, never as a number.
 
 Usage: python3 bench/gpu/make_table.py --system system.json --torch torch.json --kiln kiln.json [--top 8]
-           [--out table.md]
+           [--check check.json] [--out table.md]
 """
 import argparse
 import json
@@ -227,6 +229,52 @@ def floor_tables(kiln_data, system, models, batches, top, notes):
     return lines
 
 
+def check_section(check_data):
+    """The "Output check" section from check_outputs.py's check.json: one row per model, batch and output."""
+    lines = ["### Output check", ""]
+    if check_data is None:
+        return lines + ["Not run or no result: check.json is missing (see logs/check.log): **FAILED**.", ""]
+    lines += ["| model | batch | output | max abs diff | max rel diff | top-1 agreement | verdict |",
+              "|---|---|---|---|---|---|---|"]
+    notes, references = [], []
+    for case in check_data.get("cases", []):
+        model, batch = case.get("model", "?"), case.get("batch", "?")
+        title = MODEL_TITLES.get(model, model)
+        status = case.get("status", "pending")
+        outputs = case.get("outputs") or []
+        if case.get("reference") and case["reference"] not in references:
+            references.append(case["reference"])
+        if not outputs:
+            verdict = {"skipped": "skipped", "pending": "FAILED (not finished)"}.get(status, "FAILED")
+            lines.append(f"| {title} | {batch} | — | — | — | — | {verdict} |")
+        for o in outputs:
+            top1 = "—"
+            if "top1_rows" in o:
+                top1 = f"{o['top1_equal']}/{o['top1_rows']}"
+                if o.get("top1_near_ties"):
+                    top1 += f" (+{o['top1_near_ties']} near tie)"
+            verdict = "pass" if o.get("passed") else "FAILED"
+            lines.append("| " + " | ".join([title, str(batch), f"`{o.get('output', '?')}`",
+                                             f"{o['max_abs_diff']:.3g}" if "max_abs_diff" in o else "—",
+                                             f"{o['max_rel_diff']:.3g}" if o.get("max_rel_diff") is not None
+                                             else "—", top1, verdict]) + " |")
+        if case.get("reason"):
+            notes.append(f"{title} batch {batch} {status}: {case['reason'].strip().splitlines()[-1]}")
+    lines.append("")
+    lines.append(f"Same random inputs (seed {check_data.get('seed', '?')}; images uniform in [-1, 1], token ids "
+                 "uniform over the vocabulary, all-ones attention mask) to Kiln (`kilnexec --loadInputs "
+                 f"--exportOutput`, backend {check_data.get('backend') or 'default'}, "
+                 f"{check_data.get('precision', '?')}) and to the reference: "
+                 + ("; ".join(references) if references else "onnxruntime on the CPU") + ". "
+                 f"Max rel diff: {check_data.get('rel_floor', '?')}. Pass thresholds (FP16 end to end): "
+                 + "; ".join(f"{MODEL_TITLES.get(m, m)}: {t}" for m, t in check_data.get("thresholds", {}).items())
+                 + ". A failed run, a missing output, a shape mismatch or a NaN/Inf where the reference is finite "
+                 "is a failure; the weights are random, so this checks agreement, not accuracy.")
+    lines.append("")
+    lines += [f"- {n}" for n in notes] + ([""] if notes else [])
+    return lines
+
+
 def notes_for(torch_data, kiln_data):
     notes = []
     for r in (torch_data or {}).get("runs", []):
@@ -254,7 +302,7 @@ def notes_for(torch_data, kiln_data):
     return notes
 
 
-def make_markdown(system, torch_data, kiln_data, top=8):
+def make_markdown(system, torch_data, kiln_data, top=8, check_data=None, with_check=False):
     models = []
     for source in ((kiln_data or {}).get("runs", []), (torch_data or {}).get("runs", [])):
         for r in source:
@@ -272,6 +320,8 @@ def make_markdown(system, torch_data, kiln_data, top=8):
     lines += ["### Enqueue (host) time per inference", ""] + enqueue_table(kiln_data, models, batches)
     lines += ["### Slowest layers against their floors", ""]
     lines += floor_tables(kiln_data, system, models, batches, top, notes)
+    if with_check:
+        lines += check_section(check_data)
     if notes:
         lines += ["### Notes from the run", ""] + [f"- {n}" for n in notes] + [""]
     return "\n".join(lines)
@@ -282,10 +332,12 @@ def main(argv=None):
     parser.add_argument("--system", default=None)
     parser.add_argument("--torch", default=None)
     parser.add_argument("--kiln", default=None)
+    parser.add_argument("--check", default=None, help="check_outputs.py's check.json (adds the Output check)")
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    text = make_markdown(load(args.system), load(args.torch), load(args.kiln), args.top)
+    text = make_markdown(load(args.system), load(args.torch), load(args.kiln), args.top, load(args.check),
+                         with_check=args.check is not None)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh — the GPU performance table of docs/performance.md in one run on the GPU machine: exports ResNet-50 and
 # BERT-base to FP16 ONNX (random weights), runs them through Kiln (kilnexec, CUDA backend, with and without CUDA
-# graphs, per-layer profile), through PyTorch eager and torch.compile, and prints the markdown table (also written to
+# graphs, per-layer profile), checks Kiln's outputs against onnxruntime on the CPU (check_outputs.py), runs them
+# through PyTorch eager and torch.compile, and prints the markdown table (also written to
 # $WORK/gpu-table.md and, when OUT is set, to $OUT/gpu-table.md with the JSON files and logs).
 #
 # Usage: bench/gpu/run.sh                      (builds kilnexec in $KILN_BUILD if $KILNEXEC is not given)
@@ -18,6 +19,9 @@
 #   TORCH_BUDGET_S      no new torch.compile mode starts after this many seconds of the baseline script
 #                       (default: its time limit minus 90 s)
 #   KILN_DURATION=1.5   seconds of timed runs per kilnexec run;  EXPORT_FP32=1 also writes FP32 ONNX files
+#   CHECK=1             output check (check_outputs.py: Kiln against onnxruntime CPU on the same inputs), given
+#                       CHECK_BUDGET_S=40 taken from Kiln's share; CHECK_CASES=resnet50:1,bert:1,bert:2 (a case with
+#                       no saved engine is built only when run_kiln.py's build time for the model fits); CHECK=0 skips
 #   KILN_BACKEND=cuda, TORCH_DEVICE=cuda, KILN_ITERATIONS=100, TORCH_ITERS=50, PYTHON=python3
 #                       (KILN_BACKEND= and TORCH_DEVICE=cpu only to try the script on a machine without a GPU)
 # The whole run (without the kilnexec build) stays under 8 minutes: every step runs under `timeout` against the
@@ -99,11 +103,23 @@ exportArgs=(--out "$work/models" --models "$models")
 timeout "$(left 300)" "$python" "$here/export_models.py" "${exportArgs[@]}" 2>&1 | tee "$work/export.log" | grep -v Warning || true
 [[ -f "$work/models/models.json" ]] || { echo "run.sh: the export failed (see $work/export.log)" >&2; tail -20 "$work/export.log"; exit 1; }
 
+checkBudget="${CHECK_BUDGET_S:-40}"
+[[ "${CHECK:-1}" == "1" ]] || checkBudget=0
 stamp "Kiln runs"
-timeout "$(left 200)" "$python" "$here/run_kiln.py" --kilnexec "$kilnexec" --models "$work/models" \
+timeout "$(left $(( 200 + checkBudget )))" "$python" "$here/run_kiln.py" --kilnexec "$kilnexec" --models "$work/models" \
     --work "$work/kiln" --out "$work/kiln.json" --batches "$batches" --duration "${KILN_DURATION:-1.5}" --timeout 120 \
     --backend "${KILN_BACKEND-cuda}" --iterations "${KILN_ITERATIONS:-100}" \
     || echo "run.sh: run_kiln.py did not finish (exit $?): the table shows what it wrote" >&2
+
+# Output check: Kiln's outputs against onnxruntime (CPU) on the same inputs; it never fails the run (a failed or
+# unfinished check shows as FAILED in the table). No new case starts after CHECK_BUDGET_S seconds.
+if [[ "${CHECK:-1}" == "1" ]]; then
+    stamp "output check (${checkBudget} s)"
+    timeout "$(( checkBudget + 10 ))" "$python" "$here/check_outputs.py" --kilnexec "$kilnexec" --models "$work/models" \
+        --kiln-json "$work/kiln.json" --work "$work/check" --out "$work/check.json" --budget-s "$checkBudget" \
+        --cases "${CHECK_CASES:-resnet50:1,bert:1,bert:2}" --backend "${KILN_BACKEND-cuda}" 2>&1 | tee "$work/check.log" \
+        || echo "run.sh: check_outputs.py did not finish: the table shows what it wrote" >&2
+fi
 
 # PyTorch gets what is left; no new torch.compile mode starts in its last 90 seconds (a compilation takes ~1 min).
 torchLimit="$(left 15)"
@@ -118,8 +134,10 @@ else
 fi
 
 stamp "table"
+checkArgs=()
+[[ "${CHECK:-1}" == "1" ]] && checkArgs=(--check "$work/check.json")
 "$python" "$here/make_table.py" --system "$work/system.json" --torch "$work/torch.json" --kiln "$work/kiln.json" \
-    --out "$work/gpu-table.md"
+    "${checkArgs[@]}" --out "$work/gpu-table.md"
 
 if [[ -n "${OUT:-}" ]]; then
     mkdir -p "$OUT/logs"
@@ -128,5 +146,6 @@ if [[ -n "${OUT:-}" ]]; then
     if [[ -d "$work/kiln" ]]; then
         cp "$work"/kiln/*.log "$work"/kiln/*.json "$OUT/logs/" 2>/dev/null || true
     fi
+    cp "$work"/check/*.log "$OUT/logs/" 2>/dev/null || true
 fi
 stamp "done"

@@ -39,6 +39,10 @@ public:
     //! Use this for inputs TensorRT requires to be initializers (axes, pads, scales, ...).
     virtual OnnxConstant const* constant(::onnx::NodeProto const& node, int32_t index) const = 0;
 
+    //! Weights of `value` for a layer's weights argument: they point into the parser's store, which outlives the
+    //! parse as TensorRT requires (a constant computed during the import is copied there first).
+    virtual nvinfer1::Weights layerWeights(OnnxConstant const& value) = 0;
+
     //! Materialise a host constant as an IConstantLayer output (named after `nameHint`).
     virtual StatusOr<nvinfer1::ITensor*> constantTensor(OnnxConstant const& value, std::string const& nameHint) = 0;
 

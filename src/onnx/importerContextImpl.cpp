@@ -145,6 +145,12 @@ std::shared_ptr<OnnxConstant const> ImporterContextImpl::keep(OnnxConstant&& con
     return kept;
 }
 
+nvinfer1::Weights ImporterContextImpl::layerWeights(OnnxConstant const& value)
+{
+    auto const found = mKept.find(&value);
+    return (found != mKept.end() ? found->second : keep(value))->weights();
+}
+
 StatusOr<nvinfer1::ITensor*> ImporterContextImpl::constantTensor(OnnxConstant const& value, std::string const& nameHint)
 {
     KILN_ASSIGN_OR_RETURN(nvinfer1::Dims dims, value.dims());

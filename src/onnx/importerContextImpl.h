@@ -31,6 +31,7 @@ public:
     bool hasInput(::onnx::NodeProto const& node, int32_t index) const override;
     StatusOr<nvinfer1::ITensor*> tensor(::onnx::NodeProto const& node, int32_t index) override;
     OnnxConstant const* constant(::onnx::NodeProto const& node, int32_t index) const override;
+    nvinfer1::Weights layerWeights(OnnxConstant const& value) override;
     StatusOr<nvinfer1::ITensor*> constantTensor(OnnxConstant const& value, std::string const& nameHint) override;
     void nameLayer(nvinfer1::ILayer* layer, ::onnx::NodeProto const& node, std::string const& suffix = "") override;
     void warn(::onnx::NodeProto const& node, std::string const& message) override;

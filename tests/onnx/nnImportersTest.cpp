@@ -1,5 +1,5 @@
 // Importers of the convolution, pooling and normalization families beyond the ONNX node tests: Conv with a dynamic
-// batch (profile), 1-D grouped Conv with run-time weights, ConvTranspose with run-time weights and output_padding,
+// batch (profile), Conv weights and bias through Identity nodes, 1-D grouped Conv with run-time weights, ConvTranspose with run-time weights and output_padding,
 // LayerNormalization's Mean/InvStdDev outputs, GroupNormalization (opsets 18 and 21), LpPool/GlobalLpPool,
 // LpNormalization and MaxPool's ceil-mode window rule. nnReductionImportersTest.cpp covers the other families.
 #include "onnxTestModels.h"
@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <random>
+#include <vector>
 
 namespace kiln::test
 {
@@ -106,6 +107,35 @@ TEST_F(NnImportersTest, ConvWithDynamicBatchAndProfile)
         ASSERT_EQ(outputs.count("y"), 1U);
         EXPECT_TRUE(allClose(outputs["y"], referenceConv2d(x, w, &b, 1, 2, 1), 1e-4, 1e-4)) << "N = " << n;
     }
+}
+
+TEST_F(NnImportersTest, ConvWeightsFromIdentityOutliveTheParse)
+{
+    // The exporters share identical initializers through Identity nodes (torch does so for the zero biases of folded
+    // batch norms). Those constants are computed during the import; the layer weights must not point into memory the
+    // import frees. Freed blocks are refilled with NaN bytes before the build, so a dangling pointer shows.
+    HostTensor const w = random({4, 3, 3, 3}, -1.0, 1.0);
+    HostTensor const b = random({4}, -1.0, 1.0);
+    OnnxModelBuilder model(13);
+    model.addInput("x", DataType::kFLOAT, {1, 3, 6, 6});
+    model.addInitializer("w0", toConstant(w));
+    model.addInitializer("b0", toConstant(b));
+    model.addNode("Identity", {"w0"}, {"w"});
+    model.addNode("Identity", {"b0"}, {"b"});
+    model.addNode("Conv", {"x", "w", "b"}, {"y"}, {intsAttr("pads", {1, 1, 1, 1}), intsAttr("kernel_shape", {3, 3})});
+    model.addOutput("y", DataType::kFLOAT);
+    OnnxRunner runner;
+    ASSERT_TRUE(runner.parse(model));
+    std::vector<std::vector<uint8_t>> scribble;
+    for (size_t i = 0; i < 4096; ++i)
+    {
+        scribble.emplace_back(8 + (i % 64) * 8, uint8_t{0xFF});
+    }
+    ASSERT_TRUE(runner.build());
+    HostTensor const x = random({1, 3, 6, 6});
+    auto outputs = runner.run({{"x", x}});
+    ASSERT_EQ(outputs.count("y"), 1U);
+    EXPECT_TRUE(allClose(outputs["y"], referenceConv2d(x, w, &b, 1, 1, 1), 1e-4, 1e-4));
 }
 
 TEST_F(NnImportersTest, GroupedConv1DWithRunTimeWeights)

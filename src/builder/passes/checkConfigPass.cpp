@@ -1,6 +1,9 @@
 // checkConfigPass: builder flags and settings that cannot apply to this network on this backend.
 #include "builder/buildContext.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace kiln
 {
 using nvinfer1::BuilderFlag;
@@ -34,7 +37,10 @@ Status checkConfigPass(BuildContext& ctx)
         ctx.logger.warning("kVERSION_COMPATIBLE / kSTRIP_PLAN have no effect on Kiln engines (they are always "
                            "self-contained and carry their format version)");
     }
-    if (cfg.getFlag(BuilderFlag::kFP16) || cfg.getFlag(BuilderFlag::kBF16))
+    char const* precisionEnv = std::getenv("KILN_PRECISION");
+    bool const precisionPassOn = (ctx.backend != nullptr && ctx.backend != &cpuBackend())
+        || (precisionEnv != nullptr && std::string(precisionEnv) == "1");
+    if ((cfg.getFlag(BuilderFlag::kFP16) || cfg.getFlag(BuilderFlag::kBF16)) && !precisionPassOn)
     {
         ctx.logger.info("kFP16/kBF16: the CPU backend computes in FP32; tensor types at the network's I/O follow "
                         "the network, and layers' setOutputType/setPrecision are honoured");

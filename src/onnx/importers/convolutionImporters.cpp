@@ -59,10 +59,12 @@ StatusOr<ConvParams> readConvParams(ImporterContext& ctx, ::onnx::NodeProto cons
     bool const biasIsTensor = ctx.hasInput(node, 2) && (b == nullptr || !isFloatType(b->type));
     if (w != nullptr && isFloatType(w->type) && !biasIsTensor)
     {
-        p.kernel = w->weights();
+        // Layer weights must outlive the parse: constants computed during the import (an Identity of an
+        // initializer, folded subgraphs) are copied into the parser's store.
+        p.kernel = ctx.layerWeights(*w);
         if (b != nullptr)
         {
-            p.bias = b->weights();
+            p.bias = ctx.layerWeights(*b);
         }
         return p;
     }

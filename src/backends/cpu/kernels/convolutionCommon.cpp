@@ -1,5 +1,6 @@
 // Shared helpers of the convolution-family and matrix-multiply CPU kernels (see convolutionCommon.h).
 #include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/common/convolutionParams.h"
 
 #include <algorithm>
 #include <atomic>
@@ -149,20 +150,15 @@ void convertFromDouble(double const* src, DataType type, int64_t count, void* ds
 
 Geometry3 toGeometry3(WindowParams const& p, std::vector<WindowExtent> const& ext)
 {
+    WindowGeometry const w = toWindowGeometry(p, ext);
     Geometry3 g;
-    int32_t const offset = 3 - p.nbSpatial;
-    for (int32_t i = 0; i < p.nbSpatial && i < static_cast<int32_t>(ext.size()); ++i)
-    {
-        size_t const j = static_cast<size_t>(i + offset);
-        size_t const s = static_cast<size_t>(i);
-        g.in[j] = ext[s].in;
-        g.out[j] = ext[s].out;
-        g.kernel[j] = p.kernel[s];
-        g.stride[j] = p.stride[s];
-        g.dilation[j] = p.dilation[s];
-        g.padBefore[j] = ext[s].padBefore;
-        g.padAfter[j] = ext[s].padAfter;
-    }
+    std::copy(w.in, w.in + 3, g.in.begin());
+    std::copy(w.out, w.out + 3, g.out.begin());
+    std::copy(w.kernel, w.kernel + 3, g.kernel.begin());
+    std::copy(w.stride, w.stride + 3, g.stride.begin());
+    std::copy(w.dilation, w.dilation + 3, g.dilation.begin());
+    std::copy(w.padBefore, w.padBefore + 3, g.padBefore.begin());
+    std::copy(w.padAfter, w.padAfter + 3, g.padAfter.begin());
     return g;
 }
 
