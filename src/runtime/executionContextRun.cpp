@@ -3,7 +3,8 @@
 // data-dependent shapes and folded values), writes the values of folded shape tensors, runs the nodes' kernels in
 // order (binding data-dependent symbols as their size tensors are written), delivers data-dependent outputs to
 // their allocators, and reports per-layer timings. On the CPU backend all of it is synchronous; on the CUDA backend
-// kernels are launched on the run's stream and the host waits only for values it must read (see the header).
+// kernels are launched on the run's stream and the host waits only for values it must read (see the header). The
+// buffers and device traffic besides the arena are in executionContextDevice.cpp.
 #include "api/apiGuard.h"
 #include "core/quoting.h"
 #include "core/dataType.h"
@@ -21,26 +22,6 @@ namespace kiln
 
 using nvinfer1::DataType;
 
-namespace
-{
-
-void storeValues(void* data, DataType type, std::vector<int64_t> const& values)
-{
-    for (size_t i = 0; i < values.size(); ++i)
-    {
-        if (isIntegerType(type) || type == DataType::kBOOL)
-        {
-            storeInt(data, type, static_cast<int64_t>(i), values[i]);
-        }
-        else
-        {
-            // Values of FLOAT tensors are doubles held as bit patterns (core/shapeExpr.h).
-            storeElement(data, type, static_cast<int64_t>(i), floatValue(values[i]));
-        }
-    }
-}
-
-} // namespace
 
 bool ExecutionContext::enqueueV3(cudaStream_t stream) noexcept
 {
@@ -288,167 +269,6 @@ Status ExecutionContext::materializeValues(cudaStream_t stream)
         }
     }
     return Status::ok();
-}
-
-Status ExecutionContext::writeValues(size_t t, std::vector<int64_t> const& values, cudaStream_t stream)
-{
-    PlanTensor const& tensor = mData->plan.tensors[t];
-    if (!mBackend.usesDeviceMemory())
-    {
-        storeValues(mTensorData[t], tensor.type, values);
-        return Status::ok();
-    }
-    if (!mValueOffsets.empty() && mValueOffsets[t] >= 0)
-    {
-        mValueProfile = -1; // the value buffer now holds this run's values: rewrite it next run
-    }
-    std::vector<uint8_t> staging(values.size() * static_cast<size_t>(elementSize(tensor.type)));
-    storeValues(staging.data(), tensor.type, values);
-    // A copy from pageable memory has consumed its source when cudaMemcpyAsync returns.
-    return mBackend.copy(mTensorData[t], staging.data(), static_cast<int64_t>(staging.size()), CopyKind::kHOST_TO_DEVICE, stream);
-}
-
-Status ExecutionContext::prepareValueTensors(cudaStream_t stream)
-{
-    if (!mBackend.usesDeviceMemory())
-    {
-        return Status::ok();
-    }
-    Plan const& plan = mData->plan;
-    if (mValueOffsets.empty())
-    {
-        mValueOffsets.assign(plan.tensors.size(), -1);
-    }
-    // Internal folded value tensors: read-only for the nodes, so they can live outside the arena, written only when
-    // their values change (which keeps runs capturable into CUDA graphs).
-    bool const same = mValueProfile == mProfile && mValueKey == mRunSymbols;
-    int64_t total = 0;
-    for (size_t t = 0; t < plan.tensors.size(); ++t)
-    {
-        PlanTensor const& tensor = plan.tensors[t];
-        if (!tensor.hasValues || mData->producer[t] >= 0 || tensor.constant >= 0 || mData->ioPosition[t] >= 0
-            || mShapesNow.bytes[t] <= 0)
-        {
-            mValueOffsets[t] = -1;
-            continue;
-        }
-        mValueOffsets[t] = total;
-        total += (mShapesNow.bytes[t] + ActivationMemory::kALIGNMENT - 1) / ActivationMemory::kALIGNMENT
-            * ActivationMemory::kALIGNMENT;
-    }
-    if (total == 0)
-    {
-        return Status::ok();
-    }
-    if (!same || mValueBuffer.size() < total)
-    {
-        if (mBackend.isCapturing(stream))
-        {
-            return invalidState("the values of folded shape tensors changed since the last run and must be copied to "
-                                "the device, which cannot be captured into a CUDA graph: run enqueueV3 once with these "
-                                "input shapes before capturing");
-        }
-        if (mValueBuffer.size() < total)
-        {
-            if (mValueBuffer.data() != nullptr)
-            {
-                KILN_RETURN_IF_ERROR(mBackend.synchronize(stream)); // earlier runs may still read the old buffer
-            }
-            KILN_RETURN_IF_ERROR(mValueBuffer.allocate(mEngine.allocator(), total, "folded shape values"));
-        }
-        mValueStaging.assign(static_cast<size_t>(total), 0);
-        for (size_t t = 0; t < plan.tensors.size(); ++t)
-        {
-            if (mValueOffsets[t] >= 0)
-            {
-                storeValues(mValueStaging.data() + mValueOffsets[t], plan.tensors[t].type, mShapesNow.values[t]);
-            }
-        }
-        KILN_RETURN_IF_ERROR(mBackend.copy(mValueBuffer.data(), mValueStaging.data(), total, CopyKind::kHOST_TO_DEVICE, stream));
-        mValueKey = mRunSymbols;
-        mValueProfile = mProfile;
-    }
-    for (size_t t = 0; t < plan.tensors.size(); ++t)
-    {
-        if (mValueOffsets[t] >= 0)
-        {
-            mTensorData[t] = mValueBuffer.data() + mValueOffsets[t];
-        }
-    }
-    return Status::ok();
-}
-
-Status ExecutionContext::prepareScratch(cudaStream_t stream)
-{
-    if (mScratchProfile == mProfile && mScratchKey == mRunSymbols)
-    {
-        return Status::ok();
-    }
-    Plan const& plan = mData->plan;
-    EvaluatedShapes const& shapes = runShapes();
-    int64_t need = 0;
-    std::vector<TensorView> inputs;
-    std::vector<TensorView> outputs;
-    auto const view = [&](int32_t t) {
-        TensorView v;
-        if (t >= 0)
-        {
-            auto const ti = static_cast<size_t>(t);
-            v.data = mTensorData[ti];
-            v.type = plan.tensors[ti].type;
-            v.dims = shapes.dims[ti];
-            v.values = plan.tensors[ti].hasValues ? shapes.values[ti].data() : nullptr;
-        }
-        return v;
-    };
-    for (size_t n = 0; n < plan.nodes.size(); ++n)
-    {
-        PlanNode const& node = plan.nodes[n];
-        inputs.clear();
-        outputs.clear();
-        for (int32_t t : node.inputs)
-        {
-            inputs.push_back(view(t));
-        }
-        for (int32_t t : node.outputs)
-        {
-            outputs.push_back(view(t));
-        }
-        need = std::max(need, mKernels[n]->workspaceSize(inputs, outputs));
-    }
-    if (need > mScratch.size())
-    {
-        if (mBackend.isCapturing(stream))
-        {
-            return invalidState("the kernels need more scratch memory for these shapes, which cannot be allocated "
-                                "while the stream is captured into a CUDA graph: run enqueueV3 once before capturing");
-        }
-        if (mScratch.data() != nullptr)
-        {
-            KILN_RETURN_IF_ERROR(mBackend.synchronize(stream)); // earlier runs may still use the old scratch memory
-        }
-        KILN_RETURN_IF_ERROR(mScratch.allocate(mEngine.allocator(), need, "kernel scratch memory"));
-    }
-    mScratchNeeded = need;
-    mScratchKey = mRunSymbols;
-    mScratchProfile = mProfile;
-    return Status::ok();
-}
-
-Status ExecutionContext::readToHost(void* host, void const* src, int64_t bytes, cudaStream_t stream) const
-{
-    if (!mBackend.usesDeviceMemory())
-    {
-        std::memcpy(host, src, static_cast<size_t>(bytes));
-        return Status::ok();
-    }
-    if (mBackend.isCapturing(stream))
-    {
-        return invalidState("the engine must read a value computed on the device (a size tensor, a condition) in the "
-                            "middle of the run, which cannot be captured into a CUDA graph");
-    }
-    KILN_RETURN_IF_ERROR(mBackend.copy(host, src, bytes, CopyKind::kDEVICE_TO_HOST, stream));
-    return mBackend.synchronize(stream);
 }
 
 Status ExecutionContext::runNodes(char const* api, cudaStream_t stream)
