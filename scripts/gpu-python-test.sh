@@ -69,10 +69,12 @@ if [[ -f "$deps/include/onnx/onnx_pb.h" ]]; then
     export LD_LIBRARY_PATH="$deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
-# The GPU machine's default compiler (/opt/gcc) links libstdc++ statically into shared libraries; a Python process
-# that loaded the system libstdc++ first (numpy does) then mixes two copies and crashes. Use the system g++.
-if [[ -z "${CXX:-}" && -x /usr/bin/g++ ]]; then
-    export CXX=/usr/bin/g++ CUDAHOSTCXX="${CUDAHOSTCXX:-/usr/bin/g++}"
+# The GPU machine's default compiler (/opt/gcc, also its $CXX) links libstdc++ statically into shared libraries; a
+# Python process that loaded the system libstdc++ first (numpy does) then mixes two copies and crashes. Build with
+# the system g++ (KILN_PYTHON_CXX names another compiler).
+pythonCxx="${KILN_PYTHON_CXX:-/usr/bin/g++}"
+if [[ -x "$pythonCxx" ]]; then
+    export CXX="$pythonCxx" CUDAHOSTCXX="$pythonCxx"
 fi
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DKILN_BUILD_BENCH=OFF -DKILN_BUILD_PYTHON=ON -DKILN_WITH_ONEDNN=OFF -DKILN_WITH_CUDA=ON \

@@ -147,19 +147,9 @@ class EngineRunner:
             raise ValueError("EngineRunner.run: device='cuda' needs an engine built for the CUDA backend "
                              "(this engine runs on the CPU backend)")
         kept = self._bind_inputs(feed)
-        missing = self.context.infer_shapes()
-        if missing:
-            raise ValueError(f"EngineRunner.run: inputs not fully specified: {missing}")
+        static, dynamic = self._output_shapes()
         outputs = {}
-        dynamic = {}
-        for name in self.output_names:
-            dtype = numpy_dtype(self.engine.get_tensor_dtype(name))
-            shape = tuple(self.context.get_tensor_shape(name))
-            if name in self._data_dependent or any(d < 0 for d in shape):
-                # Data-dependent shape: remembered, since a context reports the last run's shape afterwards.
-                self._data_dependent.add(name)
-                dynamic[name] = dtype
-                continue
+        for name, dtype, shape in static:
             array = np.empty(shape, dtype=dtype)
             target = array if array.size > 0 else np.empty(1, dtype=dtype)
             if not self.context.set_tensor_address(name, target):
@@ -171,6 +161,25 @@ class EngineRunner:
         for name in dynamic:
             outputs[name] = allocator.array(name)
         return {name: outputs[name] for name in self.output_names}
+
+    def _output_shapes(self):
+        """After the inputs are bound: ([(name, dtype, shape)] of the outputs whose shapes are known, {name: dtype} of
+        those whose shapes depend on data). The latter are remembered, since a context reports the last run's shape
+        afterwards."""
+        missing = self.context.infer_shapes()
+        if missing:
+            raise ValueError(f"EngineRunner.run: inputs not fully specified: {missing}")
+        static = []
+        dynamic = {}
+        for name in self.output_names:
+            dtype = numpy_dtype(self.engine.get_tensor_dtype(name))
+            shape = tuple(self.context.get_tensor_shape(name))
+            if name in self._data_dependent or any(d < 0 for d in shape):
+                self._data_dependent.add(name)
+                dynamic[name] = dtype
+            else:
+                static.append((name, dtype, shape))
+        return static, dynamic
 
     def _execute(self, allocator, dynamic, stream):
         for name in dynamic:
@@ -198,18 +207,9 @@ class EngineRunner:
             dtype = numpy_dtype(self.engine.get_tensor_dtype(name))
             kept.append(self._bind_device_input(name, feed[name], dtype, stream))
         _wait_for_torch(kept)
-        missing = self.context.infer_shapes()
-        if missing:
-            raise ValueError(f"EngineRunner.run: inputs not fully specified: {missing}")
+        static, dynamic = self._output_shapes()
         bound = {}
-        dynamic = {}
-        for name in self.output_names:
-            dtype = numpy_dtype(self.engine.get_tensor_dtype(name))
-            shape = tuple(self.context.get_tensor_shape(name))
-            if name in self._data_dependent or any(d < 0 for d in shape):
-                self._data_dependent.add(name)
-                dynamic[name] = dtype
-                continue
+        for name, dtype, shape in static:
             count = int(np.prod(shape, dtype=np.int64)) if shape else 1
             if as_torch:
                 tensor = torch.empty(shape, dtype=_torch_dtype(torch, dtype), device="cuda")

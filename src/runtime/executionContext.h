@@ -129,6 +129,8 @@ private:
     Status bindTensorMemory(char const* api, std::vector<void*> const& addresses);
     Status materializeValues(cudaStream_t stream);
     Status runNodes(char const* api, cudaStream_t stream);
+    //! View of tensor `t` for the run in progress (empty for an absent optional input).
+    TensorView runView(int32_t t) const;
     //! Scratch memory for the kernels (sized for the current shapes, grown outside runs being captured).
     Status prepareScratch(cudaStream_t stream);
     //! Device copies of folded value tensors (CUDA backend), rewritten when their values change.

@@ -131,34 +131,20 @@ Status ExecutionContext::prepareScratch(cudaStream_t stream)
         return Status::ok();
     }
     Plan const& plan = mData->plan;
-    EvaluatedShapes const& shapes = runShapes();
     int64_t need = 0;
-    std::vector<TensorView> inputs;
-    std::vector<TensorView> outputs;
-    auto const view = [&](int32_t t) {
-        TensorView v;
-        if (t >= 0)
-        {
-            auto const ti = static_cast<size_t>(t);
-            v.data = mTensorData[ti];
-            v.type = plan.tensors[ti].type;
-            v.dims = shapes.dims[ti];
-            v.values = plan.tensors[ti].hasValues ? shapes.values[ti].data() : nullptr;
-        }
-        return v;
-    };
     for (size_t n = 0; n < plan.nodes.size(); ++n)
     {
+        // The node's view vectors are filled again before the node runs.
         PlanNode const& node = plan.nodes[n];
-        inputs.clear();
-        outputs.clear();
-        for (int32_t t : node.inputs)
+        auto& inputs = mNodeInputs[n];
+        auto& outputs = mNodeOutputs[n];
+        for (size_t k = 0; k < node.inputs.size(); ++k)
         {
-            inputs.push_back(view(t));
+            inputs[k] = runView(node.inputs[k]);
         }
-        for (int32_t t : node.outputs)
+        for (size_t k = 0; k < node.outputs.size(); ++k)
         {
-            outputs.push_back(view(t));
+            outputs[k] = runView(node.outputs[k]);
         }
         need = std::max(need, mKernels[n]->workspaceSize(inputs, outputs));
     }

@@ -271,6 +271,23 @@ Status ExecutionContext::materializeValues(cudaStream_t stream)
     return Status::ok();
 }
 
+TensorView ExecutionContext::runView(int32_t t) const
+{
+    TensorView v;
+    if (t < 0)
+    {
+        return v;
+    }
+    auto const ti = static_cast<size_t>(t);
+    EvaluatedShapes const& shapes = runShapes();
+    PlanTensor const& tensor = mData->plan.tensors[ti];
+    v.data = mTensorData[ti];
+    v.type = tensor.type;
+    v.dims = shapes.dims[ti];
+    v.values = tensor.hasValues ? shapes.values[ti].data() : nullptr;
+    return v;
+}
+
 Status ExecutionContext::runNodes(char const* api, cudaStream_t stream)
 {
     Plan const& plan = mData->plan;
@@ -286,20 +303,6 @@ Status ExecutionContext::runNodes(char const* api, cudaStream_t stream)
     {
         loopTimes.assign(plan.nodes.size(), LayerTimes::Clock::duration::zero());
     }
-    auto const view = [&](int32_t t) {
-        TensorView v;
-        if (t < 0)
-        {
-            return v;
-        }
-        auto const ti = static_cast<size_t>(t);
-        EvaluatedShapes const& shapes = runShapes();
-        v.data = mTensorData[ti];
-        v.type = plan.tensors[ti].type;
-        v.dims = shapes.dims[ti];
-        v.values = plan.tensors[ti].hasValues ? shapes.values[ti].data() : nullptr;
-        return v;
-    };
     // Extents that depend on a size tensor the node itself (or a later one) writes are unknown (-1) to it.
     auto const hideUnknown = [&](TensorView& v, int32_t t, size_t n) {
         if (t < 0 || !mData->tensorDependsOnData[static_cast<size_t>(t)])
@@ -321,11 +324,11 @@ Status ExecutionContext::runNodes(char const* api, cudaStream_t stream)
         auto& outputs = mNodeOutputs[n];
         for (size_t k = 0; k < node.inputs.size(); ++k)
         {
-            inputs[k] = view(node.inputs[k]);
+            inputs[k] = runView(node.inputs[k]);
         }
         for (size_t k = 0; k < node.outputs.size(); ++k)
         {
-            outputs[k] = view(node.outputs[k]);
+            outputs[k] = runView(node.outputs[k]);
             hideUnknown(outputs[k], node.outputs[k], n);
         }
         auto const start = timing ? LayerTimes::Clock::now() : LayerTimes::Clock::time_point{};

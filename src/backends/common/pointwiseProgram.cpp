@@ -1,6 +1,7 @@
 // Parser, validator and writer of the pointwise programs of fused pointwise nodes (see pointwiseProgram.h).
 #include "backends/common/pointwiseProgram.h"
 
+#include "backends/cpu/kernels/elementWiseCommon.h"
 #include "core/dataType.h"
 
 namespace kiln
@@ -205,6 +206,35 @@ std::string pointwiseProgramToString(PointwiseProgram const& program)
         }
     }
     return s;
+}
+
+StatusOr<PointwiseProgram> readPointwiseSetup(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("fused pointwise kernel created without a plan node");
+    }
+    KILN_ASSIGN_OR_RETURN(PointwiseProgram program, readPointwiseProgram(*setup.node));
+    std::string const label = "fused pointwise node '" + setup.node->name + "'";
+    if (setup.inputTypes.size() != static_cast<size_t>(program.nbInputs) || setup.outputTypes.size() != 1)
+    {
+        return invalidArgument(label + ": expected " + std::to_string(program.nbInputs) + " input(s) and 1 output, got "
+            + std::to_string(setup.inputTypes.size()) + " and " + std::to_string(setup.outputTypes.size()));
+    }
+    for (size_t i = 0; i < setup.inputTypes.size(); ++i)
+    {
+        if ((i < setup.inputPresent.size() && !setup.inputPresent[i]) || !ew::isFloatKernelType(setup.inputTypes[i]))
+        {
+            return invalidArgument(label + ": input " + std::to_string(i) + " must be a present FLOAT, HALF or BF16 "
+                "tensor, got " + dataTypeName(setup.inputTypes[i]));
+        }
+    }
+    if (!ew::isFloatKernelType(setup.outputTypes[0]))
+    {
+        return invalidArgument(label + ": the output must be FLOAT, HALF or BF16, got "
+            + dataTypeName(setup.outputTypes[0]));
+    }
+    return program;
 }
 
 } // namespace kiln

@@ -19,6 +19,7 @@
 //                   type in the unfused network), b = -1
 #pragma once
 
+#include "backends/cpu/cpuKernel.h"
 #include "engine/plan.h"
 #include "core/status.h"
 
@@ -68,6 +69,10 @@ bool hasPointwiseProgram(PlanNode const& node);
 //! Parses and validates the node's program against its input count: sizes within the limits above, known opcodes,
 //! operands that name inputs, earlier results or existing constants. Messages name the node.
 StatusOr<PointwiseProgram> readPointwiseProgram(PlanNode const& node);
+
+//! readPointwiseProgram plus the checks of a kernel's creation (CPU and CUDA): the node has the program's inputs,
+//! all present, and one output, all FLOAT, HALF or BF16.
+StatusOr<PointwiseProgram> readPointwiseSetup(KernelSetup const& setup);
 
 //! Stores `program` in `attrs` ("pw.program", "pw.consts").
 void writePointwiseProgram(PointwiseProgram const& program, Attributes& attrs);

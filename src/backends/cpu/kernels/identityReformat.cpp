@@ -255,7 +255,7 @@ private:
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createReformatKernel(KernelSetup const& setup)
+Status readReformatSetup(KernelSetup const& setup, FormatLayout& in, FormatLayout& out)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Reformat"));
     std::string const name = "reformat node '" + setup.node->name + "'";
@@ -265,8 +265,6 @@ StatusOr<std::unique_ptr<CpuKernel>> createReformatKernel(KernelSetup const& set
             + dataTypeName(setup.outputTypes[0]));
     }
     Attributes const& attrs = setup.node->attrs;
-    FormatLayout in;
-    FormatLayout out;
     auto const inFormat = static_cast<TensorFormat>(attrs.getInt("inFormat", 0));
     auto const outFormat = static_cast<TensorFormat>(attrs.getInt("outFormat", 0));
     if (!formatLayout(inFormat, setup.inputRanks[0], in) || !formatLayout(outFormat, setup.outputRanks[0], out))
@@ -274,6 +272,14 @@ StatusOr<std::unique_ptr<CpuKernel>> createReformatKernel(KernelSetup const& set
         return invalidArgument(name + ": cannot convert format " + formatName(inFormat) + " to "
             + formatName(outFormat) + " for a tensor of rank " + std::to_string(setup.inputRanks[0]));
     }
+    return Status::ok();
+}
+
+StatusOr<std::unique_ptr<CpuKernel>> createReformatKernel(KernelSetup const& setup)
+{
+    FormatLayout in;
+    FormatLayout out;
+    KILN_RETURN_IF_ERROR(readReformatSetup(setup, in, out));
     return std::unique_ptr<CpuKernel>(std::make_unique<ReformatKernel>(setup, in, out));
 }
 

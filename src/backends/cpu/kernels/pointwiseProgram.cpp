@@ -212,30 +212,7 @@ private:
 
 StatusOr<std::unique_ptr<CpuKernel>> createPointwiseProgramKernel(KernelSetup const& setup)
 {
-    if (setup.node == nullptr)
-    {
-        return internalError("fused pointwise kernel created without a plan node");
-    }
-    KILN_ASSIGN_OR_RETURN(PointwiseProgram program, readPointwiseProgram(*setup.node));
-    std::string const label = "fused pointwise node '" + setup.node->name + "'";
-    if (setup.inputTypes.size() != static_cast<size_t>(program.nbInputs) || setup.outputTypes.size() != 1)
-    {
-        return invalidArgument(label + ": expected " + std::to_string(program.nbInputs) + " input(s) and 1 output, got "
-            + std::to_string(setup.inputTypes.size()) + " and " + std::to_string(setup.outputTypes.size()));
-    }
-    for (size_t i = 0; i < setup.inputTypes.size(); ++i)
-    {
-        if ((i < setup.inputPresent.size() && !setup.inputPresent[i]) || !ew::isFloatKernelType(setup.inputTypes[i]))
-        {
-            return invalidArgument(label + ": input " + std::to_string(i) + " must be a present FLOAT, HALF or BF16 "
-                "tensor, got " + dataTypeName(setup.inputTypes[i]));
-        }
-    }
-    if (!ew::isFloatKernelType(setup.outputTypes[0]))
-    {
-        return invalidArgument(label + ": the output must be FLOAT, HALF or BF16, got "
-            + dataTypeName(setup.outputTypes[0]));
-    }
+    KILN_ASSIGN_OR_RETURN(PointwiseProgram program, readPointwiseSetup(setup));
     return std::unique_ptr<CpuKernel>(std::make_unique<PointwiseProgramKernel>(setup, std::move(program)));
 }
 

@@ -9,7 +9,6 @@
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 #include "backends/cuda/kernels/workspaceLayout.cuh"
-#include "runtime/engineData.h"
 
 namespace kiln::cuda
 {
@@ -227,23 +226,9 @@ private:
 
 StatusOr<std::unique_ptr<CudaKernel>> createReformatCudaKernel(KernelSetup const& setup)
 {
-    KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Reformat"));
-    std::string const name = "reformat node '" + setup.node->name + "'";
-    if (!ew::isKernelType(setup.inputTypes[0]) || !ew::isKernelType(setup.outputTypes[0]))
-    {
-        return invalidArgument(name + ": cannot convert " + dataTypeName(setup.inputTypes[0]) + " to "
-            + dataTypeName(setup.outputTypes[0]));
-    }
-    Attributes const& attrs = setup.node->attrs;
     FormatLayout in;
     FormatLayout out;
-    auto const inFormat = static_cast<TensorFormat>(attrs.getInt("inFormat", 0));
-    auto const outFormat = static_cast<TensorFormat>(attrs.getInt("outFormat", 0));
-    if (!formatLayout(inFormat, setup.inputRanks[0], in) || !formatLayout(outFormat, setup.outputRanks[0], out))
-    {
-        return invalidArgument(name + ": cannot convert format " + formatName(inFormat) + " to "
-            + formatName(outFormat) + " for a tensor of rank " + std::to_string(setup.inputRanks[0]));
-    }
+    KILN_RETURN_IF_ERROR(readReformatSetup(setup, in, out));
     return std::unique_ptr<CudaKernel>(std::make_unique<ReformatCudaKernel>(setup, in, out));
 }
 
