@@ -5,7 +5,7 @@
 // demand (backends/backendRegistry.cpp), so libkiln loads on machines without CUDA.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <memory>
@@ -15,37 +15,14 @@
 namespace kiln
 {
 
-//! What a kernel gets for one run besides its tensors.
-struct RunContext
-{
-    cudaStream_t stream{nullptr}; //!< the enqueueV3 stream (CPU backend: passed on to plugins only)
-    void* workspace{nullptr};     //!< at least the kernel's workspaceSize(), 256-byte aligned (device memory on CUDA)
-    int64_t workspaceBytes{0};
-};
-
-//! One plan node's implementation in one execution context.
-class Kernel
-{
-public:
-    virtual ~Kernel() = default;
-    //! Scratch memory needed for these shapes (asked with the profile's largest shapes when planning).
-    virtual int64_t workspaceSize(std::vector<TensorView> const& /*inputs*/, std::vector<TensorView> const& /*outputs*/) const
-    {
-        return 0;
-    }
-    //! Run (CPU) or launch on ctx.stream (CUDA). Inputs/outputs follow the node's slots and carry their final shapes;
-    //! data pointers are in the backend's memory, TensorView::values are host pointers.
-    virtual Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        RunContext const& ctx) = 0;
-};
-
 //! Per execution context (or per build) state of a backend: library handles, caches. Kernels made by a session
 //! must not outlive it.
 class BackendSession
 {
 public:
     virtual ~BackendSession() = default;
-    //! The kernel of `setup.node` with its recorded tactic. Plugin nodes are not asked: the runtime runs them itself.
+    //! The kernel of `setup.node` with its recorded tactic. Plugin nodes are not asked: the runtime gives them the
+    //! kernel of backends/common/pluginKernel.h, which calls the plugin's enqueue with this backend's pointers.
     virtual StatusOr<std::unique_ptr<Kernel>> createKernel(KernelSetup const& setup) = 0;
 };
 
@@ -67,6 +44,8 @@ public:
     //! Human-readable description of the device, e.g. "NVIDIA H200 (sm_90, 139 GiB)" or "host CPU".
     virtual std::string deviceName() const = 0;
 
+    //! True when the backend has kernels for layers of `kind` (with some types).
+    virtual bool implements(nvinfer1::LayerType kind) const = 0;
     //! Candidate tactics for a node, best first; empty = the backend cannot run it with these types.
     virtual std::vector<std::string> tactics(KernelSetup const& setup) const = 0;
     virtual StatusOr<std::unique_ptr<BackendSession>> createSession() const = 0;

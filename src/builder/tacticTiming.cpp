@@ -120,13 +120,17 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
         std::vector<double> times;
         if (st.isOk())
         {
+            st = kernel.value()->reshape(inputs, outputs);
+        }
+        if (st.isOk())
+        {
             int64_t const bytes = kernel.value()->workspaceSize(inputs, outputs);
             st = workspace.allocate(allocator, bytes, "tactic timing workspace");
             RunContext const run{nullptr, workspace.data(), bytes};
             for (int32_t r = 0; st.isOk() && r <= runs; ++r)
             {
                 auto const start = std::chrono::steady_clock::now();
-                st = kernel.value()->execute(inputs, outputs, run);
+                st = kernel.value()->run(inputs, outputs, run);
                 if (st.isOk())
                 {
                     st = backend.synchronize(nullptr);

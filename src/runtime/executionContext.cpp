@@ -1,10 +1,10 @@
 // ExecutionContext: creation (kernels, arena), input shapes and shape inference, profiles and activation memory.
 // Addresses, allocators and settings are in executionContextSettings.cpp; the run in executionContextRun.cpp.
 #include "runtime/executionContext.h"
-#include "backends/cpu/cpuBackend.h"
 #include "core/quoting.h"
 
 #include "api/apiGuard.h"
+#include "backends/common/pluginKernel.h"
 #include "core/dataType.h"
 #include "network/inferContext.h"
 #include "runtime/engine.h"
@@ -155,6 +155,7 @@ Status ExecutionContext::createKernels()
     Plan const& plan = mData->plan;
     KILN_ASSIGN_OR_RETURN(mSession, mBackend.createSession());
     mKernels.reserve(plan.nodes.size());
+    mKernelGeneration.assign(plan.nodes.size(), kNO_GENERATION);
     mNodeInputs.resize(plan.nodes.size());
     mNodeOutputs.resize(plan.nodes.size());
     for (size_t n = 0; n < plan.nodes.size(); ++n)
@@ -170,19 +171,9 @@ Status ExecutionContext::createKernels()
                 setup.weights[w].device = mDeviceWeights->at(node.weights[w]);
             }
         }
-        StatusOr<std::unique_ptr<Kernel>> kernel = internalError("no kernel");
-        bool const isPlugin = node.kind == nvinfer1::LayerType::kPLUGIN_V2 || node.kind == nvinfer1::LayerType::kPLUGIN_V3;
-        if (isPlugin)
-        {
-            // Plugin nodes run the context's plugin object on every backend (device pointers on the GPU).
-            auto pluginKernel = cpuKernelFactory(node.kind)(setup);
-            kernel = pluginKernel.isOk() ? StatusOr<std::unique_ptr<Kernel>>(wrapCpuKernel(std::move(pluginKernel).value()))
-                                         : StatusOr<std::unique_ptr<Kernel>>(pluginKernel.status());
-        }
-        else
-        {
-            kernel = mSession->createKernel(setup);
-        }
+        // Plugin nodes run the context's plugin object with the backend's pointers (backends/common/pluginKernel.h).
+        StatusOr<std::unique_ptr<Kernel>> kernel
+            = isPluginKind(node.kind) ? createPluginKernel(setup) : mSession->createKernel(setup);
         if (!kernel.isOk())
         {
             return Status(kernel.status().code(), "cannot create an execution context: the " + std::string(mBackend.name())
@@ -228,6 +219,7 @@ Status ExecutionContext::prepareShapes(std::vector<void const*> const& addresses
     {
         return Status::ok();
     }
+    ++mShapeGeneration; // kernels reshape before their next run
     if (!mData->hasDataDependentShapes)
     {
         return evaluateShapes(*mData, mProfile, mSymbols, mShapes, mShapesNow);

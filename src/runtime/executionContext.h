@@ -190,6 +190,10 @@ private:
     std::unique_ptr<BackendSession> mSession;
     std::shared_ptr<DeviceWeights const> mDeviceWeights;
     std::vector<std::unique_ptr<Kernel>> mKernels;
+    //! Shapes change → the generation grows; a kernel whose generation differs reshapes before it runs.
+    static constexpr uint64_t kNO_GENERATION = ~uint64_t{0};
+    mutable uint64_t mShapeGeneration{0};
+    std::vector<uint64_t> mKernelGeneration;
     DeviceBuffer mScratch;                 // kernels' workspace (shared: nodes run one after another)
     std::vector<int64_t> mScratchKey;      // symbols the scratch size was computed for
     int32_t mScratchProfile{-1};

@@ -97,6 +97,7 @@ Status ExecutionContext::bindSizeTensors(size_t n)
     KILN_RETURN_IF_ERROR(evaluateShapes(*mData, mProfile, mRunSymbols, mShapes, mRunShapes, &mData->boundsGraph)
                              .withContext(who + ": shapes after its size tensors were read"));
     mRunBound = true;
+    ++mShapeGeneration;
     for (size_t t = 0; t < plan.tensors.size(); ++t)
     {
         if (!mData->tensorDependsOnData[t])

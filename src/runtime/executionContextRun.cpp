@@ -66,6 +66,10 @@ Status ExecutionContext::run(char const* api, void* const* bindings, cudaStream_
     {
         KILN_RETURN_IF_ERROR(assignOutputsFromAllocators(stream));
     }
+    if (mRunBound)
+    {
+        ++mShapeGeneration; // back from the last run's data-dependent shapes to the upper bounds
+    }
     mRunBound = false;
     mRunSymbols = mData->hasDataDependentShapes ? mBoundSymbols : mSymbols;
     KILN_RETURN_IF_ERROR(bindTensorMemory(api, mRunAddresses));
@@ -335,7 +339,16 @@ Status ExecutionContext::runNodes(char const* api, cudaStream_t stream)
         Status st;
         try
         {
-            st = mKernels[n]->execute(inputs, outputs, RunContext{stream, mScratch.data(), mScratchNeeded});
+            // Loop bodies see new shapes per iteration; elsewhere kernels reshape only after the shapes changed.
+            if (inLoop || mKernelGeneration[n] != mShapeGeneration)
+            {
+                st = mKernels[n]->reshape(inputs, outputs);
+                mKernelGeneration[n] = st.isOk() && !inLoop ? mShapeGeneration : kNO_GENERATION;
+            }
+            if (st.isOk())
+            {
+                st = mKernels[n]->run(inputs, outputs, RunContext{stream, mScratch.data(), mScratchNeeded});
+            }
             if (st.isOk() && timing && mBackend.usesDeviceMemory())
             {
                 st = mBackend.synchronize(stream); // per-layer timing and debug sync wait for each node

@@ -1,5 +1,6 @@
 // The CPU backend behind the Backend interface: CPU kernels from the kernel table, host memory, synchronous copies.
-#include "backends/cpu/cpuBackend.h"
+#include "backends/backend.h"
+#include "backends/cpu/cpuKernel.h"
 
 #include "network/inferContext.h"
 #include "runtime/pluginResourceContext.h"
@@ -20,7 +21,7 @@ public:
         : mKernel(std::move(kernel))
     {
     }
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
         RunContext const&) override
     {
         return mKernel->execute(inputs, outputs);
@@ -57,8 +58,16 @@ public:
     bool usesDeviceMemory() const override { return false; }
     std::string deviceName() const override { return "host CPU"; }
 
+    bool implements(nvinfer1::LayerType kind) const override
+    {
+        return isPluginKind(kind) || cpuKernelFactory(kind) != nullptr;
+    }
     std::vector<std::string> tactics(KernelSetup const& setup) const override
     {
+        if (isPluginKind(setup.node->kind))
+        {
+            return {"plugin"};
+        }
         CpuTacticsFn const fn = cpuKernelTactics(setup.node->kind);
         return fn == nullptr || cpuKernelFactory(setup.node->kind) == nullptr ? std::vector<std::string>{} : fn(setup);
     }
@@ -94,11 +103,6 @@ public:
 };
 
 } // namespace
-
-std::unique_ptr<Kernel> wrapCpuKernel(std::unique_ptr<CpuKernel> kernel)
-{
-    return std::make_unique<CpuKernelAdapter>(std::move(kernel));
-}
 
 Backend const& cpuBackend()
 {

@@ -37,16 +37,6 @@ std::unique_ptr<CpuKernel> makeFunctionKernel(KernelSetup const& setup, CpuKerne
     return std::make_unique<FunctionKernel>(setup, fn);
 }
 
-std::vector<int64_t> contiguousStrides(nvinfer1::Dims const& dims)
-{
-    std::vector<int64_t> strides(static_cast<size_t>(dims.nbDims > 0 ? dims.nbDims : 0), 1);
-    for (int32_t i = dims.nbDims - 2; i >= 0; --i)
-    {
-        strides[static_cast<size_t>(i)] = strides[static_cast<size_t>(i + 1)] * dims.d[i + 1];
-    }
-    return strides;
-}
-
 CpuKernelFactory cpuKernelFactory(LayerType kind)
 {
     switch (kind)
@@ -74,7 +64,7 @@ CpuKernelFactory cpuKernelFactory(LayerType kind)
     case LayerType::kPADDING: return createPaddingKernel;
     case LayerType::kPARAMETRIC_RELU: return createParametricReLUKernel;
     case LayerType::kPLUGIN_V2:
-    case LayerType::kPLUGIN_V3: return createPluginKernel;
+    case LayerType::kPLUGIN_V3: return nullptr; // backends/common/pluginKernel.h, made by the session
     case LayerType::kPOOLING: return createPoolingKernel;
     case LayerType::kREDUCE: return createReduceKernel;
     case LayerType::kRESIZE: return createResizeKernel;
@@ -108,8 +98,6 @@ CpuTacticsFn cpuKernelTactics(LayerType kind)
     case LayerType::kDECONVOLUTION: return deconvolutionTactics;
     case LayerType::kMATRIX_MULTIPLY: return matrixMultiplyTactics;
     case LayerType::kPOOLING: return poolingTactics;
-    case LayerType::kPLUGIN_V2:
-    case LayerType::kPLUGIN_V3: return pluginTactics;
     default: return cpuKernelFactory(kind) != nullptr ? referenceOnly : nullptr;
     }
 }

@@ -57,7 +57,7 @@ public:
     {
         return mKernel->workspaceSize(inputs, outputs);
     }
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
         RunContext const& ctx) override
     {
         CudaRunContext const run{ctx.stream, ctx.workspace, ctx.workspaceBytes, &mLibraries};
@@ -116,8 +116,16 @@ public:
     bool usesDeviceMemory() const override { return true; }
     std::string deviceName() const override { return mDeviceName; }
 
+    bool implements(nvinfer1::LayerType kind) const override
+    {
+        return isPluginKind(kind) || cudaKernelFactory(kind) != nullptr;
+    }
     std::vector<std::string> tactics(KernelSetup const& setup) const override
     {
+        if (isPluginKind(setup.node->kind))
+        {
+            return {"plugin"};
+        }
         CudaTacticsFn const fn = cudaKernelTactics(setup.node->kind);
         return fn == nullptr || cudaKernelFactory(setup.node->kind) == nullptr ? std::vector<std::string>{} : fn(setup);
     }

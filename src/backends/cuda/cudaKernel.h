@@ -4,7 +4,7 @@
 // synchronisation, no allocation (device memory it needs comes from workspaceSize()).
 #pragma once
 
-#include "backends/cpu/cpuKernel.h" // TensorView, WeightsView, KernelSetup (backend-neutral; to move to backends/)
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <memory>

@@ -33,13 +33,12 @@ Status tacticsPass(BuildContext& ctx)
         std::string const label = "layer '" + node.name + "' (" + layerKindName(node.kind) + ")";
         KernelSetup const setup = makeKernelSetup(ctx.plan, node);
         std::vector<std::string> tactics = backend.tactics(setup);
-        if (tactics.empty() && !onCpu && cpuKernelFactory(node.kind) != nullptr
-            && !cpuKernelTactics(node.kind)(setup).empty())
+        if (tactics.empty() && !onCpu && !cpuBackend().tactics(setup).empty())
         {
             return unsupported(label + ": " + backendLabel + " has no implementation of this layer kind with these "
                 "types yet");
         }
-        if (tactics.empty() && cpuKernelFactory(node.kind) == nullptr)
+        if (tactics.empty() && !cpuBackend().implements(node.kind))
         {
             return unsupported(label + ": " + backendLabel + " has no implementation of this layer kind");
         }

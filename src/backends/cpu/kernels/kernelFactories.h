@@ -28,7 +28,6 @@ StatusOr<std::unique_ptr<CpuKernel>> createNormalizationKernel(KernelSetup const
 StatusOr<std::unique_ptr<CpuKernel>> createOneHotKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createPaddingKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createParametricReLUKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createPluginKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createPoolingKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createReduceKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<CpuKernel>> createResizeKernel(KernelSetup const& setup);
@@ -52,6 +51,5 @@ std::vector<std::string> deconvolutionTactics(KernelSetup const& setup);
 std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup);
 std::vector<std::string> poolingTactics(KernelSetup const& setup);
 //! Plugin nodes run the plugin's own enqueue(); the builder records "plugin" or "plugin:<tactic>" itself.
-std::vector<std::string> pluginTactics(KernelSetup const& setup);
 
 } // namespace kiln

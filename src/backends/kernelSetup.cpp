@@ -1,5 +1,6 @@
-// makeKernelSetup: what a CPU kernel is told about its node when it is created (types, ranks, weights).
-#include "backends/cpu/cpuKernel.h"
+// makeKernelSetup: what a kernel of any backend is told about its node when it is created (types, ranks,
+// weights), and contiguousStrides.
+#include "backends/kernel.h"
 
 namespace kiln
 {
@@ -33,6 +34,16 @@ KernelSetup makeKernelSetup(Plan const& plan, PlanNode const& node)
         setup.weights.push_back(v);
     }
     return setup;
+}
+
+std::vector<int64_t> contiguousStrides(nvinfer1::Dims const& dims)
+{
+    std::vector<int64_t> strides(static_cast<size_t>(dims.nbDims > 0 ? dims.nbDims : 0), 1);
+    for (int32_t i = dims.nbDims - 2; i >= 0; --i)
+    {
+        strides[static_cast<size_t>(i)] = strides[static_cast<size_t>(i + 1)] * dims.d[i + 1];
+    }
+    return strides;
 }
 
 } // namespace kiln

@@ -1,9 +1,11 @@
-// CPU kernel of plugin nodes (IPluginV2* and IPluginV3 layers): runs the execution context's own plugin object.
-// On the first run and whenever the shape of an input or output changes it re-configures the plugin with the real
-// shapes (V2 family: configurePlugin with min == opt == max == the real dims; V3: onShapeChange), then calls
-// enqueue() with host pointers, the node's workspace in the activation arena and the stream given to enqueueV3.
-// V3 shape inputs (the node's trailing inputs) are not passed to the plugin at run time.
-#include "backends/cpu/kernels/kernelFactories.h"
+// The kernel of plugin nodes (IPluginV2* and IPluginV3 layers) on every backend: runs the execution context's own
+// plugin object with the backend's pointers (host memory on the CPU, device memory on CUDA). reshape() describes
+// the new shapes; before a run after a shape change it re-configures the plugin with the real shapes (V2 family:
+// configurePlugin with min == opt == max == the real dims; V3: onShapeChange), then run() calls enqueue() with the
+// node's workspace in the activation arena and the stream given to enqueueV3. V3 shape inputs (the node's trailing
+// inputs) are not passed to the plugin at run time. A plain IPluginV2 object shared by the engine's contexts is
+// re-configured whenever another context configured it last.
+#include "backends/common/pluginKernel.h"
 #include "plugin/pluginAdapter.h"
 
 #include <cstring>
@@ -30,7 +32,7 @@ nvinfer1::DynamicPluginTensorDesc runtimeDesc(nvinfer1::PluginTensorDesc const& 
     return d;
 }
 
-class PluginKernel final : public CpuKernel
+class PluginKernel final : public Kernel
 {
 public:
     PluginKernel(KernelSetup const& setup, size_t nbRegularInputs)
@@ -42,7 +44,7 @@ public:
     {
     }
 
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
         PluginAdapter& plugin = *mBinding.adapter;
         if (inputs.size() < mInDesc.size() || outputs.size() != mOutDesc.size())
@@ -55,13 +57,27 @@ public:
         for (size_t k = 0; k < mInDesc.size(); ++k)
         {
             changed = describe(inputs[k], mBinding.inputFormats[k], mBinding.inputScales[k], mInDesc[k]) || changed;
-            mInPtrs[k] = inputs[k].data;
         }
         for (size_t k = 0; k < mOutDesc.size(); ++k)
         {
             changed = describe(outputs[k], mBinding.outputFormats[k], mBinding.outputScales[k], mOutDesc[k]) || changed;
+        }
+        mConfigured = mConfigured && !changed;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        PluginAdapter& plugin = *mBinding.adapter;
+        for (size_t k = 0; k < mInDesc.size(); ++k)
+        {
+            mInPtrs[k] = inputs[k].data;
+        }
+        for (size_t k = 0; k < mOutDesc.size(); ++k)
+        {
             mOutPtrs[k] = outputs[k].data;
         }
+        bool changed = !mConfigured;
         std::unique_lock<std::mutex> lock;
         if (mBinding.sharedMutex != nullptr)
         {
@@ -125,12 +141,7 @@ private:
 
 } // namespace
 
-std::vector<std::string> pluginTactics(KernelSetup const&)
-{
-    return {"plugin"};
-}
-
-StatusOr<std::unique_ptr<CpuKernel>> createPluginKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createPluginKernel(KernelSetup const& setup)
 {
     std::string const layer = "layer '" + setup.node->name + "'";
     PluginBinding const* binding = setup.plugin;
@@ -158,7 +169,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createPluginKernel(KernelSetup const& setup
             return invalidArgument(binding->adapter->label() + ": input " + std::to_string(k) + " is missing");
         }
     }
-    return std::unique_ptr<CpuKernel>(std::make_unique<PluginKernel>(setup, nbRegular));
+    return std::unique_ptr<Kernel>(std::make_unique<PluginKernel>(setup, nbRegular));
 }
 
 } // namespace kiln
