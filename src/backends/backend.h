@@ -26,6 +26,40 @@ public:
     virtual StatusOr<std::unique_ptr<Kernel>> createKernel(KernelSetup const& setup) = 0;
 };
 
+//! Fusions a backend implements; the builder's fusion pass applies only these (docs/fusion.md).
+enum class Fusion : uint32_t
+{
+    kEPILOGUE = 1U << 0,          //!< convolution / deconvolution / matrix multiply + bias or residual add + activation
+    kPOINTWISE_PROGRAM = 1U << 1, //!< a chain of pointwise layers as one pointwise-program node
+};
+
+//! What a backend offers. The builder asks these questions (and the backend's tactics) and never names a device.
+struct BackendCapabilities
+{
+    //! Tensors live in device memory (host pointers are then only valid for shape tensors).
+    bool deviceMemory{false};
+    //! The builder times a node's candidate tactics on the device and keeps the fastest; otherwise the backend's
+    //! first (best-ranked) tactic is taken.
+    bool timesTactics{false};
+    //! Runs can be captured into graphs and replayed (automatic graphs, --useCudaGraph).
+    bool capturesGraphs{false};
+    //! ILoop bodies run on it (the loop interpreter needs tensors in host memory).
+    bool runsLoops{false};
+    //! Plugins' enqueue gets host pointers: a plugin must opt in (kiln::IPluginCpuSupport) to run on it.
+    bool hostPlugins{false};
+    //! Fusion bits (Fusion).
+    uint32_t fusions{0};
+    //! Types that weakly typed layers may be lowered to under kFP16 / kBF16 (bit 1 << DataType); 0: computes in FP32.
+    uint32_t reducedPrecisions{0};
+    //! A tactic that needs no workspace (kept when the kWORKSPACE pool limit is 0), or nullptr.
+    char const* workspaceFreeTactic{nullptr};
+    //! Environment variable that forces a tactic by name for every node that has it (e.g. KILN_CPU_TACTIC), or nullptr.
+    char const* forcedTacticVariable{nullptr};
+
+    bool fuses(Fusion f) const { return (fusions & static_cast<uint32_t>(f)) != 0; }
+    bool lowersTo(nvinfer1::DataType t) const { return (reducedPrecisions & (1U << static_cast<uint32_t>(t))) != 0; }
+};
+
 enum class CopyKind : int32_t
 {
     kHOST_TO_DEVICE,
@@ -37,10 +71,11 @@ class Backend
 {
 public:
     virtual ~Backend() = default;
-    //! "cpu" or "cuda": the name recorded in the engine.
+    //! The name recorded in the engine ("cpu", "cuda", ...); used in messages and to find the backend at load.
     virtual char const* name() const = 0;
+    virtual BackendCapabilities const& capabilities() const = 0;
     //! True when tensors live in device memory (host pointers are then only valid for shape tensors).
-    virtual bool usesDeviceMemory() const = 0;
+    bool usesDeviceMemory() const { return capabilities().deviceMemory; }
     //! Human-readable description of the device, e.g. "NVIDIA H200 (sm_90, 139 GiB)" or "host CPU".
     virtual std::string deviceName() const = 0;
 
@@ -66,7 +101,10 @@ public:
     virtual int32_t currentDevice() const = 0;
 };
 
-//! The CPU backend (always available).
+//! "the CPU backend", "the CUDA backend": the backend's name for messages.
+std::string backendDisplayName(Backend const& backend);
+
+//! The CPU backend (always available; the reference the other backends are checked against).
 Backend const& cpuBackend();
 //! The CUDA backend: loads libkiln_cuda.so on first use (next to libkiln, then the library search path, or the file
 //! named by KILN_CUDA_BACKEND) and checks that a device is present. The error says why it is unavailable.

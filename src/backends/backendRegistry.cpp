@@ -94,6 +94,16 @@ StatusOr<Backend const*> cudaBackend()
     return module->backend;
 }
 
+std::string backendDisplayName(Backend const& backend)
+{
+    std::string name = backend.name();
+    for (char& c : name)
+    {
+        c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    }
+    return "the " + name + " backend";
+}
+
 StatusOr<Backend const*> backendNamed(std::string const& name)
 {
     if (name == "cpu")

@@ -54,11 +54,11 @@ public:
     //! Build the engine bytes (used by every build entry point).
     StatusOr<std::vector<uint8_t>> buildEngineBytes(
         nvinfer1::INetworkDefinition const& network, nvinfer1::IBuilderConfig const& config) const;
-
-private:
-    //! Build for one backend.
+    //! Build for one backend (builder tests pass a null backend, backends/null/nullBackend.h).
     StatusOr<std::vector<uint8_t>> buildEngineBytes(
         NetworkDefinition const& network, BuilderConfig const& config, Backend const& backend) const;
+
+private:
 
     nvinfer1::ILogger& mUserLogger;
     mutable Logger mLogger;

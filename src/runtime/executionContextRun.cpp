@@ -414,10 +414,10 @@ Status ExecutionContext::runNodes(char const* api, cudaStream_t stream)
         {
             if (int32_t const loop = controlFlow.loopAt[n]; loop >= 0)
             {
-                if (mBackend.usesDeviceMemory())
+                if (!mBackend.capabilities().runsLoops)
                 {
-                    return unsupported(std::string("IExecutionContext::") + api + ": loops (ILoop) do not run on the "
-                        + mBackend.name() + " backend yet; build this network for the CPU backend");
+                    return unsupported(std::string("IExecutionContext::") + api + ": loops (ILoop) do not run on "
+                        + backendDisplayName(mBackend) + " yet; build this network for the CPU backend");
                 }
                 LoopPlan const& lp = controlFlow.loops[static_cast<size_t>(loop)];
                 Status const st = runLoop(api, lp, plan, runShapes(), mTensorData, runNode);

@@ -3,7 +3,7 @@
 #include "backends/cpu/cpuKernel.h"
 
 #include "network/inferContext.h"
-#include "runtime/pluginResourceContext.h"
+#include "backends/hostAllocator.h"
 
 #include <cstring>
 
@@ -55,7 +55,18 @@ class CpuBackend final : public Backend
 {
 public:
     char const* name() const override { return "cpu"; }
-    bool usesDeviceMemory() const override { return false; }
+    BackendCapabilities const& capabilities() const override
+    {
+        static BackendCapabilities const caps = [] {
+            BackendCapabilities c;
+            c.runsLoops = true;
+            c.hostPlugins = true;
+            c.workspaceFreeTactic = "reference";
+            c.forcedTacticVariable = "KILN_CPU_TACTIC";
+            return c;
+        }();
+        return caps;
+    }
     std::string deviceName() const override { return "host CPU"; }
 
     bool implements(nvinfer1::LayerType kind) const override

@@ -113,7 +113,20 @@ public:
     {
     }
     char const* name() const override { return "cuda"; }
-    bool usesDeviceMemory() const override { return true; }
+    BackendCapabilities const& capabilities() const override
+    {
+        static BackendCapabilities const caps = [] {
+            BackendCapabilities c;
+            c.deviceMemory = true;
+            c.timesTactics = true;
+            c.capturesGraphs = true;
+            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM);
+            c.reducedPrecisions = (1U << static_cast<uint32_t>(nvinfer1::DataType::kHALF))
+                | (1U << static_cast<uint32_t>(nvinfer1::DataType::kBF16));
+            return c;
+        }();
+        return caps;
+    }
     std::string deviceName() const override { return mDeviceName; }
 
     bool implements(nvinfer1::LayerType kind) const override

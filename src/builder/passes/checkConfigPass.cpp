@@ -38,11 +38,12 @@ Status checkConfigPass(BuildContext& ctx)
                            "self-contained and carry their format version)");
     }
     char const* precisionEnv = std::getenv("KILN_PRECISION");
-    bool const precisionPassOn = (ctx.backend != nullptr && ctx.backend != &cpuBackend())
+    bool const precisionPassOn = (ctx.backend != nullptr && ctx.backend->capabilities().reducedPrecisions != 0)
         || (precisionEnv != nullptr && std::string(precisionEnv) == "1");
     if ((cfg.getFlag(BuilderFlag::kFP16) || cfg.getFlag(BuilderFlag::kBF16)) && !precisionPassOn)
     {
-        ctx.logger.info("kFP16/kBF16: the CPU backend computes in FP32; tensor types at the network's I/O follow "
+        ctx.logger.info("kFP16/kBF16: " + backendDisplayName(ctx.backend != nullptr ? *ctx.backend : cpuBackend())
+            + " computes in FP32; tensor types at the network's I/O follow "
                         "the network, and layers' setOutputType/setPrecision are honoured");
     }
     return Status::ok();

@@ -204,8 +204,8 @@ Status fusionPass(BuildContext& ctx)
     char const* env = std::getenv("KILN_FUSE");
     bool const forcedOff = env != nullptr && std::strcmp(env, "0") == 0;
     bool const forcedOn = env != nullptr && std::strcmp(env, "1") == 0;
-    bool const cuda = ctx.backend != nullptr && std::string(ctx.backend->name()) == "cuda";
-    if (forcedOff || (!forcedOn && !cuda))
+    uint32_t const fusions = forcedOn ? ~0U : (ctx.backend != nullptr ? ctx.backend->capabilities().fusions : 0U);
+    if (forcedOff || fusions == 0)
     {
         return Status::ok();
     }
@@ -215,8 +215,9 @@ Status fusionPass(BuildContext& ctx)
     }
     fusion::FusionGraph g(ctx);
     size_t const before = ctx.plan.nodes.size();
-    int32_t const epilogues = fusion::fuseEpilogues(g);
-    int32_t const chains = fusion::fusePointwiseChains(g);
+    int32_t const epilogues = (fusions & static_cast<uint32_t>(Fusion::kEPILOGUE)) != 0 ? fusion::fuseEpilogues(g) : 0;
+    int32_t const chains
+        = (fusions & static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM)) != 0 ? fusion::fusePointwiseChains(g) : 0;
     if (epilogues + chains > 0)
     {
         ctx.logger.verbose("fusion: " + std::to_string(epilogues) + " epilogue fusion(s), " + std::to_string(chains)

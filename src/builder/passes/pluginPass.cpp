@@ -81,10 +81,10 @@ private:
         // 1. The builder's own copy.
         KILN_ASSIGN_OR_RETURN(std::unique_ptr<PluginAdapter> plugin, networkPlugin.clone());
         plugin->setLayerName(node.name);
-        bool const onCpu = mCtx.backend == nullptr || mCtx.backend == &cpuBackend();
-        if (onCpu && !plugin->supportsCpu())
+        Backend const& backend = mCtx.backend != nullptr ? *mCtx.backend : cpuBackend();
+        if (backend.capabilities().hostPlugins && !plugin->supportsCpu())
         {
-            return unsupported(plugin->label() + " does not support the CPU backend: derive it from "
+            return unsupported(plugin->label() + " does not support " + backendDisplayName(backend) + ": derive it from "
                 "kiln::IPluginCpuSupport (include/kiln/KilnPluginCpu.h; see docs/plugins.md) so that its enqueue runs "
                 "on host memory");
         }

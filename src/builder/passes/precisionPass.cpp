@@ -50,7 +50,7 @@ bool precisionPassEnabled(BuildContext const& ctx)
     {
         return true;
     }
-    return ctx.backend != nullptr && std::strcmp(ctx.backend->name(), "cuda") == 0;
+    return ctx.backend != nullptr && ctx.backend->capabilities().reducedPrecisions != 0;
 }
 
 bool inControlFlow(PlanNode const& node)

@@ -20,9 +20,9 @@ namespace kiln
 Status tacticsPass(BuildContext& ctx)
 {
     Backend const& backend = ctx.backend != nullptr ? *ctx.backend : cpuBackend();
-    bool const onCpu = &backend == &cpuBackend();
-    std::string const backendLabel = onCpu ? "the CPU backend" : "the " + std::string(backend.name()) + " backend";
-    char const* forced = onCpu ? std::getenv("KILN_CPU_TACTIC") : nullptr;
+    BackendCapabilities const& caps = backend.capabilities();
+    std::string const backendLabel = backendDisplayName(backend);
+    char const* forced = caps.forcedTacticVariable != nullptr ? std::getenv(caps.forcedTacticVariable) : nullptr;
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<BackendSession> session, backend.createSession());
     for (PlanNode& node : ctx.plan.nodes)
     {
@@ -33,7 +33,8 @@ Status tacticsPass(BuildContext& ctx)
         std::string const label = "layer '" + node.name + "' (" + layerKindName(node.kind) + ")";
         KernelSetup const setup = makeKernelSetup(ctx.plan, node);
         std::vector<std::string> tactics = backend.tactics(setup);
-        if (tactics.empty() && !onCpu && !cpuBackend().tactics(setup).empty())
+        // The CPU backend is the reference every kind and type combination is measured against.
+        if (tactics.empty() && &backend != &cpuBackend() && !cpuBackend().tactics(setup).empty())
         {
             return unsupported(label + ": " + backendLabel + " has no implementation of this layer kind with these "
                 "types yet");
@@ -51,10 +52,11 @@ Status tacticsPass(BuildContext& ctx)
             }
             return unsupported(label + ": " + backendLabel + " cannot run it with input types (" + types + ")");
         }
-        if (onCpu && ctx.config.getMemoryPoolLimit(nvinfer1::MemoryPoolType::kWORKSPACE) == 0)
+        if (caps.workspaceFreeTactic != nullptr
+            && ctx.config.getMemoryPoolLimit(nvinfer1::MemoryPoolType::kWORKSPACE) == 0)
         {
             tactics.erase(std::remove_if(tactics.begin(), tactics.end(),
-                              [](std::string const& t) { return t != "reference"; }),
+                              [&](std::string const& t) { return t != caps.workspaceFreeTactic; }),
                 tactics.end());
             if (tactics.empty())
             {
@@ -63,7 +65,7 @@ Status tacticsPass(BuildContext& ctx)
             }
         }
         node.tactic = tactics.front();
-        if (!onCpu)
+        if (caps.timesTactics)
         {
             KILN_RETURN_IF_ERROR(timeTactics(ctx, node, setup, tactics, *session));
         }
