@@ -60,12 +60,24 @@ struct BackendCapabilities
     bool lowersTo(nvinfer1::DataType t) const { return (reducedPrecisions & (1U << static_cast<uint32_t>(t))) != 0; }
 };
 
+//! A run captured from a stream and instantiated (a CUDA graph), replayable on any stream of its device.
+class CapturedRun
+{
+public:
+    virtual ~CapturedRun() = default;
+    virtual Status launch(cudaStream_t stream) = 0;
+};
+
 enum class CopyKind : int32_t
 {
     kHOST_TO_DEVICE,
     kDEVICE_TO_HOST,
     kDEVICE_TO_DEVICE,
 };
+
+class Backend;
+//! "the CPU backend", "the CUDA backend": the backend's name for messages.
+std::string backendDisplayName(Backend const& backend);
 
 class Backend
 {
@@ -99,10 +111,21 @@ public:
     virtual bool isCapturing(cudaStream_t stream) const = 0;
     //! The device current for the calling thread (-1 on the CPU).
     virtual int32_t currentDevice() const = 0;
-};
 
-//! "the CPU backend", "the CUDA backend": the backend's name for messages.
-std::string backendDisplayName(Backend const& backend);
+    //! Start capturing the work this thread enqueues on `stream` (backends whose capabilities().capturesGraphs).
+    virtual Status beginCapture(cudaStream_t /*stream*/) const
+    {
+        return unsupported(backendDisplayName(*this) + " cannot capture runs");
+    }
+    //! End the capture on `stream` and make it replayable. With `previous`, updates it in place when the new capture
+    //! has the same structure (cheaper than a new instantiation) and returns it. Fails, with the capture ended and
+    //! nothing kept, when the captured work was invalid (e.g. something synchronised the stream while capturing).
+    virtual StatusOr<std::unique_ptr<CapturedRun>> endCapture(
+        cudaStream_t /*stream*/, std::unique_ptr<CapturedRun> /*previous*/) const
+    {
+        return unsupported(backendDisplayName(*this) + " cannot capture runs");
+    }
+};
 
 //! The CPU backend (always available; the reference the other backends are checked against).
 Backend const& cpuBackend();
@@ -115,7 +138,7 @@ StatusOr<Backend const*> backendNamed(std::string const& name);
 //! Entry point of libkiln_cuda.so (C linkage so that dlsym finds it). Returns nullptr and fills `error` when
 //! unusable (e.g. no device). `abiVersion` must equal kBACKEND_ABI_VERSION.
 using CreateBackendFn = Backend const* (*)(int32_t abiVersion, char* error, int64_t errorSize);
-constexpr int32_t kBACKEND_ABI_VERSION = 1;
+constexpr int32_t kBACKEND_ABI_VERSION = 2;
 constexpr char const* kCUDA_BACKEND_ENTRY = "kilnCreateCudaBackend";
 
 } // namespace kiln

@@ -46,6 +46,7 @@ ExecutionContext::ExecutionContext(Engine const& engine, ExecutionContextAllocat
     , mMemory(engine.allocator())
     , mBackend(engine.backend())
     , mDeviceWeights(engine.deviceWeights())
+    , mAutoGraph(engine.backend(), *engine.sharedLogger())
     , mNvtxVerbosity(engine.plan().profilingVerbosity)
 {
     mConfig->setExecutionContextAllocationStrategy(strategy);
@@ -156,6 +157,15 @@ Status ExecutionContext::createKernels()
     KILN_ASSIGN_OR_RETURN(mSession, mBackend.createSession());
     mKernels.reserve(plan.nodes.size());
     mKernelGeneration.assign(plan.nodes.size(), kNO_GENERATION);
+    mNodeViewStamp.assign(plan.nodes.size(), ~uint64_t{0});
+    if (mData->hasDataDependentShapes)
+    {
+        mGraphBlocker = "the engine has data-dependent shapes (size tensors are read on the host during the run)";
+    }
+    else if (!mData->controlFlow.empty())
+    {
+        mGraphBlocker = "the engine has conditionals or loops (their conditions are read on the host)";
+    }
     mNodeInputs.resize(plan.nodes.size());
     mNodeOutputs.resize(plan.nodes.size());
     for (size_t n = 0; n < plan.nodes.size(); ++n)
@@ -186,6 +196,14 @@ Status ExecutionContext::createKernels()
                 + " returned no kernel");
         }
         mKernels.push_back(std::move(kernel).value());
+        if (mPluginBindings[n] != nullptr)
+        {
+            mPluginNodes.push_back(n);
+        }
+        if (node.kind == nvinfer1::LayerType::kASSERTION && mGraphBlocker.empty())
+        {
+            mGraphBlocker = "assertion layer " + singleQuoted(node.name) + " reads its condition on the host";
+        }
         mNodeInputs[n].resize(node.inputs.size());
         mNodeOutputs[n].resize(node.outputs.size());
     }

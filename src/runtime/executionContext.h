@@ -21,6 +21,7 @@
 #include "runtime/deviceWeights.h"
 #include "core/logging.h"
 #include "runtime/arena.h"
+#include "runtime/autoGraph.h"
 #include "runtime/enginePlugins.h"
 #include "runtime/errorRecorderRef.h"
 #include "runtime/pluginResourceContext.h"
@@ -100,6 +101,9 @@ public:
 
     // Kiln-internal.
     Engine const& engine() const { return mEngine; }
+    //! Automatic CUDA graphs for this context (kiln::setAutoCudaGraphs).
+    AutoGraph& autoGraph() { return mAutoGraph; }
+    AutoGraph const& autoGraph() const { return mAutoGraph; }
     //! Shapes of every tensor for the current inputs, or nullptr when they cannot be computed yet.
     EvaluatedShapes const* currentShapes() const;
 
@@ -129,6 +133,10 @@ private:
     Status bindTensorMemory(char const* api, std::vector<void*> const& addresses);
     Status materializeValues(cudaStream_t stream);
     Status runNodes(char const* api, cudaStream_t stream);
+    //! runNodes, or the automatic CUDA graph's capture or replay of it (enqueueV3 only: `mayUseGraph`).
+    Status launchNodes(char const* api, cudaStream_t stream, bool mayUseGraph);
+    //! Why this run cannot be captured into a graph, or empty.
+    std::string graphBlocker(cudaStream_t stream) const;
     //! View of tensor `t` for the run in progress (empty for an absent optional input).
     TensorView runView(int32_t t) const;
     //! Scratch memory for the kernels (sized for the current shapes, grown outside runs being captured).
@@ -166,6 +174,10 @@ private:
     std::string mName;
     int32_t mProfile{0};
 
+    //! Shapes change → the generation grows; a kernel whose generation differs reshapes before it runs.
+    static constexpr uint64_t kNO_GENERATION = ~uint64_t{0};
+    mutable uint64_t mShapeGeneration{0};
+
     // Per I/O position.
     std::vector<InputShape> mShapes; // inputs only
     std::vector<void*> mAddresses;
@@ -190,9 +202,17 @@ private:
     std::unique_ptr<BackendSession> mSession;
     std::shared_ptr<DeviceWeights const> mDeviceWeights;
     std::vector<std::unique_ptr<Kernel>> mKernels;
-    //! Shapes change → the generation grows; a kernel whose generation differs reshapes before it runs.
-    static constexpr uint64_t kNO_GENERATION = ~uint64_t{0};
-    mutable uint64_t mShapeGeneration{0};
+    std::vector<size_t> mPluginNodes; // nodes with a plugin binding
+    AutoGraph mAutoGraph;
+    std::string mGraphBlocker;        // why this engine's runs can never be captured (empty: they can)
+    std::vector<void*> mGraphKey;
+    // The binding of tensor memory (bindTensorMemory), kept while shapes, profile, memory and I/O addresses stand.
+    std::vector<void*> mBindKey;
+    std::vector<void*> mBoundKey;
+    uint64_t mBoundGeneration{kNO_GENERATION};
+    uint64_t mViewStamp{0};               // grows with every new binding
+    std::vector<uint64_t> mNodeViewStamp; // per node: the binding its views were made from
+    std::vector<size_t> mMaterialized;    // tensors whose values each run writes (materializeValues)
     std::vector<uint64_t> mKernelGeneration;
     DeviceBuffer mScratch;                 // kernels' workspace (shared: nodes run one after another)
     std::vector<int64_t> mScratchKey;      // symbols the scratch size was computed for
@@ -202,6 +222,7 @@ private:
     std::vector<uint8_t> mValueStaging;
     std::vector<int64_t> mValueOffsets;    // per tensor: offset in mValueBuffer, -1 when not there
     std::vector<int64_t> mValueKey;        // run symbols the value buffer holds
+    uint64_t mValueStamp{~uint64_t{0}};    // the binding (mViewStamp) the value tensors' addresses were set in
     int32_t mValueProfile{-1};
     cudaStream_t mRunStream{nullptr};
     std::vector<std::vector<TensorView>> mNodeInputs;

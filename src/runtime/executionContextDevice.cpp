@@ -68,6 +68,10 @@ Status ExecutionContext::prepareValueTensors(cudaStream_t stream)
     // Internal folded value tensors: read-only for the nodes, so they can live outside the arena, written only when
     // their values change (which keeps runs capturable into CUDA graphs).
     bool const same = mValueProfile == mProfile && mValueKey == mRunSymbols;
+    if (same && mValueStamp == mViewStamp)
+    {
+        return Status::ok(); // neither the values nor the binding changed: the addresses set last time stand
+    }
     int64_t total = 0;
     for (size_t t = 0; t < plan.tensors.size(); ++t)
     {
@@ -121,6 +125,7 @@ Status ExecutionContext::prepareValueTensors(cudaStream_t stream)
             mTensorData[t] = mValueBuffer.data() + mValueOffsets[t];
         }
     }
+    mValueStamp = mViewStamp;
     return Status::ok();
 }
 

@@ -76,14 +76,11 @@ Status ExecutionContext::run(char const* api, void* const* bindings, cudaStream_
     KILN_RETURN_IF_ERROR(prepareValueTensors(stream).withContext(std::string("IExecutionContext::") + api));
     KILN_RETURN_IF_ERROR(materializeValues(stream).withContext(std::string("IExecutionContext::") + api));
     KILN_RETURN_IF_ERROR(prepareScratch(stream).withContext(std::string("IExecutionContext::") + api));
-    for (auto const& binding : mPluginBindings)
+    for (size_t n : mPluginNodes)
     {
-        if (binding != nullptr)
-        {
-            binding->stream = stream;
-        }
+        mPluginBindings[n]->stream = stream;
     }
-    KILN_RETURN_IF_ERROR(runNodes(api, stream));
+    KILN_RETURN_IF_ERROR(launchNodes(api, stream, bindings == nullptr));
     if (mInputConsumedEvent != nullptr && mBackend.usesDeviceMemory())
     {
         // Kiln does not track the last reader of each input: the event fires once every node was launched and ran.
@@ -107,6 +104,61 @@ Status ExecutionContext::run(char const* api, void* const* bindings, cudaStream_
             }
         }
     }
+    return Status::ok();
+}
+
+std::string ExecutionContext::graphBlocker(cudaStream_t stream) const
+{
+    if (!mGraphBlocker.empty())
+    {
+        return mGraphBlocker; // a property of the engine (createKernels)
+    }
+    if (stream == nullptr)
+    {
+        return "the legacy default stream cannot be captured (pass a stream created with cudaStreamCreate)";
+    }
+    if (mBackend.isCapturing(stream))
+    {
+        return "the stream is already being captured (the application's graph records the plain launches)";
+    }
+    if (mProfiler != nullptr || mDebugSync)
+    {
+        return "a profiler or debug sync times each layer";
+    }
+    if (mDebugListener != nullptr)
+    {
+        return "a debug listener reads tensors on the host";
+    }
+    return {};
+}
+
+Status ExecutionContext::launchNodes(char const* api, cudaStream_t stream, bool mayUseGraph)
+{
+    if (!mayUseGraph || !mAutoGraph.enabled() || !mBackend.capabilities().capturesGraphs)
+    {
+        return runNodes(api, stream);
+    }
+    // The graph's key: every tensor's address, the scratch memory and the activation memory.
+    mGraphKey.assign(mTensorData.begin(), mTensorData.end());
+    mGraphKey.push_back(mScratch.data());
+    mGraphKey.push_back(mMemory.base());
+    switch (mAutoGraph.choose(mShapeGeneration, mGraphKey, graphBlocker(stream)))
+    {
+    case AutoGraph::Step::kREPLAY: return mAutoGraph.replay(stream).withContext(std::string("IExecutionContext::") + api);
+    case AutoGraph::Step::kCAPTURE:
+        if (mAutoGraph.beginCapture(stream))
+        {
+            Status const ran = runNodes(api, stream);
+            if (mAutoGraph.endCaptureAndLaunch(stream, ran, mShapeGeneration, mGraphKey))
+            {
+                return Status::ok();
+            }
+        }
+        break; // nothing ran: launch the nodes plainly
+    case AutoGraph::Step::kPLAIN: break;
+    }
+    KILN_RETURN_IF_ERROR(runNodes(api, stream));
+    mAutoGraph.plainRunDone(mShapeGeneration);
     return Status::ok();
 }
 
@@ -154,6 +206,16 @@ Status ExecutionContext::assignOutputsFromAllocators(cudaStream_t stream)
 
 Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> const& addresses)
 {
+    // Same shapes, profile, activation memory and I/O addresses as the last binding: every address stands.
+    mBindKey.assign(addresses.begin(), addresses.end());
+    mBindKey.push_back(mMemory.base());
+    mBindKey.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(mMemory.size())));
+    mBindKey.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(mProfile)));
+    if (mBoundGeneration == mShapeGeneration && mBindKey == mBoundKey)
+    {
+        return Status::ok();
+    }
+    mBoundGeneration = kNO_GENERATION;
     auto const prefix = [api] { return std::string("IExecutionContext::") + api + ": "; };
     Plan const& plan = mData->plan;
     // Every I/O tensor with data needs an address.
@@ -240,34 +302,40 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
         bool const has = n < profile.workspaceSizes.size() && profile.workspaceSizes[n] > 0 && profile.workspaceOffsets[n] >= 0;
         mPluginBindings[n]->workspace = has && mMemory.base() != nullptr ? mMemory.base() + profile.workspaceOffsets[n] : nullptr;
     }
+    // Tensors whose values the run writes itself (materializeValues).
+    mMaterialized.clear();
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        PlanTensor const& tensor = plan.tensors[t];
+        if (mData->producer[t] < 0 && tensor.ioMode != nvinfer1::TensorIOMode::kINPUT && mTensorData[t] != nullptr
+            && mShapesNow.bytes[t] != 0 && (tensor.constant >= 0 ? tensor.ioMode == nvinfer1::TensorIOMode::kOUTPUT : tensor.hasValues))
+        {
+            mMaterialized.push_back(t);
+        }
+    }
+    mBoundKey.swap(mBindKey);
+    mBoundGeneration = mShapeGeneration;
+    ++mViewStamp;
     return Status::ok();
 }
 
 Status ExecutionContext::materializeValues(cudaStream_t stream)
 {
     Plan const& plan = mData->plan;
-    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    for (size_t t : mMaterialized)
     {
         PlanTensor const& tensor = plan.tensors[t];
         void* data = mTensorData[t];
-        if (mData->producer[t] >= 0 || tensor.ioMode == nvinfer1::TensorIOMode::kINPUT || data == nullptr
-            || mShapesNow.bytes[t] == 0)
-        {
-            continue;
-        }
         if (tensor.constant >= 0)
         {
-            if (tensor.ioMode == nvinfer1::TensorIOMode::kOUTPUT)
-            {
-                void const* source = mDeviceWeights != nullptr ? mDeviceWeights->at(tensor.constant)
-                                                               : plan.weights[static_cast<size_t>(tensor.constant)].data;
-                CopyKind const kind = mBackend.usesDeviceMemory() ? CopyKind::kDEVICE_TO_DEVICE : CopyKind::kHOST_TO_DEVICE;
-                KILN_RETURN_IF_ERROR(mBackend.copy(data, source, mShapesNow.bytes[t], kind, stream));
-            }
+            void const* source = mDeviceWeights != nullptr ? mDeviceWeights->at(tensor.constant)
+                                                           : plan.weights[static_cast<size_t>(tensor.constant)].data;
+            CopyKind const kind = mBackend.usesDeviceMemory() ? CopyKind::kDEVICE_TO_DEVICE : CopyKind::kHOST_TO_DEVICE;
+            KILN_RETURN_IF_ERROR(mBackend.copy(data, source, mShapesNow.bytes[t], kind, stream));
             continue;
         }
         // On the GPU, folded values of internal tensors live in the value buffer (prepareValueTensors).
-        if (tensor.hasValues && (!mBackend.usesDeviceMemory() || mValueOffsets.empty() || mValueOffsets[t] < 0))
+        if (!mBackend.usesDeviceMemory() || mValueOffsets.empty() || mValueOffsets[t] < 0)
         {
             KILN_RETURN_IF_ERROR(writeValues(t, mShapesNow.values[t], stream));
         }
@@ -322,18 +390,25 @@ Status ExecutionContext::runNodes(char const* api, cudaStream_t stream)
             }
         }
     };
+    // Loops rebind tensors as they iterate, and data-dependent shapes change within a run.
+    bool const refreshAllViews = !controlFlow.loops.empty() || mData->hasDataDependentShapes;
     auto const runNode = [&](size_t n, bool inLoop) -> Status {
         PlanNode const& node = plan.nodes[n];
         auto& inputs = mNodeInputs[n];
         auto& outputs = mNodeOutputs[n];
-        for (size_t k = 0; k < node.inputs.size(); ++k)
+        // Views change with the binding (addresses) and the shapes; loop bodies get new tensors per iteration.
+        if (inLoop || refreshAllViews || mNodeViewStamp[n] != mViewStamp || mKernelGeneration[n] != mShapeGeneration)
         {
-            inputs[k] = runView(node.inputs[k]);
-        }
-        for (size_t k = 0; k < node.outputs.size(); ++k)
-        {
-            outputs[k] = runView(node.outputs[k]);
-            hideUnknown(outputs[k], node.outputs[k], n);
+            for (size_t k = 0; k < node.inputs.size(); ++k)
+            {
+                inputs[k] = runView(node.inputs[k]);
+            }
+            for (size_t k = 0; k < node.outputs.size(); ++k)
+            {
+                outputs[k] = runView(node.outputs[k]);
+                hideUnknown(outputs[k], node.outputs[k], n);
+            }
+            mNodeViewStamp[n] = mViewStamp;
         }
         auto const start = timing ? LayerTimes::Clock::now() : LayerTimes::Clock::time_point{};
         Status st;

@@ -245,6 +245,17 @@ bool CapturingLogger::hasError(std::string const& text) const
     return false;
 }
 
+int32_t CapturingLogger::countMessages(std::string const& text) const
+{
+    std::lock_guard<std::mutex> lock(mMutex);
+    int32_t n = 0;
+    for (auto const& message : mMessages)
+    {
+        n += message.second.find(text) != std::string::npos ? 1 : 0;
+    }
+    return n;
+}
+
 std::string CapturingLogger::allErrors() const
 {
     std::string s;

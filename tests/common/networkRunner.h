@@ -52,6 +52,8 @@ public:
     //! True when some error message contains `text`.
     bool hasError(std::string const& text) const;
     std::string allErrors() const;
+    //! How many messages of any severity contain `text`.
+    int32_t countMessages(std::string const& text) const;
     void clear();
     //! Print every message to stderr too (debugging).
     bool echo{false};

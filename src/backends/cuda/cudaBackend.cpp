@@ -94,6 +94,24 @@ private:
     CudaLibraries mLibraries;
 };
 
+//! An instantiated CUDA graph.
+class CudaCapturedRun final : public CapturedRun
+{
+public:
+    explicit CudaCapturedRun(cudaGraphExec_t exec)
+        : mExec(exec)
+    {
+    }
+    ~CudaCapturedRun() override { cudaGraphExecDestroy(mExec); }
+    CudaCapturedRun(CudaCapturedRun const&) = delete;
+    CudaCapturedRun& operator=(CudaCapturedRun const&) = delete;
+    Status launch(cudaStream_t stream) override { return cudaStatus(cudaGraphLaunch(mExec, stream), "cudaGraphLaunch"); }
+    cudaGraphExec_t exec() const { return mExec; }
+
+private:
+    cudaGraphExec_t mExec;
+};
+
 cudaMemcpyKind memcpyKind(CopyKind kind)
 {
     switch (kind)
@@ -181,6 +199,44 @@ public:
     {
         int device = -1;
         return cudaGetDevice(&device) == cudaSuccess ? device : -1;
+    }
+
+    Status beginCapture(cudaStream_t stream) const override
+    {
+        // Thread-local mode: work other threads enqueue meanwhile is not affected, and this thread's calls that
+        // cannot be captured (synchronisation, allocation) fail instead of being silently reordered.
+        return cudaStatus(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    }
+    StatusOr<std::unique_ptr<CapturedRun>> endCapture(cudaStream_t stream, std::unique_ptr<CapturedRun> previous) const override
+    {
+        cudaGraph_t graph = nullptr;
+        cudaError_t const ended = cudaStreamEndCapture(stream, &graph);
+        if (ended != cudaSuccess || graph == nullptr)
+        {
+            cudaGetLastError(); // the capture error is not sticky: clear it for the plain run that follows
+            return unsupported(std::string("the captured work was invalid (") + cudaGetErrorString(ended)
+                + "): something in the run cannot be captured, such as a plugin that synchronises");
+        }
+        if (previous != nullptr)
+        {
+            cudaGraphExecUpdateResultInfo info{};
+            auto* const captured = static_cast<CudaCapturedRun*>(previous.get());
+            if (cudaGraphExecUpdate(captured->exec(), graph, &info) == cudaSuccess)
+            {
+                cudaGraphDestroy(graph);
+                return previous;
+            }
+            cudaGetLastError(); // a structural change: instantiate anew
+        }
+        cudaGraphExec_t exec = nullptr;
+        cudaError_t const made = cudaGraphInstantiate(&exec, graph, 0);
+        cudaGraphDestroy(graph);
+        if (made != cudaSuccess)
+        {
+            cudaGetLastError();
+            return unsupported(std::string("cudaGraphInstantiate failed: ") + cudaGetErrorString(made));
+        }
+        return std::unique_ptr<CapturedRun>(std::make_unique<CudaCapturedRun>(exec));
     }
 
 private:

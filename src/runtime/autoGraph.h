@@ -1,0 +1,67 @@
+// AutoGraph: automatic CUDA graphs for one execution context. When a context runs again with the same shapes and
+// addresses, enqueueV3 replays a graph captured from an earlier run instead of launching every node; changed
+// addresses re-capture and update the graph in place (cudaGraphExecUpdate), new shapes first run plainly once
+// (kernels reshape outside any capture). Runs that cannot be captured fall back to plain launches and say why in
+// one verbose log line per change of reason. docs/gpu.md states the rules.
+#pragma once
+
+#include "backends/backend.h"
+#include "core/logging.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln
+{
+
+class AutoGraph
+{
+public:
+    enum class Step : int32_t
+    {
+        kPLAIN,   //!< launch the nodes one by one
+        kCAPTURE, //!< capture the nodes into a graph, then launch it
+        kREPLAY,  //!< launch the graph captured for these shapes and addresses
+    };
+
+    AutoGraph(Backend const& backend, Logger const& logger);
+
+    //! On unless KILN_AUTO_CUDA_GRAPH=0; kiln::setAutoCudaGraphs changes it per context.
+    void setEnabled(bool enabled);
+    bool enabled() const { return mEnabled; }
+
+    //! The step for a run whose shapes have `generation` and whose memory is `addresses`. `blocker`: why this run
+    //! cannot use a graph (logged at kVERBOSE when it changes), or empty.
+    Step choose(uint64_t generation, std::vector<void*> const& addresses, std::string const& blocker);
+    //! A plain run with these shapes finished: the kernels are warm, the next run may be captured.
+    void plainRunDone(uint64_t generation);
+    //! Start capturing on `stream`; false (logged) when the backend refuses.
+    bool beginCapture(cudaStream_t stream);
+    //! End the capture begun by beginCapture. `ran` is how the captured nodes returned. On success the graph is
+    //! kept and launched and true is returned; otherwise the capture is dropped, the reason logged, these shapes
+    //! are not captured again, and the caller must run the nodes plainly.
+    bool endCaptureAndLaunch(cudaStream_t stream, Status const& ran, uint64_t generation,
+        std::vector<void*> const& addresses);
+    Status replay(cudaStream_t stream);
+    //! Forget the graph (its memory may be gone: new activation memory, context destruction).
+    void reset();
+
+private:
+    void note(std::string const& message);
+
+    Backend const& mBackend;
+    Logger const& mLogger;
+    bool mEnabled{true};
+    std::unique_ptr<CapturedRun> mGraph;
+    bool mGraphValid{false};
+    uint64_t mGraphGeneration{0};
+    std::vector<void*> mGraphAddresses;
+    static constexpr uint64_t kNONE = ~uint64_t{0};
+    uint64_t mWarmGeneration{kNONE};    //!< shapes of the last plain run (kernels reshaped and warm)
+    uint64_t mRefusedGeneration{kNONE}; //!< shapes whose capture failed
+    std::string mLastNote;
+};
+
+} // namespace kiln
