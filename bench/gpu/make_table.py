@@ -162,21 +162,24 @@ def mode_title(mode):
 
 def enqueue_table(kiln_data, models, batches):
     kl = kiln_lookup(kiln_data)
-    lines = ["| model | batch | enqueue (ms), plain `enqueueV3` | enqueue (ms), CUDA graph replay | GPU compute (ms), "
-             "plain | GPU compute (ms), graph | graph used |", "|---|---|---|---|---|---|---|"]
+    lines = ["| model | batch | enqueue (ms), plain `enqueueV3` | enqueue (ms), automatic graph (no flag) | "
+             "enqueue (ms), --useCudaGraph replay | GPU compute (ms), plain | GPU compute (ms), automatic graph | "
+             "GPU compute (ms), --useCudaGraph | graph used |", "|---|---|---|---|---|---|---|---|---|"]
     for model in models:
         for batch in batches:
             k = kl.get((model, batch), {})
-            p, g = k.get("plain") or {}, k.get("graph") or {}
+            p, a, g = k.get("plain") or {}, k.get("auto") or {}, k.get("graph") or {}
             used = g.get("graph_used")
             lines.append("| " + " | ".join([
                 MODEL_TITLES.get(model, model), str(batch), fmt(p.get("enqueue_ms_median")),
-                fmt(g.get("enqueue_ms_median")) if used else "—", fmt(p.get("compute_ms_median")),
+                fmt(a.get("enqueue_ms_median")), fmt(g.get("enqueue_ms_median")) if used else "—",
+                fmt(p.get("compute_ms_median")), fmt(a.get("compute_ms_median")),
                 fmt(g.get("compute_ms_median")) if used else "—",
                 "yes" if used else ("no" if g else "—")]) + " |")
     lines.append("")
-    lines.append("Enqueue = host wall time of one `enqueueV3` call (plain) or of one `cudaGraphLaunch` (graph), "
-                 "median over the timed runs (kilnexec --exportTimes, endEnqMs − startEnqMs).")
+    lines.append("Enqueue = host wall time of one `enqueueV3` call (plain: KILN_AUTO_CUDA_GRAPH=0; automatic: Kiln's "
+                 "default, which replays its own graph from the third run on) or of one `cudaGraphLaunch` "
+                 "(--useCudaGraph), median over the timed runs (kilnexec --exportTimes, endEnqMs − startEnqMs).")
     lines.append("")
     return lines
 
@@ -293,7 +296,7 @@ def notes_for(torch_data, kiln_data):
         if build.get("exit") == 0:
             notes.append(f"{tag}: engine build {fmt(build.get('engine_build_s'))} s as kilnexec reports it, "
                          f"{fmt(build.get('wall_s'))} s for the whole kilnexec command (parse, build, save)")
-        for kind in ("plain", "graph"):
+        for kind in ("plain", "auto", "graph"):
             part = r.get(kind) or {}
             if part.get("error"):
                 notes.append(f"{tag} {kind} run failed: {part['error'].splitlines()[-1]}")

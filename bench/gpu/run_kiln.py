@@ -3,8 +3,9 @@
 kilnexec builds one engine (--fp16 --backend=cuda, min = opt = max = the batch, as trtexec --shapes does) and runs it
 three times from the saved engine:
 
-  plain    timed enqueueV3 runs                       -> GPU compute time per inference, enqueue (host) time
-  graph    the same with --useCudaGraph               -> the same, replaying a captured CUDA graph
+  plain    timed enqueueV3 runs, KILN_AUTO_CUDA_GRAPH=0 -> GPU compute time per inference, enqueue (host) time
+  auto     the same with Kiln's defaults                -> automatic CUDA graphs (no flag): the same figures
+  graph    the same with --useCudaGraph               -> the same, replaying the graph kilnexec captured
   profile  --dumpProfile --separateProfileRun ...     -> per-layer times (IProfiler), --exportLayerInfo (inspector)
 
 The timed runs use --noDataTransfers (the inputs are uploaded once), so the compute time is comparable with
@@ -54,11 +55,13 @@ def write_inputs(name, inputs, batch, work, seed):
     return specs
 
 
-def run(cmd, log_path, timeout):
-    """Run a kilnexec command; (exit code, stdout+stderr text, seconds). The log file holds the command and output."""
+def run(cmd, log_path, timeout, env=None):
+    """Run a kilnexec command; (exit code, stdout+stderr text, seconds). The log file holds the command and output.
+    `env`: variables added to this process's environment for the command."""
     start = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, **env} if env else None)
         code, text = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired as err:
         code = 124
@@ -129,10 +132,11 @@ def kiln_model(args, name, spec, model_path, batch, result):
 
     timed = [args.kilnexec, f"--loadEngine={engine}", f"--shapes={shapes}", *load_flag, "--noDataTransfers",
              f"--warmUp={args.warmup_ms}", f"--iterations={args.iterations}", f"--duration={args.duration}"]
-    for kind, extra in (("plain", []), ("graph", ["--useCudaGraph"])):
+    no_auto = {"KILN_AUTO_CUDA_GRAPH": "0"}
+    for kind, extra, env in (("plain", [], no_auto), ("auto", [], None), ("graph", ["--useCudaGraph"], no_auto)):
         times = os.path.join(work, f"{tag}.{kind}.times.json")
         code, text, seconds = run(timed + extra + [f"--exportTimes={times}"],
-                                  os.path.join(work, f"{tag}.{kind}.log"), args.timeout)
+                                  os.path.join(work, f"{tag}.{kind}.log"), args.timeout, env)
         figures = {"exit": code, "wall_s": round(seconds, 2), **parse_report(text)}
         if code == 0 and os.path.exists(times):
             figures.update(summarize_times(times, batch))
