@@ -112,7 +112,9 @@ bool gpuCompare(KernelSetup const& setup, std::vector<TensorView> const& hostIns
 {
     PlanNode const& node = *setup.node;
     std::string const where = "node '" + node.name + "' (layer kind " + kindName(node.kind) + ")";
-    auto kernel = ::kiln::cuda::cudaKernelFactory(node.kind)(setup);
+    KernelSetup withLibraries = setup;
+    withLibraries.sessionState = &session.libraries; // as the CUDA session passes its library handles
+    auto kernel = ::kiln::cuda::cudaKernelFactory(node.kind)(withLibraries);
     if (!kernel.isOk())
     {
         ADD_FAILURE() << where << ": CUDA kernel creation: " << kernel.status().message();
@@ -164,12 +166,9 @@ bool gpuCompare(KernelSetup const& setup, std::vector<TensorView> const& hostIns
         ADD_FAILURE() << where << ": workspace allocation of " << workspaceBytes << " bytes failed";
         return false;
     }
-    ::kiln::cuda::CudaRunContext ctx;
-    ctx.stream = session.stream;
-    ctx.workspace = workspace.ptr;
-    ctx.workspaceBytes = workspaceBytes;
-    ctx.libraries = &session.libraries;
-    Status const run = (*kernel)->enqueue(ins, outs, ctx);
+    RunContext const ctx{session.stream, workspace.ptr, workspaceBytes};
+    Status run = (*kernel)->reshape(ins, outs);
+    run = run.isOk() ? (*kernel)->run(ins, outs, ctx) : run;
     cudaError_t const sync = cudaStreamSynchronize(session.stream);
     if (!run.isOk() || sync != cudaSuccess)
     {

@@ -10,7 +10,9 @@ namespace kiln::cuda
 namespace
 {
 
-class ConstantKernel final : public CudaKernel
+//! create: the weights' checks and their upload; reshape: the output against the weights; run: one copy or
+//! conversion.
+class ConstantKernel final : public Kernel
 {
 public:
     explicit ConstantKernel(KernelSetup const& setup)
@@ -24,10 +26,11 @@ public:
         return mWeights.upload(w.data, w.count * elementSize(w.type));
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, inputs, outputs, 0, 1));
+        mReady = false;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, v.inputs, v.outputs, 0, 1));
         TensorView const& out = outputs[0];
         WeightsView const& w = mSetup.weights[0];
         if (w.count != out.volume())
@@ -36,17 +39,29 @@ public:
                 + " weights for an output of " + std::to_string(out.volume()) + " elements "
                 + ew::dimsToString(out.dims));
         }
-        return launchConvert(mWeights.data(), w.type, out.data, out.type, w.count, ctx.stream);
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const&, std::vector<TensorView> const& outputs, RunContext const& ctx) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(nodeLabel(mSetup, "Constant"));
+        }
+        WeightsView const& w = mSetup.weights[0];
+        return launchConvert(mWeights.data(), w.type, outputs[0].data, outputs[0].type, w.count, ctx.stream);
     }
 
 private:
     KernelSetup mSetup;
     DeviceBuffer mWeights;
+    bool mReady{false};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createConstantCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createConstantCudaKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 0, 1, "Constant"));
     if (setup.weights.empty())
@@ -66,7 +81,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createConstantCudaKernel(KernelSetup const
     }
     auto kernel = std::make_unique<ConstantKernel>(setup);
     KILN_RETURN_IF_ERROR(kernel->init().withContext(nodeLabel(setup, "Constant") + ": uploading the weights"));
-    return std::unique_ptr<CudaKernel>(std::move(kernel));
+    return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
 } // namespace kiln::cuda
