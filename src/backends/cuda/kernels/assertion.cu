@@ -61,8 +61,9 @@ public:
         mVolume = -1;
         if (inputs.size() != 1 || !outputs.empty())
         {
-            return failedExecution("layer '" + mSetup.node->name + "' (Assertion): expected 1 input and no outputs, got "
-                + std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
+            return failedExecution("layer '" + mSetup.node->name
+                + "' (Assertion): expected 1 input and no outputs, got " + std::to_string(inputs.size()) + " and "
+                + std::to_string(outputs.size()));
         }
         mVolume = inputs[0].volume();
         return Status::ok();

@@ -70,9 +70,9 @@ public:
         {
             return invalidArgument(label + ": type " + dataTypeName(out.type) + " is not supported");
         }
-        for (int32_t b = 0; b < 2; ++b)
+        for (size_t b = 0; b < 2; ++b)
         {
-            mBranchFits[b] = inputs[static_cast<size_t>(b)].volume() == mVolume && inputs[static_cast<size_t>(b)].type == out.type;
+            mBranchFits[b] = inputs[b].volume() == mVolume && inputs[b].type == out.type;
         }
         mReady = true;
         return Status::ok();

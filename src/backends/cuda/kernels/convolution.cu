@@ -512,7 +512,8 @@ private:
         void const* w = mShapes.kernelTensor ? inputs[1].data : mKernel;
         if (mShapes.kernelTensor && p.convertKernel)
         {
-            KILN_RETURN_IF_ERROR(launchConvert(inputs[1].data, inputs[1].type, ws + p.kernelAt, mType, p.kernelCount, ctx.stream));
+            KILN_RETURN_IF_ERROR(
+                launchConvert(inputs[1].data, inputs[1].type, ws + p.kernelAt, mType, p.kernelCount, ctx.stream));
             w = ws + p.kernelAt;
         }
         void* y = p.stage ? static_cast<void*>(ws + p.stageAt) : out.data;

@@ -104,9 +104,11 @@ public:
         mOutCount = -1;
         ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
         KILN_ASSIGN_OR_RETURN(EinsumParams const p, makeEinsumParams(mSetup, v.inputs, v.outputs));
-        if (inputs.size() > static_cast<size_t>(kMAX_EINSUM_INPUTS) || p.extents.size() > static_cast<size_t>(kMAX_LETTERS))
+        if (inputs.size() > static_cast<size_t>(kMAX_EINSUM_INPUTS)
+            || p.extents.size() > static_cast<size_t>(kMAX_LETTERS))
         {
-            return einsumError(mSetup, "the CUDA kernel supports at most " + std::to_string(kMAX_EINSUM_INPUTS) + " inputs");
+            return einsumError(
+                mSetup, "the CUDA kernel supports at most " + std::to_string(kMAX_EINSUM_INPUTS) + " inputs");
         }
         EinsumArgs a;
         a.nbInputs = static_cast<int32_t>(inputs.size());

@@ -580,7 +580,8 @@ private:
         }
         if (bias != nullptr)
         {
-            KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+            KILN_CUBLAS_CHECK(
+                cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
         }
         float const alpha = 1.F;
         float const beta = withC ? 1.F : 0.F;

@@ -48,7 +48,8 @@ public:
         int64_t const total = mParams.outer * mParams.depth * mParams.inner;
         if (total != 0 && mParams.esize != 1 && mParams.esize != 2 && mParams.esize != 4 && mParams.esize != 8)
         {
-            return oneHotError(mSetup, std::string("values type ") + dataTypeName(inputs[1].type) + " is not supported");
+            return oneHotError(
+                mSetup, std::string("values type ") + dataTypeName(inputs[1].type) + " is not supported");
         }
         mTotal = total;
         return Status::ok();

@@ -57,7 +57,8 @@ public:
         }
         if (p.total != 0 && p.esize != 1 && p.esize != 2 && p.esize != 4 && p.esize != 8)
         {
-            return reverseSequenceError(mSetup, std::string("type ") + dataTypeName(inputs[0].type) + " is not supported");
+            return reverseSequenceError(
+                mSetup, std::string("type ") + dataTypeName(inputs[0].type) + " is not supported");
         }
         mParams = p;
         mReady = true;

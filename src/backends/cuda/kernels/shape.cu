@@ -45,7 +45,8 @@ public:
         TensorView const& out = outputs[0];
         if (out.type != DataType::kINT64 && out.type != DataType::kINT32)
         {
-            return internalError(std::string("shape: output type ") + dataTypeName(out.type) + " is not an integer type");
+            return internalError(
+                std::string("shape: output type ") + dataTypeName(out.type) + " is not an integer type");
         }
         if (out.dims.nbDims != 1 || out.dims.d[0] != in.dims.nbDims)
         {
