@@ -1,6 +1,6 @@
-// CUDA kernel of IConstantLayer: the weights (slot 0) are uploaded to device memory the kernel owns when it is
-// created (engine-level sharing of weights between contexts comes later), and each run copies or converts them
-// into the output, as the CPU reference (backends/cpu/kernels/constant.cpp).
+// CUDA kernel of IConstantLayer: the weights (slot 0) are the engine's device copy shared by its contexts, or, where
+// there is none (tests, the builder's tactic timing), uploaded to device memory the kernel owns when it is created;
+// each run copies or converts them into the output, as the CPU reference (backends/cpu/kernels/constant.cpp).
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -20,10 +20,18 @@ public:
     {
     }
 
+    //! The engine's device copy of the weights when it has one, else an upload the kernel owns.
     Status init()
     {
         WeightsView const& w = mSetup.weights[0];
-        return mWeights.upload(w.data, w.count * elementSize(w.type));
+        if (w.device != nullptr)
+        {
+            mWeightsData = w.device;
+            return Status::ok();
+        }
+        KILN_RETURN_IF_ERROR(mWeights.upload(w.data, w.count * elementSize(w.type)));
+        mWeightsData = mWeights.data();
+        return Status::ok();
     }
 
     Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
@@ -50,12 +58,13 @@ public:
             return notReshaped(nodeLabel(mSetup, "Constant"));
         }
         WeightsView const& w = mSetup.weights[0];
-        return launchConvert(mWeights.data(), w.type, outputs[0].data, outputs[0].type, w.count, ctx.stream);
+        return launchConvert(mWeightsData, w.type, outputs[0].data, outputs[0].type, w.count, ctx.stream);
     }
 
 private:
     KernelSetup mSetup;
     DeviceBuffer mWeights;
+    void const* mWeightsData{nullptr};
     bool mReady{false};
 };
 

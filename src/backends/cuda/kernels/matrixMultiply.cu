@@ -22,6 +22,7 @@
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
 #include <algorithm>
+#include <array>
 
 namespace kiln::cuda
 {
@@ -143,6 +144,13 @@ struct LtProblem
     uint32_t alignC{0};
     uint32_t alignBias{0};
     LtEpilogue epilogue{LtEpilogue::kNONE};
+
+    bool operator==(LtProblem const& o) const
+    {
+        return batchCount == o.batchCount && strideA == o.strideA && strideB == o.strideB
+            && maxWorkspace == o.maxWorkspace && alignA == o.alignA && alignB == o.alignB && alignC == o.alignC
+            && alignBias == o.alignBias && epilogue == o.epilogue;
+    }
 };
 
 //! Owns the cuBLASLt descriptors of one problem and the algorithm the heuristics chose for it.
@@ -380,10 +388,6 @@ private:
         {
             epilogue = LtEpilogue::kRELU;
         }
-        mBiasFromAdd = biasVector;
-        mCFromAdd = fullAdd; // C of D = alpha * A B + beta * C
-        mAddDone = biasVector || fullAdd;
-        mActDone = relu && (mAddDone || add == nullptr);
         // A batch is uniform when each operand's batch equals the output's or is entirely broadcast.
         int64_t volA = 1;
         int64_t volB = 1;
@@ -400,18 +404,16 @@ private:
         mUniform = (uniformA || volA == 1) && (uniformB || volB == 1);
         int64_t const esize = elementSize(out.type);
         mElementSize = esize;
+        LtProblem request;
         mBatchOffsets.clear();
         if (mUniform)
         {
-            mBatch.batchCount = s.batches;
-            mBatch.strideA = volA == 1 ? 0 : s.m * s.k;
-            mBatch.strideB = volB == 1 ? 0 : s.k * s.n;
+            request.batchCount = s.batches;
+            request.strideA = volA == 1 ? 0 : s.m * s.k;
+            request.strideB = volB == 1 ? 0 : s.k * s.n;
         }
         else
         {
-            mBatch.batchCount = 1;
-            mBatch.strideA = 0;
-            mBatch.strideB = 0;
             mBatchOffsets.resize(static_cast<size_t>(s.batches));
             for (int64_t bi = 0; bi < s.batches; ++bi)
             {
@@ -421,25 +423,36 @@ private:
                 mBatchOffsets[static_cast<size_t>(bi)] = {offA * s.m * s.k * esize, offB * s.k * s.n * esize};
             }
         }
-        mBatch.maxWorkspace = kWORKSPACE;
-        void const* bias = mBiasFromAdd ? v.inputs[2].data : nullptr;
-        void const* cIn = mCFromAdd ? v.inputs[2].data : v.outputs[0].data;
-        alignments(v.inputs[0].data, v.inputs[1].data, v.outputs[0].data, cIn, bias, mBatch);
-        mBatch.epilogue = epilogue;
-        mFallback.reset();
-        Status st = prepareLt(mPlan, mBatch, out.type, bias);
-        if (!st.isOk() && (epilogue != LtEpilogue::kNONE || mCFromAdd))
+        request.maxWorkspace = kWORKSPACE;
+        void const* bias = biasVector ? v.inputs[2].data : nullptr;
+        void const* cIn = fullAdd ? v.inputs[2].data : v.outputs[0].data; // C of D = alpha * A B + beta * C
+        alignments(v.inputs[0].data, v.inputs[1].data, v.outputs[0].data, cIn, bias, request);
+        request.epilogue = epilogue;
+        std::array<int64_t, 4> const product{s.m, s.n, s.k, static_cast<int64_t>(out.type)};
+        // The same request as the last reshape's (a shape seen again) keeps its plan.
+        if (!mPlan.ready || !(request == mRequest) || product != mRequestProduct)
         {
-            // No cuBLASLt algorithm with this epilogue: plain product, the whole epilogue afterwards.
-            mBiasFromAdd = false;
-            mCFromAdd = false;
-            mAddDone = false;
-            mActDone = false;
-            mBatch.epilogue = LtEpilogue::kNONE;
-            mBatch.alignBias = 256;
-            st = prepareLt(mPlan, mBatch, out.type, nullptr);
+            mFallback.reset();
+            mRequest = request;
+            mRequestProduct = product;
+            mBatch = request;
+            mPlainProduct = false;
+            Status st = prepareLt(mPlan, mBatch, out.type, bias);
+            if (!st.isOk() && (epilogue != LtEpilogue::kNONE || fullAdd))
+            {
+                // No cuBLASLt algorithm with this epilogue: plain product, the whole epilogue afterwards.
+                mPlainProduct = true;
+                mBatch.epilogue = LtEpilogue::kNONE;
+                mBatch.alignBias = 256;
+                st = prepareLt(mPlan, mBatch, out.type, nullptr);
+            }
+            KILN_RETURN_IF_ERROR(st);
         }
-        return st;
+        mBiasFromAdd = biasVector && !mPlainProduct;
+        mCFromAdd = fullAdd && !mPlainProduct;
+        mAddDone = mBiasFromAdd || mCFromAdd;
+        mActDone = !mPlainProduct && relu && (mAddDone || add == nullptr);
+        return Status::ok();
     }
 
     //! The alignments (bytes) of a run's addresses with the batch strides of `p` (set into p).
@@ -646,6 +659,9 @@ private:
     bool mAddDone{false};     //!< cuBLASLt computes the fused addition
     bool mActDone{false};     //!< cuBLASLt computes the activation
     LtProblem mBatch;         //!< the problem of mPlan
+    LtProblem mRequest;       //!< what the reshape that made mPlan asked for (mBatch less a refused epilogue)
+    std::array<int64_t, 4> mRequestProduct{}; //!< M, N, K and the type of that reshape
+    bool mPlainProduct{false}; //!< the heuristics refused the requested epilogue: mPlan is the plain product
     std::vector<std::pair<int64_t, int64_t>> mBatchOffsets; //!< non-uniform batch: byte offsets of A and B per matrix
     int64_t mElementSize{0};
     LtPlan mPlan;

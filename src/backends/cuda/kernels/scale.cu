@@ -1,7 +1,7 @@
 // CUDA kernel of IScaleLayer with the CPU reference's semantics (backends/cpu/kernels/scale.cpp): output =
 // (input * scale + shift) ^ power in float, with uniform, per-channel or per-element coefficients (weights slots
-// 0 shift, 1 scale, 2 power; empty slots are identities). The coefficients are uploaded at kernel creation into
-// device memory the kernel owns (engine-level sharing of weights comes later).
+// 0 shift, 1 scale, 2 power; empty slots are identities). The coefficients are the engine's device copy, or, where
+// there is none (tests, the builder's tactic timing), uploaded at kernel creation into device memory the kernel owns.
 #include "backends/common/scaleParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -63,8 +63,11 @@ public:
             WeightsView const& w = mSetup.weights[s];
             if (w.present())
             {
-                KILN_RETURN_IF_ERROR(mWeights[s].upload(w.data, w.count * elementSize(w.type)));
-                mCoefficients.data[s] = mWeights[s].data();
+                if (w.device == nullptr)
+                {
+                    KILN_RETURN_IF_ERROR(mWeights[s].upload(w.data, w.count * elementSize(w.type)));
+                }
+                mCoefficients.data[s] = w.device != nullptr ? w.device : mWeights[s].data();
                 mCoefficients.type[s] = w.type;
             }
         }
