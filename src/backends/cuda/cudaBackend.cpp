@@ -44,54 +44,33 @@ public:
     }
 };
 
-//! A CUDA kernel as a backend Kernel: adds the session's library handles to the run context.
-class CudaKernelAdapter final : public Kernel
-{
-public:
-    CudaKernelAdapter(std::unique_ptr<CudaKernel> kernel, CudaLibraries& libraries)
-        : mKernel(std::move(kernel))
-        , mLibraries(libraries)
-    {
-    }
-    int64_t workspaceSize(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const override
-    {
-        return mKernel->workspaceSize(inputs, outputs);
-    }
-    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        RunContext const& ctx) override
-    {
-        CudaRunContext const run{ctx.stream, ctx.workspace, ctx.workspaceBytes, &mLibraries};
-        return mKernel->enqueue(inputs, outputs, run);
-    }
-
-private:
-    std::unique_ptr<CudaKernel> mKernel;
-    CudaLibraries& mLibraries;
-};
-
+//! One execution context's (or the builder's tactic timing's) kernels: each gets the session's library handles as
+//! KernelSetup::sessionState and is returned as the factory made it.
 class CudaSession final : public BackendSession
 {
 public:
     StatusOr<std::unique_ptr<Kernel>> createKernel(KernelSetup const& setup) override
     {
         PlanNode const& node = *setup.node;
-        CudaKernelFactory const factory = cudaKernelFactory(node.kind);
+        KernelFactory const factory = cudaKernelFactory(node.kind);
         if (factory == nullptr)
         {
             return unsupported(std::string("the CUDA backend does not implement ") + layerKindName(node.kind)
                 + " layers yet");
         }
-        KILN_ASSIGN_OR_RETURN(std::unique_ptr<CudaKernel> kernel, factory(setup));
+        KernelSetup withLibraries = setup;
+        withLibraries.sessionState = &mLibraries;
+        KILN_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory(withLibraries));
         if (kernel == nullptr)
         {
             return internalError(std::string("the CUDA kernel factory of ") + layerKindName(node.kind)
                 + " returned no kernel");
         }
-        return std::unique_ptr<Kernel>(std::make_unique<CudaKernelAdapter>(std::move(kernel), mLibraries));
+        return kernel;
     }
 
 private:
-    CudaLibraries mLibraries;
+    CudaLibraries mLibraries; //!< kernels keep its address (they do not outlive the session)
 };
 
 //! An instantiated CUDA graph.

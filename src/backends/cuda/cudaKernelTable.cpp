@@ -1,6 +1,8 @@
 // The CUDA backend's kernel table: factory and tactics per layer kind (the GPU counterpart of
-// backends/cpu/kernelTable.cpp). Kinds without an entry return nullptr: the builder keeps them on the CPU or
-// reports them unsupported for the GPU. Tactic names: "kiln" (Kiln's own CUDA kernels), "cublaslt", "cudnn".
+// backends/cpu/kernelTable.cpp), one `switch` over every nvinfer1::LayerType without `default`, so that a kind added
+// to core/layerKinds.h without a decision here does not compile (-Werror=switch). Kinds without a CUDA kernel map to
+// nullptr, per kind: the builder then keeps them off the GPU or reports them unsupported there (docs/gpu.md lists
+// them). Tactic names: "kiln" (Kiln's own CUDA kernels), "cublaslt", "cudnn".
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 
 namespace kiln::cuda
@@ -15,91 +17,95 @@ std::vector<std::string> kilnOnly(KernelSetup const&)
     return {"kiln"};
 }
 
-class FunctionKernel final : public CudaKernel
+struct KindEntry
 {
-public:
-    FunctionKernel(KernelSetup const& setup, CudaKernelFunction fn)
-        : mSetup(setup)
-        , mFn(fn)
-    {
-    }
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
-    {
-        return mFn(mSetup, inputs, outputs, ctx);
-    }
-
-private:
-    KernelSetup mSetup;
-    CudaKernelFunction mFn;
+    KernelFactory factory{nullptr};
+    CudaTacticsFn tactics{nullptr};
 };
 
-} // namespace
-
-std::unique_ptr<CudaKernel> makeCudaFunctionKernel(KernelSetup const& setup, CudaKernelFunction fn)
-{
-    return std::make_unique<FunctionKernel>(setup, fn);
-}
-
-CudaKernelFactory cudaKernelFactory(LayerType kind)
+KindEntry kindEntry(LayerType kind)
 {
     switch (kind)
     {
-    case LayerType::kACTIVATION: return createActivationCudaKernel;
-    case LayerType::kCAST: return createCastCudaKernel;
-    case LayerType::kCONCATENATION: return createConcatenationCudaKernel;
-    case LayerType::kCONSTANT: return createConstantCudaKernel;
-    case LayerType::kCONVOLUTION: return createConvolutionCudaKernel;
-    case LayerType::kDECONVOLUTION: return createDeconvolutionCudaKernel;
-    case LayerType::kCUMULATIVE: return createCumulativeCudaKernel;
-    case LayerType::kELEMENTWISE: return createElementWiseCudaKernel;
-    case LayerType::kFILL: return createFillCudaKernel;
-    case LayerType::kGATHER: return createGatherCudaKernel;
-    case LayerType::kIDENTITY: return createIdentityCudaKernel;
-    case LayerType::kMATRIX_MULTIPLY: return createMatrixMultiplyCudaKernel;
-    case LayerType::kNORMALIZATION: return createNormalizationCudaKernel;
-    case LayerType::kPADDING: return createPaddingCudaKernel;
-    case LayerType::kPARAMETRIC_RELU: return createParametricReLUCudaKernel;
-    case LayerType::kPOOLING: return createPoolingCudaKernel;
-    case LayerType::kREDUCE: return createReduceCudaKernel;
-    case LayerType::kRESIZE: return createResizeCudaKernel;
-    case LayerType::kSCALE: return createScaleCudaKernel;
-    case LayerType::kSCATTER: return createScatterCudaKernel;
-    case LayerType::kSELECT: return createSelectCudaKernel;
-    case LayerType::kSHAPE: return createShapeCudaKernel;
-    case LayerType::kSHUFFLE: return createShuffleCudaKernel;
-    case LayerType::kSLICE: return createSliceCudaKernel;
-    case LayerType::kSOFTMAX: return createSoftMaxCudaKernel;
-    case LayerType::kSQUEEZE:
-    case LayerType::kUNSQUEEZE: return createSqueezeCudaKernel;
-    case LayerType::kTOPK: return createTopKCudaKernel;
-    case LayerType::kUNARY: return createUnaryCudaKernel;
-    case LayerType::kASSERTION: return createAssertionCudaKernel;
-    case LayerType::kCONDITIONAL_INPUT: return createIdentityCudaKernel;
-    case LayerType::kCONDITIONAL_OUTPUT: return createConditionalOutputCudaKernel;
-    case LayerType::kEINSUM: return createEinsumCudaKernel;
-    case LayerType::kGRID_SAMPLE: return createGridSampleCudaKernel;
-    case LayerType::kLRN: return createLRNCudaKernel;
-    case LayerType::kNMS: return createNMSCudaKernel;
-    case LayerType::kNON_ZERO: return createNonZeroCudaKernel;
-    case LayerType::kONE_HOT: return createOneHotCudaKernel;
-    case LayerType::kREVERSE_SEQUENCE: return createReverseSequenceCudaKernel;
-    default: return nullptr; // not implemented on the GPU yet (docs/gpu.md lists them)
+    case LayerType::kACTIVATION: return {createActivationCudaKernel, kilnOnly};
+    case LayerType::kASSERTION: return {createAssertionCudaKernel, kilnOnly};
+    case LayerType::kCAST: return {createCastCudaKernel, kilnOnly};
+    case LayerType::kCONCATENATION: return {createConcatenationCudaKernel, kilnOnly};
+    case LayerType::kCONDITIONAL_INPUT: return {createIdentityCudaKernel, kilnOnly}; // an identity
+    case LayerType::kCONDITIONAL_OUTPUT: return {createConditionalOutputCudaKernel, kilnOnly};
+    case LayerType::kCONSTANT: return {createConstantCudaKernel, kilnOnly};
+    case LayerType::kCONVOLUTION: return {createConvolutionCudaKernel, convolutionCudaTactics};
+    case LayerType::kCUMULATIVE: return {createCumulativeCudaKernel, kilnOnly};
+    case LayerType::kDECONVOLUTION: return {createDeconvolutionCudaKernel, deconvolutionCudaTactics};
+    case LayerType::kEINSUM: return {createEinsumCudaKernel, kilnOnly};
+    case LayerType::kELEMENTWISE: return {createElementWiseCudaKernel, kilnOnly};
+    case LayerType::kFILL: return {createFillCudaKernel, kilnOnly};
+    case LayerType::kGATHER: return {createGatherCudaKernel, kilnOnly};
+    case LayerType::kGRID_SAMPLE: return {createGridSampleCudaKernel, kilnOnly};
+    case LayerType::kIDENTITY: return {createIdentityCudaKernel, kilnOnly};
+    case LayerType::kLRN: return {createLRNCudaKernel, kilnOnly};
+    case LayerType::kMATRIX_MULTIPLY: return {createMatrixMultiplyCudaKernel, matrixMultiplyCudaTactics};
+    case LayerType::kNMS: return {createNMSCudaKernel, kilnOnly};
+    case LayerType::kNON_ZERO: return {createNonZeroCudaKernel, kilnOnly};
+    case LayerType::kNORMALIZATION: return {createNormalizationCudaKernel, kilnOnly};
+    case LayerType::kONE_HOT: return {createOneHotCudaKernel, kilnOnly};
+    case LayerType::kPADDING: return {createPaddingCudaKernel, kilnOnly};
+    case LayerType::kPARAMETRIC_RELU: return {createParametricReLUCudaKernel, kilnOnly};
+    case LayerType::kPOOLING: return {createPoolingCudaKernel, poolingCudaTactics};
+    case LayerType::kREDUCE: return {createReduceCudaKernel, kilnOnly};
+    case LayerType::kRESIZE: return {createResizeCudaKernel, kilnOnly};
+    case LayerType::kREVERSE_SEQUENCE: return {createReverseSequenceCudaKernel, kilnOnly};
+    case LayerType::kSCALE: return {createScaleCudaKernel, kilnOnly};
+    case LayerType::kSCATTER: return {createScatterCudaKernel, kilnOnly};
+    case LayerType::kSELECT: return {createSelectCudaKernel, kilnOnly};
+    case LayerType::kSHAPE: return {createShapeCudaKernel, kilnOnly};
+    case LayerType::kSHUFFLE: return {createShuffleCudaKernel, kilnOnly};
+    case LayerType::kSLICE: return {createSliceCudaKernel, kilnOnly};
+    case LayerType::kSOFTMAX: return {createSoftMaxCudaKernel, kilnOnly};
+    case LayerType::kSQUEEZE: return {createSqueezeCudaKernel, kilnOnly};
+    case LayerType::kTOPK: return {createTopKCudaKernel, kilnOnly};
+    case LayerType::kUNARY: return {createUnaryCudaKernel, kilnOnly};
+    case LayerType::kUNSQUEEZE: return {createSqueezeCudaKernel, kilnOnly}; // the same device copy as kSQUEEZE
+
+    // Plugin nodes run on every backend through backends/common/pluginKernel.h (the runtime creates them), never
+    // through this table; the legacy kPLUGIN kind has no plan nodes.
+    case LayerType::kPLUGIN: return {nullptr, nullptr};
+    case LayerType::kPLUGIN_V2: return {nullptr, nullptr};
+    case LayerType::kPLUGIN_V3: return {nullptr, nullptr};
+
+    // Loops and the if-conditional's condition run on the CPU backend only (the execution context refuses loops on
+    // device backends).
+    case LayerType::kCONDITION: return {nullptr, nullptr};
+    case LayerType::kITERATOR: return {nullptr, nullptr};
+    case LayerType::kLOOP_OUTPUT: return {nullptr, nullptr};
+    case LayerType::kRECURRENCE: return {nullptr, nullptr};
+    case LayerType::kTRIP_LIMIT: return {nullptr, nullptr};
+
+    // Not implemented on the GPU yet.
+    case LayerType::kATTENTION_INPUT: return {nullptr, nullptr};
+    case LayerType::kATTENTION_OUTPUT: return {nullptr, nullptr};
+    case LayerType::kDEQUANTIZE: return {nullptr, nullptr};
+    case LayerType::kDIST_COLLECTIVE: return {nullptr, nullptr};
+    case LayerType::kDYNAMIC_QUANTIZE: return {nullptr, nullptr};
+    case LayerType::kKVCACHE_UPDATE: return {nullptr, nullptr};
+    case LayerType::kMOE: return {nullptr, nullptr};
+    case LayerType::kQUANTIZE: return {nullptr, nullptr};
+    case LayerType::kRAGGED_SOFTMAX: return {nullptr, nullptr};
+    case LayerType::kROTARY_EMBEDDING: return {nullptr, nullptr};
     }
+    return {nullptr, nullptr}; // a value outside the enum
+}
+
+} // namespace
+
+KernelFactory cudaKernelFactory(LayerType kind)
+{
+    return kindEntry(kind).factory;
 }
 
 CudaTacticsFn cudaKernelTactics(LayerType kind)
 {
-    if (kind == LayerType::kMATRIX_MULTIPLY)
-    {
-        return matrixMultiplyCudaTactics;
-    }
-    if (kind == LayerType::kCONVOLUTION || kind == LayerType::kDECONVOLUTION || kind == LayerType::kPOOLING)
-    {
-        return kind == LayerType::kPOOLING ? poolingCudaTactics
-                                           : (kind == LayerType::kCONVOLUTION ? convolutionCudaTactics : deconvolutionCudaTactics);
-    }
-    return cudaKernelFactory(kind) != nullptr ? kilnOnly : nullptr;
+    return kindEntry(kind).tactics;
 }
 
 } // namespace kiln::cuda

@@ -51,14 +51,13 @@ StatusOr<cublasLtHandle_t> CudaLibraries::cublasLt()
 }
 
 #if KILN_HAVE_CUDNN
-StatusOr<cudnnHandle_t> CudaLibraries::cudnn(cudaStream_t stream)
+StatusOr<cudnnHandle_t> CudaLibraries::cudnn()
 {
     if (mCudnn == nullptr)
     {
         KILN_RETURN_IF_ERROR(selectDevice());
         KILN_CUDNN_CHECK(cudnnCreate(&mCudnn));
     }
-    KILN_CUDNN_CHECK(cudnnSetStream(mCudnn, stream));
     return mCudnn;
 }
 #endif

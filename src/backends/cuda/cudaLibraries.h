@@ -1,7 +1,8 @@
-// CudaLibraries: the library handles one execution context shares among its CUDA kernels (a cuBLASLt handle and,
-// when Kiln was built with cuDNN, a cuDNN handle). Handles are created lazily, on first use, on the device the
-// object was made for, and destroyed with it. One object per context: kernels of one context run on one stream
-// in order, so no locking is needed.
+// CudaLibraries: the library handles one backend session (one execution context, or the builder's tactic timing)
+// shares among its CUDA kernels (a cuBLASLt handle and, when Kiln was built with cuDNN, a cuDNN handle). The session
+// passes it to its kernels as KernelSetup::sessionState. Handles are created on first use (kernels ask for them when
+// they are created or reshaped, never in a run), on the device the object was made for, and destroyed with it. One
+// object per session: kernels of one session run on one stream in order, so no locking is needed.
 #pragma once
 
 #include "core/status.h"
@@ -26,8 +27,8 @@ public:
     int device() const { return mDevice; }
     StatusOr<cublasLtHandle_t> cublasLt();
 #if KILN_HAVE_CUDNN
-    //! The cuDNN handle, bound to `stream` (cudnnSetStream) before it is returned.
-    StatusOr<cudnnHandle_t> cudnn(cudaStream_t stream);
+    //! The cuDNN handle. A kernel binds it to the run's stream (cudnnSetStream) before each use.
+    StatusOr<cudnnHandle_t> cudnn();
 #endif
 
 private:

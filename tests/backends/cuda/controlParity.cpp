@@ -148,12 +148,10 @@ TEST(CudaParity, AssertionFailureMessage)
         TensorView deviceView{device, DataType::kBOOL, cond.dims};
         int64_t const bytes = (*gpu)->workspaceSize({deviceView}, {});
         ASSERT_EQ(cudaMalloc(&workspace, static_cast<size_t>(bytes)), cudaSuccess);
-        ::kiln::cuda::CudaRunContext ctx;
-        ctx.stream = stream;
-        ctx.workspace = workspace;
-        ctx.workspaceBytes = bytes;
+        RunContext const ctx{stream, workspace, bytes};
         // The same kernel object runs every condition: its pinned result buffer is reused.
-        Status const gpuStatus = (*gpu)->enqueue({deviceView}, {}, ctx);
+        Status gpuStatus = (*gpu)->reshape({deviceView}, {});
+        gpuStatus = gpuStatus.isOk() ? (*gpu)->run({deviceView}, {}, ctx) : gpuStatus;
         EXPECT_EQ(gpuStatus.isOk(), cpuStatuses[k].isOk());
         EXPECT_EQ(gpuStatus.message(), cpuStatuses[k].message());
         EXPECT_EQ(gpuStatus.code(), cpuStatuses[k].code());

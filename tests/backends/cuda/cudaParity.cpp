@@ -106,99 +106,110 @@ struct GpuSession
 };
 
 //! Runs the CUDA kernel of `setup` on device copies of `hostIns` (outputs poisoned first) and compares every output
-//! with `expected`. False (with a test failure) on any error or mismatch.
+//! with `expected`; then runs the same kernel again, without a reshape, on new copies at other addresses (a run must
+//! take its buffers from its views, never from the reshape's) and compares again. False (with a test failure) on any
+//! error or mismatch.
 bool gpuCompare(KernelSetup const& setup, std::vector<TensorView> const& hostIns,
     std::vector<HostTensor const*> const& expected, Tolerance const& tol, GpuSession& session)
 {
     PlanNode const& node = *setup.node;
-    std::string const where = "node '" + node.name + "' (layer kind " + kindName(node.kind) + ")";
-    auto kernel = ::kiln::cuda::cudaKernelFactory(node.kind)(setup);
+    KernelSetup withLibraries = setup;
+    withLibraries.sessionState = &session.libraries; // as the CUDA session passes its library handles
+    auto kernel = ::kiln::cuda::cudaKernelFactory(node.kind)(withLibraries);
     if (!kernel.isOk())
     {
-        ADD_FAILURE() << where << ": CUDA kernel creation: " << kernel.status().message();
+        ADD_FAILURE() << "node '" << node.name << "' (layer kind " << kindName(node.kind)
+                      << "): CUDA kernel creation: " << kernel.status().message();
         return false;
     }
-    std::vector<std::unique_ptr<DeviceMemory>> memory;
-    bool ok = true;
-    auto const deviceCopy = [&](TensorView v, void const* host, size_t size) {
-        auto mem = std::make_unique<DeviceMemory>();
-        if (size > 0)
-        {
-            ok = ok && cudaMalloc(&mem->ptr, size) == cudaSuccess;
-            ok = ok
-                && (host != nullptr ? cudaMemcpy(mem->ptr, host, size, cudaMemcpyHostToDevice)
-                                    : cudaMemset(mem->ptr, 0xA5, size)) // poison
-                    == cudaSuccess;
-        }
-        v.data = mem->ptr;
-        memory.push_back(std::move(mem));
-        return v;
-    };
-    std::vector<TensorView> ins;
-    for (TensorView const& h : hostIns)
-    {
-        if (h.data == nullptr)
-        {
-            ins.push_back(h); // absent optional input
-            continue;
-        }
-        ins.push_back(deviceCopy(h, h.data, static_cast<size_t>(h.volume() * elementSize(h.type))));
-    }
-    std::vector<TensorView> outs;
-    for (HostTensor const* e : expected)
-    {
-        TensorView v;
-        v.type = e->type;
-        v.dims = e->dims;
-        outs.push_back(deviceCopy(v, nullptr, e->bytes.size()));
-    }
-    if (!ok)
-    {
-        ADD_FAILURE() << where << ": device allocation or upload failed";
-        return false;
-    }
-    int64_t const workspaceBytes = (*kernel)->workspaceSize(ins, outs);
-    DeviceMemory workspace;
-    if (workspaceBytes > 0 && cudaMalloc(&workspace.ptr, static_cast<size_t>(workspaceBytes)) != cudaSuccess)
-    {
-        ADD_FAILURE() << where << ": workspace allocation of " << workspaceBytes << " bytes failed";
-        return false;
-    }
-    ::kiln::cuda::CudaRunContext ctx;
-    ctx.stream = session.stream;
-    ctx.workspace = workspace.ptr;
-    ctx.workspaceBytes = workspaceBytes;
-    ctx.libraries = &session.libraries;
-    Status const run = (*kernel)->enqueue(ins, outs, ctx);
-    cudaError_t const sync = cudaStreamSynchronize(session.stream);
-    if (!run.isOk() || sync != cudaSuccess)
-    {
-        ADD_FAILURE() << where << ": CUDA run: " << (run.isOk() ? cudaGetErrorString(sync) : run.message());
-        return false;
-    }
+    std::vector<std::unique_ptr<DeviceMemory>> memory; // both runs' buffers stay allocated: their addresses differ
     bool same = true;
-    for (size_t o = 0; o < expected.size(); ++o)
+    for (bool const reshape : {true, false})
     {
-        HostTensor actual(expected[o]->type, expected[o]->dims);
-        if (!actual.bytes.empty()
-            && cudaMemcpy(actual.data(), outs[o].data, actual.bytes.size(), cudaMemcpyDeviceToHost) != cudaSuccess)
+        std::string const where = "node '" + node.name + "' (layer kind " + kindName(node.kind) + ")"
+            + (reshape ? "" : ", second run on new buffers without a reshape");
+        bool ok = true;
+        auto const deviceCopy = [&](TensorView v, void const* host, size_t size) {
+            auto mem = std::make_unique<DeviceMemory>();
+            if (size > 0)
+            {
+                ok = ok && cudaMalloc(&mem->ptr, size) == cudaSuccess;
+                ok = ok
+                    && (host != nullptr ? cudaMemcpy(mem->ptr, host, size, cudaMemcpyHostToDevice)
+                                        : cudaMemset(mem->ptr, 0xA5, size)) // poison
+                        == cudaSuccess;
+            }
+            v.data = mem->ptr;
+            memory.push_back(std::move(mem));
+            return v;
+        };
+        std::vector<TensorView> ins;
+        for (TensorView const& h : hostIns)
         {
-            ADD_FAILURE() << where << ": download of output " << o << " failed";
+            if (h.data == nullptr)
+            {
+                ins.push_back(h); // absent optional input
+                continue;
+            }
+            ins.push_back(deviceCopy(h, h.data, static_cast<size_t>(h.volume() * elementSize(h.type))));
+        }
+        std::vector<TensorView> outs;
+        for (HostTensor const* e : expected)
+        {
+            TensorView v;
+            v.type = e->type;
+            v.dims = e->dims;
+            outs.push_back(deviceCopy(v, nullptr, e->bytes.size()));
+        }
+        if (!ok)
+        {
+            ADD_FAILURE() << where << ": device allocation or upload failed";
             return false;
         }
-        HostTensor reference = *expected[o];
-        if (gPerturbExpected && !reference.bytes.empty())
+        int64_t const workspaceBytes = (*kernel)->workspaceSize(ins, outs);
+        auto workspace = std::make_unique<DeviceMemory>();
+        if (workspaceBytes > 0 && cudaMalloc(&workspace->ptr, static_cast<size_t>(workspaceBytes)) != cudaSuccess)
         {
-            reference.set(0, reference.at(0) + 3.0); // a difference any tolerance here catches
+            ADD_FAILURE() << where << ": workspace allocation of " << workspaceBytes << " bytes failed";
+            return false;
         }
-        ::testing::AssertionResult const r = compareOutput(actual, reference, tol);
-        ++gComparedOutputs;
-        gComparedElements += actual.volume();
-        EXPECT_TRUE(r) << where << ", output " << o << " (" << dataTypeName(expected[o]->type) << " "
-                       << dimsString(expected[o]->dims) << ")";
-        same = same && static_cast<bool>(r);
+        RunContext const ctx{session.stream, workspace->ptr, workspaceBytes};
+        memory.push_back(std::move(workspace));
+        Status run = reshape ? (*kernel)->reshape(ins, outs) : Status::ok();
+        run = run.isOk() ? (*kernel)->run(ins, outs, ctx) : run;
+        cudaError_t const sync = cudaStreamSynchronize(session.stream);
+        if (!run.isOk() || sync != cudaSuccess)
+        {
+            ADD_FAILURE() << where << ": CUDA run: " << (run.isOk() ? cudaGetErrorString(sync) : run.message());
+            return false;
+        }
+        for (size_t o = 0; o < expected.size(); ++o)
+        {
+            HostTensor actual(expected[o]->type, expected[o]->dims);
+            if (!actual.bytes.empty()
+                && cudaMemcpy(actual.data(), outs[o].data, actual.bytes.size(), cudaMemcpyDeviceToHost) != cudaSuccess)
+            {
+                ADD_FAILURE() << where << ": download of output " << o << " failed";
+                return false;
+            }
+            HostTensor reference = *expected[o];
+            if (gPerturbExpected && !reference.bytes.empty())
+            {
+                reference.set(0, reference.at(0) + 3.0); // a difference any tolerance here catches
+            }
+            ::testing::AssertionResult const r = compareOutput(actual, reference, tol);
+            ++gComparedOutputs;
+            gComparedElements += actual.volume();
+            EXPECT_TRUE(r) << where << ", output " << o << " (" << dataTypeName(expected[o]->type) << " "
+                           << dimsString(expected[o]->dims) << ")";
+            same = same && static_cast<bool>(r);
+        }
+        if (!same)
+        {
+            return false; // reported once, by the first run
+        }
     }
-    return same;
+    return true;
 }
 
 } // namespace

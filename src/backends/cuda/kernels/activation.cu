@@ -32,36 +32,61 @@ __global__ void activationKernel(Act type, float alpha, float beta, int64_t n, v
     }
 }
 
-Status enqueueActivation(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: the node's checks (checkActivationSetup); reshape: the shape checks and the attributes
+//! (makeActivationParams), the element count and the compute type; run: one launch.
+class ActivationCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(ActivationParams const p, makeActivationParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    int64_t const n = out.volume();
-    if (n == 0)
+public:
+    explicit ActivationCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(mParams, makeActivationParams(mSetup, v.inputs, v.outputs));
+        mIntegral = !ew::isFloatKernelType(inputs[0].type);
+        mVolume = outputs[0].volume();
         return Status::ok();
     }
-    if (ew::isFloatKernelType(in.type))
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        activationKernel<float><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(p.type, p.alpha, p.beta, n, in.data,
-            in.type, out.data, out.type);
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Activation"));
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        if (mIntegral)
+        {
+            activationKernel<int64_t><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mParams.type, mParams.alpha,
+                mParams.beta, mVolume, in.data, in.type, out.data, out.type);
+        }
+        else
+        {
+            activationKernel<float><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mParams.type, mParams.alpha,
+                mParams.beta, mVolume, in.data, in.type, out.data, out.type);
+        }
+        return launchStatus("Activation kernel");
     }
-    else
-    {
-        activationKernel<int64_t><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(p.type, p.alpha, p.beta, n, in.data,
-            in.type, out.data, out.type);
-    }
-    return launchStatus("Activation kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    bool mIntegral{false};
+    ActivationParams mParams;
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createActivationCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createActivationCudaKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(checkActivationSetup(setup));
-    return makeCudaFunctionKernel(setup, enqueueActivation);
+    return std::unique_ptr<Kernel>(std::make_unique<ActivationCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

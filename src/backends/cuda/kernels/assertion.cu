@@ -25,11 +25,14 @@ __global__ void firstFalse(uint8_t const* cond, int64_t n, unsigned long long* f
     }
 }
 
-class AssertionCudaKernel final : public CudaKernel
+//! create: the I/O checks, the layer's message and the pinned host word; reshape: the I/O counts and the element
+//! count; run: the search, the copy of its result and the synchronisation (see the file comment).
+class AssertionCudaKernel final : public Kernel
 {
 public:
     explicit AssertionCudaKernel(KernelSetup const& setup)
         : mSetup(setup)
+        , mMessage(setup.node->attrs.getString("message"))
     {
     }
     ~AssertionCudaKernel() override
@@ -53,32 +56,37 @@ public:
         return static_cast<int64_t>(sizeof(unsigned long long));
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        std::string const& name = mSetup.node->name;
+        mVolume = -1;
         if (inputs.size() != 1 || !outputs.empty())
         {
-            return failedExecution("layer '" + name + "' (Assertion): expected 1 input and no outputs, got "
-                + std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
+            return failedExecution("layer '" + mSetup.node->name
+                + "' (Assertion): expected 1 input and no outputs, got " + std::to_string(inputs.size()) + " and "
+                + std::to_string(outputs.size()));
+        }
+        mVolume = inputs[0].volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const&, RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Assertion"));
         }
         TensorView const& cond = inputs[0];
-        int64_t const n = cond.volume();
-        if (n == 0)
-        {
-            return Status::ok();
-        }
         if (cond.data == nullptr)
         {
-            return failedExecution("layer '" + name + "' (Assertion): the condition has no data");
+            return failedExecution("layer '" + mSetup.node->name + "' (Assertion): the condition has no data");
         }
         if (ctx.workspace == nullptr || ctx.workspaceBytes < static_cast<int64_t>(sizeof(unsigned long long)))
         {
-            return failedExecution("layer '" + name + "' (Assertion): needs 8 bytes of workspace");
+            return failedExecution("layer '" + mSetup.node->name + "' (Assertion): needs 8 bytes of workspace");
         }
         auto* first = static_cast<unsigned long long*>(ctx.workspace);
         KILN_CUDA_CHECK(cudaMemsetAsync(first, 0xFF, sizeof(unsigned long long), ctx.stream));
-        firstFalse<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(static_cast<uint8_t const*>(cond.data), n, first);
+        firstFalse<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(static_cast<uint8_t const*>(cond.data), mVolume, first);
         KILN_RETURN_IF_ERROR(launchStatus("Assertion kernel"));
         KILN_CUDA_CHECK(
             cudaMemcpyAsync(mHost, first, sizeof(unsigned long long), cudaMemcpyDeviceToHost, ctx.stream));
@@ -86,20 +94,22 @@ public:
         unsigned long long const index = *mHost;
         if (index != ~0ULL)
         {
-            return failedExecution(assertionFailureMessage(name, mSetup.node->attrs.getString("message"))
-                + " (element " + std::to_string(index) + " of the condition is false)");
+            return failedExecution(assertionFailureMessage(mSetup.node->name, mMessage) + " (element "
+                + std::to_string(index) + " of the condition is false)");
         }
         return Status::ok();
     }
 
 private:
     KernelSetup mSetup;
+    std::string mMessage;
     unsigned long long* mHost{nullptr}; //!< pinned
+    int64_t mVolume{-1};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createAssertionCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createAssertionCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
@@ -116,7 +126,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createAssertionCudaKernel(KernelSetup cons
     }
     auto kernel = std::make_unique<AssertionCudaKernel>(setup);
     KILN_RETURN_IF_ERROR(kernel->init());
-    return std::unique_ptr<CudaKernel>(std::move(kernel));
+    return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
 } // namespace kiln::cuda

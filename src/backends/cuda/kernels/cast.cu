@@ -1,6 +1,8 @@
-// CUDA kernel of ICastLayer and the shared conversion launcher (launchConvert, also used by identity and constant),
+// CUDA kernel of ICastLayer and IIdentityLayer (one conversion kernel: makeConvertCudaKernel) and the shared
+// conversion launcher (launchConvert, also used by constant, reformat and convolution),
 // with the CPU reference's conversions (backends/cpu/kernels/cast.cpp): float -> integer truncates toward zero and
 // saturates (NaN gives 0); integer -> integer wraps; -> BOOL is value != 0; BOOL reads as 0 or 1.
+#include "backends/common/unaryParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
@@ -20,14 +22,41 @@ __global__ void convertKernel(int64_t n, void const* in, DataType ti, void* out,
     }
 }
 
-Status enqueueCast(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: the node's checks (by the factory); reshape: the shape checks and the element count; run: one
+//! conversion (nothing when the builder aliased the output onto an input of its type).
+class ConvertCudaKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, inputs[0].dims, outputs[0].dims, "input and output"));
-    return launchConvert(inputs[0].data, inputs[0].type, outputs[0].data, outputs[0].type, outputs[0].volume(),
-        ctx.stream);
-}
+public:
+    ConvertCudaKernel(KernelSetup const& setup, char const* kind)
+        : mSetup(setup)
+        , mKind(kind)
+    {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(checkUnaryViews(mSetup, v.inputs, v.outputs));
+        mVolume = outputs[0].volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume < 0)
+        {
+            return notReshaped(nodeLabel(mSetup, mKind));
+        }
+        return launchConvert(inputs[0].data, inputs[0].type, outputs[0].data, outputs[0].type, mVolume, ctx.stream);
+    }
+
+private:
+    KernelSetup mSetup;
+    char const* mKind;
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
@@ -57,7 +86,12 @@ Status launchConvert(void const* src, DataType srcType, void* dst, DataType dstT
     return launchStatus("convert kernel");
 }
 
-StatusOr<std::unique_ptr<CudaKernel>> createCastCudaKernel(KernelSetup const& setup)
+std::unique_ptr<Kernel> makeConvertCudaKernel(KernelSetup const& setup, char const* kind)
+{
+    return std::make_unique<ConvertCudaKernel>(setup, kind);
+}
+
+StatusOr<std::unique_ptr<Kernel>> createCastCudaKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Cast"));
     KILN_ASSIGN_OR_RETURN(int64_t const toType, setup.node->attrs.requireInt("toType"));
@@ -70,7 +104,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createCastCudaKernel(KernelSetup const& se
         return invalidArgument(nodeLabel(setup, "Cast") + ": cannot convert " + dataTypeName(setup.inputTypes[0])
             + " to " + dataTypeName(setup.outputTypes[0]));
     }
-    return makeCudaFunctionKernel(setup, enqueueCast);
+    return makeConvertCudaKernel(setup, "Cast");
 }
 
 } // namespace kiln::cuda

@@ -29,53 +29,96 @@ __global__ void selectCopy(uint8_t const* cond, void const* whenTrue, void const
     }
 }
 
-Status enqueueConditionalOutput(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: the I/O types and ranks; reshape: the branch chosen on the host when the condition has a host value
+//! (with its checks), else the element size and which branches can be copied on the device; run: one copy or launch.
+class ConditionalOutputCudaKernel final : public Kernel
 {
-    std::string const label = "conditional output '" + setup.node->name + "'";
-    if (inputs.size() != 3 || outputs.size() != 1 || inputs[2].data == nullptr)
+public:
+    explicit ConditionalOutputCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return invalidArgument(label + ": needs the true value, the false value and the condition");
     }
-    TensorView const& out = outputs[0];
-    int64_t const bytes = byteSize(out.type, out.volume());
-    if (inputs[2].values != nullptr)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        bool const cond = inputs[2].values[0] != 0;
-        TensorView const& in = inputs[cond ? 0 : 1];
-        if (in.volume() != out.volume() || in.type != out.type)
+        mReady = false;
+        std::string const label = "conditional output '" + mSetup.node->name + "'";
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        if (v.inputs.size() != 3 || v.outputs.size() != 1 || v.inputs[2].data == nullptr)
         {
-            return invalidArgument(label + ": the " + (cond ? "true" : "false") + " branch's value has "
-                + std::to_string(in.volume()) + " elements but the output has " + std::to_string(out.volume()));
+            return invalidArgument(label + ": needs the true value, the false value and the condition");
         }
-        if (bytes > 0 && in.data != out.data)
+        TensorView const& out = outputs[0];
+        mVolume = out.volume();
+        mHostBranch = -1;
+        if (inputs[2].values != nullptr)
         {
-            KILN_CUDA_CHECK(cudaMemcpyAsync(out.data, in.data, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice,
-                ctx.stream));
+            bool const cond = inputs[2].values[0] != 0;
+            TensorView const& in = inputs[cond ? 0 : 1];
+            if (in.volume() != mVolume || in.type != out.type)
+            {
+                return invalidArgument(label + ": the " + (cond ? "true" : "false") + " branch's value has "
+                    + std::to_string(in.volume()) + " elements but the output has " + std::to_string(mVolume));
+            }
+            mHostBranch = cond ? 0 : 1;
+            mBytes = byteSize(out.type, mVolume);
+            mReady = true;
+            return Status::ok();
         }
+        mSize = elementSize(out.type);
+        if (mVolume > 0 && mSize != 1 && mSize != 2 && mSize != 4 && mSize != 8)
+        {
+            return invalidArgument(label + ": type " + dataTypeName(out.type) + " is not supported");
+        }
+        for (size_t b = 0; b < 2; ++b)
+        {
+            mBranchFits[b] = inputs[b].volume() == mVolume && inputs[b].type == out.type;
+        }
+        mReady = true;
         return Status::ok();
     }
-    int64_t const n = out.volume();
-    if (n == 0)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        return Status::ok();
+        if (!mReady)
+        {
+            return notReshaped("conditional output '" + mSetup.node->name + "'");
+        }
+        TensorView const& out = outputs[0];
+        if (mHostBranch >= 0)
+        {
+            void const* src = inputs[static_cast<size_t>(mHostBranch)].data;
+            if (mBytes > 0 && src != out.data)
+            {
+                KILN_CUDA_CHECK(cudaMemcpyAsync(out.data, src, static_cast<size_t>(mBytes), cudaMemcpyDeviceToDevice,
+                    ctx.stream));
+            }
+            return Status::ok();
+        }
+        if (mVolume == 0)
+        {
+            return Status::ok();
+        }
+        selectCopy<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(static_cast<uint8_t const*>(inputs[2].data),
+            mBranchFits[0] ? inputs[0].data : nullptr, mBranchFits[1] ? inputs[1].data : nullptr, out.data, mVolume,
+            static_cast<int32_t>(mSize));
+        return launchStatus("conditional output kernel");
     }
-    int64_t const size = elementSize(out.type);
-    if (size != 1 && size != 2 && size != 4 && size != 8)
-    {
-        return invalidArgument(label + ": type " + dataTypeName(out.type) + " is not supported");
-    }
-    auto const branch = [&](TensorView const& in) -> void const* {
-        return in.volume() == n && in.type == out.type ? in.data : nullptr;
-    };
-    selectCopy<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(static_cast<uint8_t const*>(inputs[2].data), branch(inputs[0]),
-        branch(inputs[1]), out.data, n, static_cast<int32_t>(size));
-    return launchStatus("conditional output kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    bool mReady{false};
+    int64_t mVolume{0};
+    int32_t mHostBranch{-1}; //!< the input copied when the condition has a host value, else -1
+    int64_t mBytes{0};
+    int64_t mSize{0};
+    bool mBranchFits[2]{};   //!< device path: the branch has the output's size and type (else it is left out)
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createConditionalOutputCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createConditionalOutputCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
@@ -87,7 +130,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createConditionalOutputCudaKernel(KernelSe
         return invalidArgument("conditional output '" + setup.node->name
             + "': expected inputs (true value, false value, 0-D BOOL condition) and one output");
     }
-    return makeCudaFunctionKernel(setup, enqueueConditionalOutput);
+    return std::unique_ptr<Kernel>(std::make_unique<ConditionalOutputCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

@@ -91,7 +91,11 @@ struct ConvPlan
     return v;
 }
 
-class ConvolutionCudaKernel final : public CudaKernel
+//! create: the configuration, the epilogue, the tactic, the weights on the device and the session's library
+//! handles; reshape: the shape checks, the epilogue's strides, the plan of these shapes (cuDNN descriptors, algorithm
+//! and workspace layout, kept per shape up to kMAX_PLANS) and the direct kernel's arguments; run: the data addresses,
+//! then cuDNN (with its pointwise passes) or the direct kernel.
+class ConvolutionCudaKernel final : public Kernel
 {
 public:
     ConvolutionCudaKernel(KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue, bool useCudnn)
@@ -101,6 +105,7 @@ public:
         , mUseCudnn(useCudnn)
         , mType(setup.inputTypes[0])
         , mOwn(convolutionOwnInputs(*setup.node))
+        , mLibraries(sessionLibraries(setup))
     {
     }
 
@@ -151,28 +156,28 @@ public:
         return plan != nullptr && plan->cudnn ? plan->total : 0;
     }
 
-    Status enqueue(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
+        mTotal = -1;
         if (mEpilogue.hasAdd && allInputs.size() < 2)
         {
             return invalidArgument(label() + ": the fused addition's input is missing");
         }
-        std::vector<TensorView> const inputs(allInputs.begin(), allInputs.end() - (mEpilogue.hasAdd ? 1 : 0));
-        ConvShapes s;
-        KILN_RETURN_IF_ERROR(checkConvShapes(*mSetup.node, mCfg, inputs, outputs, mKernelCount, mBiasCount, s));
+        ReshapeViews const v = reshapeViews(mSetup, allInputs, outputs);
+        std::vector<TensorView> const inputs(v.inputs.begin(), v.inputs.end() - (mEpilogue.hasAdd ? 1 : 0));
+        KILN_RETURN_IF_ERROR(checkConvShapes(*mSetup.node, mCfg, inputs, v.outputs, mKernelCount, mBiasCount, mShapes));
         TensorView const& out = outputs[0];
         if (out.volume() == 0)
         {
+            mTotal = 0;
             return Status::ok();
         }
         ConvEpilogueDev epi;
-        if (s.biasTensor)
+        if (mShapes.biasTensor)
         {
-            epi.bias = inputs[2].data;
-            epi.biasType = inputs[2].type;
+            epi.biasType = inputs[2].type; // the address comes with each run
         }
-        else if (s.hasBias)
+        else if (mShapes.hasBias)
         {
             epi.bias = mBias;
             epi.biasType = mBiasType;
@@ -180,7 +185,7 @@ public:
         if (mEpilogue.hasAdd)
         {
             TensorView const& add = allInputs.back();
-            if (!isConvFloatStorage(add.type) || (add.data == nullptr && add.volume() != 0))
+            if (!isConvFloatStorage(add.type))
             {
                 return invalidArgument(label() + ": the fused addition's input is missing or not a float type");
             }
@@ -189,7 +194,6 @@ public:
             {
                 return strides.status().withContext(label());
             }
-            epi.add = add.data;
             epi.addType = add.type;
             std::copy(strides.value().begin(), strides.value().end(), epi.addStrides);
         }
@@ -197,32 +201,77 @@ public:
         epi.activation = mEpilogue.activation;
         epi.alpha = mEpilogue.alpha;
         epi.beta = mEpilogue.beta;
-
-        ConvPlan const* plan = findPlan(inputs, outputs);
-        if (plan == nullptr)
+        mEpi = epi;
+        mPlan = findPlan(inputs, v.outputs);
+        if (mPlan == nullptr)
         {
             return internalError(label() + ": no execution plan for this shape");
         }
-        if (plan->cudnn && (ctx.workspaceBytes >= plan->total || plan->total == 0)
-            && (ctx.workspace != nullptr || plan->total == 0))
+#if KILN_HAVE_CUDNN
+        if (mPlan->cudnn)
+        {
+            if (mLibraries == nullptr)
+            {
+                return internalError(label() + ": no CUDA library handles (the kernel was created outside a session)");
+            }
+            StatusOr<cudnnHandle_t> h = mLibraries->cudnn();
+            if (!h.isOk())
+            {
+                return h.status().withContext(label());
+            }
+            mCudnn = *h;
+        }
+#endif
+        DirectConvArgs& a = mDirect;
+        a.xType = inputs[0].type;
+        a.wType = mShapes.kernelTensor ? inputs[1].type : mType;
+        a.yType = out.type;
+        a.n = mShapes.n;
+        a.c = mShapes.c;
+        a.k = mCfg.k;
+        a.groups = mCfg.groups;
+        a.g = toWindowGeometry(mCfg.params, mShapes.ext);
+        toDims5(mOutDims, out.dims);
+        toDims5(mInDims, inputs[0].dims);
+        mTotal = out.volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mTotal <= 0)
+        {
+            return mTotal == 0 ? Status::ok() : notReshaped(label());
+        }
+        TensorView const& out = outputs[0];
+        ConvEpilogueDev epi = mEpi;
+        if (mShapes.biasTensor)
+        {
+            epi.bias = inputs[2].data;
+        }
+        if (mEpilogue.hasAdd)
+        {
+            TensorView const& add = inputs.back();
+            if (add.data == nullptr && add.volume() != 0)
+            {
+                return invalidArgument(label() + ": the fused addition's input is missing or not a float type");
+            }
+            epi.add = add.data;
+        }
+        ConvPlan const& plan = *mPlan;
+        if (plan.cudnn && (ctx.workspaceBytes >= plan.total || plan.total == 0)
+            && (ctx.workspace != nullptr || plan.total == 0))
         {
 #if KILN_HAVE_CUDNN
-            Status const st = runCudnn(*plan, inputs, out, epi, ctx);
+            Status const st = runCudnn(plan, inputs, out, epi, ctx);
             return st.isOk() ? st : st.withContext(label());
 #endif
         }
-        DirectConvArgs a;
+        DirectConvArgs a = mDirect;
         a.x = inputs[0].data;
-        a.xType = inputs[0].type;
-        a.w = s.kernelTensor ? inputs[1].data : mKernel;
-        a.wType = s.kernelTensor ? inputs[1].type : mType;
+        a.w = mShapes.kernelTensor ? inputs[1].data : mKernel;
         a.y = out.data;
-        a.yType = out.type;
-        a.n = s.n;
-        a.c = s.c;
-        a.k = mCfg.k;
-        a.groups = mCfg.groups;
-        a.g = toWindowGeometry(mCfg.params, s.ext);
         a.epilogue = epi;
         Status const st = mCfg.deconvolution ? launchDirectDeconvolution(a, ctx.stream) : launchDirectConvolution(a, ctx.stream);
         return st.isOk() ? st : st.withContext(label());
@@ -277,7 +326,8 @@ private:
 #endif
         if (mPlans.size() >= kMAX_PLANS)
         {
-            mPlans.erase(mPlans.begin());
+            // The oldest plan goes, never the one the last reshape chose (workspaceSize may plan other shapes).
+            mPlans.erase(mPlans.begin() + (mPlans.front().get() == mPlan ? 1 : 0));
         }
         mPlans.push_back(std::move(plan));
         return mPlans.back().get();
@@ -437,13 +487,10 @@ private:
     }
 
     Status runCudnn(ConvPlan const& p, std::vector<TensorView> const& inputs, TensorView const& out,
-        ConvEpilogueDev const& epi, CudaRunContext const& ctx)
+        ConvEpilogueDev const& epi, RunContext const& ctx)
     {
-        if (ctx.libraries == nullptr)
-        {
-            return internalError("no library handles in the run context");
-        }
-        KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, ctx.libraries->cudnn(ctx.stream));
+        cudnnHandle_t const h = mCudnn;
+        KILN_CUDNN_CHECK(cudnnSetStream(h, ctx.stream));
         uint8_t* ws = static_cast<uint8_t*>(ctx.workspace);
         void const* x = inputs[0].data;
         if (p.padInput)
@@ -451,7 +498,7 @@ private:
             ConvPointwiseArgs pad;
             pad.src = x;
             pad.srcType = inputs[0].type;
-            toDims5(pad.srcDims, inputs[0].dims);
+            std::copy(mInDims, mInDims + 5, pad.srcDims);
             for (int32_t j = 0; j < 3; ++j)
             {
                 pad.offset[j] = p.padOffset[j];
@@ -462,11 +509,11 @@ private:
             KILN_RETURN_IF_ERROR(launchConvPointwise(pad, ctx.stream));
             x = pad.dst;
         }
-        bool const kernelTensor = inputs.size() > 1 && inputs[1].data != nullptr;
-        void const* w = kernelTensor ? inputs[1].data : mKernel;
-        if (kernelTensor && p.convertKernel)
+        void const* w = mShapes.kernelTensor ? inputs[1].data : mKernel;
+        if (mShapes.kernelTensor && p.convertKernel)
         {
-            KILN_RETURN_IF_ERROR(launchConvert(inputs[1].data, inputs[1].type, ws + p.kernelAt, mType, p.kernelCount, ctx.stream));
+            KILN_RETURN_IF_ERROR(
+                launchConvert(inputs[1].data, inputs[1].type, ws + p.kernelAt, mType, p.kernelCount, ctx.stream));
             w = ws + p.kernelAt;
         }
         void* y = p.stage ? static_cast<void*>(ws + p.stageAt) : out.data;
@@ -500,7 +547,7 @@ private:
         }
         f.dst = out.data;
         f.dstType = out.type;
-        toDims5(f.dstDims, out.dims);
+        std::copy(mOutDims, mOutDims + 5, f.dstDims);
         f.epilogue = epi;
         return launchConvPointwise(f, ctx.stream);
     }
@@ -522,6 +569,18 @@ private:
     DataType mBiasType{DataType::kFLOAT};
     int64_t mBiasCount{0};
     mutable std::vector<std::unique_ptr<ConvPlan>> mPlans;
+    CudaLibraries* mLibraries{nullptr};
+#if KILN_HAVE_CUDNN
+    cudnnHandle_t mCudnn{nullptr};
+#endif
+    // Of the last reshape.
+    ConvShapes mShapes;
+    ConvPlan const* mPlan{nullptr};
+    ConvEpilogueDev mEpi;     //!< without the run's addresses (bias tensor, added tensor)
+    DirectConvArgs mDirect;   //!< without the run's addresses
+    int64_t mInDims[5]{};     //!< the input's extents, 5-D
+    int64_t mOutDims[5]{};    //!< the output's extents, 5-D
+    int64_t mTotal{-1};       //!< output elements; -1 until a reshape succeeded
 };
 
 //! Types the kernels accept (the CPU kernel's: float storage everywhere); empty string when fine.
@@ -560,7 +619,7 @@ std::string typeProblem(KernelSetup const& setup, size_t own, bool hasAdd)
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createConvolutionLikeCudaKernel(KernelSetup const& setup, bool deconvolution)
+StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup const& setup, bool deconvolution)
 {
     if (setup.node == nullptr)
     {
@@ -582,7 +641,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createConvolutionLikeCudaKernel(KernelSetu
     bool const useCudnn = cudnnBuilt() && tactic != kTACTIC_KILN;
     auto kernel = std::make_unique<ConvolutionCudaKernel>(setup, std::move(cfg), epilogue, useCudnn);
     KILN_RETURN_IF_ERROR(kernel->init().withContext(label + ": uploading the weights"));
-    return std::unique_ptr<CudaKernel>(std::move(kernel));
+    return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
 std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bool deconvolution)
@@ -603,7 +662,7 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     return {kTACTIC_KILN};
 }
 
-StatusOr<std::unique_ptr<CudaKernel>> createConvolutionCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createConvolutionCudaKernel(KernelSetup const& setup)
 {
     return createConvolutionLikeCudaKernel(setup, false);
 }

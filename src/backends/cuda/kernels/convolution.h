@@ -74,7 +74,7 @@ Status launchConvPointwise(ConvPointwiseArgs const& a, cudaStream_t stream);
 StatusOr<std::vector<int64_t>> addStrides5(nvinfer1::Dims const& add, nvinfer1::Dims const& out);
 
 // Entry points shared by convolution.cu and deconvolution.cu.
-StatusOr<std::unique_ptr<CudaKernel>> createConvolutionLikeCudaKernel(KernelSetup const& setup, bool deconvolution);
+StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup const& setup, bool deconvolution);
 std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bool deconvolution);
 
 } // namespace kiln::cuda

@@ -41,7 +41,7 @@ bool fitsCudnnInt(std::vector<int64_t> const& extents);
 bool toCudnnType(nvinfer1::DataType type, cudnnDataType_t& out);
 
 //! The process-wide planning handle of the current device (created on first use, guarded by a mutex inside).
-//! Used only for host-side queries; runs use CudaLibraries::cudnn(stream).
+//! Used only for host-side queries (reshape, workspaceSize); runs use the session's handle (CudaLibraries::cudnn).
 StatusOr<cudnnHandle_t> cudnnPlanningHandle();
 
 //! Serialises use of the planning handle (queries from kernels of several contexts).

@@ -57,36 +57,57 @@ __global__ void cumulativeKernel(int64_t lines, int64_t n, int64_t inner, bool e
     }
 }
 
-Status enqueueCumulative(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the attributes come with the axis input); reshape: the attributes, the axis's host
+//! value, the checks and the geometry; run: one launch.
+class CumulativeCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(CumulativeParams const p, makeCumulativeParams(setup, inputs, outputs, false));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    bool const supported = ew::isFloatKernelType(in.type) || in.type == DataType::kINT32 || in.type == DataType::kINT64;
-    if (!supported)
+public:
+    explicit CumulativeCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return cumulativeError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
     }
-    if (p.outer * p.inner * p.n == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mLines = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(mParams, makeCumulativeParams(mSetup, v.inputs, v.outputs, false));
+        DataType const t = inputs[0].type;
+        if (!ew::isFloatKernelType(t) && t != DataType::kINT32 && t != DataType::kINT64)
+        {
+            return cumulativeError(mSetup, std::string("type ") + dataTypeName(t) + " is not supported");
+        }
+        mLines = mParams.n == 0 ? 0 : mParams.outer * mParams.inner;
         return Status::ok();
     }
-    int64_t const lines = p.outer * p.inner;
-    cumulativeKernel<<<gridFor(lines), kBLOCK, 0, ctx.stream>>>(lines, p.n, p.inner, p.exclusive, p.reverse, in.data,
-        out.data, in.type);
-    return launchStatus("Cumulative kernel");
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mLines <= 0)
+        {
+            return mLines == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Cumulative"));
+        }
+        cumulativeKernel<<<gridFor(mLines), kBLOCK, 0, ctx.stream>>>(mLines, mParams.n, mParams.inner,
+            mParams.exclusive, mParams.reverse, inputs[0].data, outputs[0].data, inputs[0].type);
+        return launchStatus("Cumulative kernel");
+    }
+
+private:
+    KernelSetup mSetup;
+    CumulativeParams mParams;
+    int64_t mLines{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createCumulativeCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createCumulativeCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Cumulative kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueCumulative);
+    return std::unique_ptr<Kernel>(std::make_unique<CumulativeCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

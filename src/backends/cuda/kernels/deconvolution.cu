@@ -6,7 +6,7 @@
 namespace kiln::cuda
 {
 
-StatusOr<std::unique_ptr<CudaKernel>> createDeconvolutionCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createDeconvolutionCudaKernel(KernelSetup const& setup)
 {
     return createConvolutionLikeCudaKernel(setup, true);
 }

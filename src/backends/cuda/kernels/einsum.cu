@@ -89,59 +89,89 @@ bool isFloatType(DataType t)
     return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
 }
 
-Status enqueueEinsum(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the equation is parsed against the shapes); reshape: the equation, the checks and the
+//! launch arguments (extents and steps of every letter); run: the data pointers and one launch.
+class EinsumCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(EinsumParams const p, makeEinsumParams(setup, inputs, outputs));
-    if (inputs.size() > static_cast<size_t>(kMAX_EINSUM_INPUTS) || p.extents.size() > static_cast<size_t>(kMAX_LETTERS))
+public:
+    explicit EinsumCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return einsumError(setup, "the CUDA kernel supports at most " + std::to_string(kMAX_EINSUM_INPUTS) + " inputs");
     }
-    EinsumArgs a;
-    a.nbInputs = static_cast<int32_t>(inputs.size());
-    a.nbOut = static_cast<int32_t>(p.nbOut);
-    a.nbAll = static_cast<int32_t>(p.extents.size());
-    a.sumCount = p.sumCount;
-    for (int32_t l = 0; l < a.nbAll; ++l)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        a.extents[l] = p.extents[static_cast<size_t>(l)];
-    }
-    for (int32_t i = 0; i < a.nbInputs; ++i)
-    {
-        TensorView const& in = inputs[static_cast<size_t>(i)];
-        if (!isFloatType(in.type))
+        mOutCount = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(EinsumParams const p, makeEinsumParams(mSetup, v.inputs, v.outputs));
+        if (inputs.size() > static_cast<size_t>(kMAX_EINSUM_INPUTS)
+            || p.extents.size() > static_cast<size_t>(kMAX_LETTERS))
         {
-            return einsumError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+            return einsumError(
+                mSetup, "the CUDA kernel supports at most " + std::to_string(kMAX_EINSUM_INPUTS) + " inputs");
         }
-        a.data[i] = in.data;
-        a.types[i] = in.type;
+        EinsumArgs a;
+        a.nbInputs = static_cast<int32_t>(inputs.size());
+        a.nbOut = static_cast<int32_t>(p.nbOut);
+        a.nbAll = static_cast<int32_t>(p.extents.size());
+        a.sumCount = p.sumCount;
         for (int32_t l = 0; l < a.nbAll; ++l)
         {
-            a.steps[i][l] = p.steps[static_cast<size_t>(i)][static_cast<size_t>(l)];
+            a.extents[l] = p.extents[static_cast<size_t>(l)];
         }
-    }
-    TensorView const& out = outputs[0];
-    if (!isFloatType(out.type))
-    {
-        return einsumError(setup, std::string("type ") + dataTypeName(out.type) + " is not supported");
-    }
-    if (p.outCount == 0)
-    {
+        for (int32_t i = 0; i < a.nbInputs; ++i)
+        {
+            TensorView const& in = inputs[static_cast<size_t>(i)];
+            if (!isFloatType(in.type))
+            {
+                return einsumError(mSetup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+            }
+            a.types[i] = in.type;
+            for (int32_t l = 0; l < a.nbAll; ++l)
+            {
+                a.steps[i][l] = p.steps[static_cast<size_t>(i)][static_cast<size_t>(l)];
+            }
+        }
+        if (!isFloatType(outputs[0].type))
+        {
+            return einsumError(mSetup, std::string("type ") + dataTypeName(outputs[0].type) + " is not supported");
+        }
+        mArgs = a;
+        mOutCount = p.outCount;
         return Status::ok();
     }
-    einsumKernel<<<gridFor(p.outCount), kBLOCK, 0, ctx.stream>>>(a, out.data, out.type, p.outCount);
-    return launchStatus("Einsum kernel");
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mOutCount <= 0)
+        {
+            return mOutCount == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Einsum"));
+        }
+        EinsumArgs a = mArgs;
+        for (int32_t i = 0; i < a.nbInputs; ++i)
+        {
+            a.data[i] = inputs[static_cast<size_t>(i)].data;
+        }
+        einsumKernel<<<gridFor(mOutCount), kBLOCK, 0, ctx.stream>>>(a, outputs[0].data, outputs[0].type, mOutCount);
+        return launchStatus("Einsum kernel");
+    }
+
+private:
+    KernelSetup mSetup;
+    EinsumArgs mArgs;
+    int64_t mOutCount{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createEinsumCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createEinsumCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Einsum kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueEinsum);
+    return std::unique_ptr<Kernel>(std::make_unique<EinsumCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

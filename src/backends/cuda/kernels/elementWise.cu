@@ -79,42 +79,69 @@ __global__ void elementWiseKernel(Op op, IndexMap map, int64_t n, void const* a,
     }
 }
 
-Status enqueueElementWise(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: the operation and the types; reshape: the broadcast map, the element count and the compute type; run:
+//! one launch.
+class ElementWiseCudaKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 2, 1));
-    auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
-    TensorView const& a = inputs[0];
-    TensorView const& b = inputs[1];
-    TensorView const& out = outputs[0];
-    auto map = makeBroadcastMap(out.dims, {a.dims, b.dims});
-    if (!map.isOk())
+public:
+    ElementWiseCudaKernel(KernelSetup const& setup, Op op)
+        : mSetup(setup)
+        , mOp(op)
     {
-        return map.status().withContext(nodeLabel(setup, "ElementWise"));
     }
-    int64_t const n = out.volume();
-    if (n == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, v.inputs, v.outputs, 2, 1));
+        auto map = makeBroadcastMap(outputs[0].dims, {inputs[0].dims, inputs[1].dims});
+        if (!map.isOk())
+        {
+            return map.status().withContext(nodeLabel(mSetup, "ElementWise"));
+        }
+        mMap = *map;
+        mFloat = ew::isFloatKernelType(inputs[0].type) || ew::isFloatKernelType(inputs[1].type);
+        mVolume = outputs[0].volume();
         return Status::ok();
     }
-    if (ew::isFloatKernelType(a.type) || ew::isFloatKernelType(b.type))
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        elementWiseKernel<float><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(op, *map, n, a.data, a.type, b.data, b.type,
-            out.data, out.type);
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "ElementWise"));
+        }
+        TensorView const& a = inputs[0];
+        TensorView const& b = inputs[1];
+        TensorView const& out = outputs[0];
+        if (mFloat)
+        {
+            elementWiseKernel<float><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mOp, mMap, mVolume, a.data, a.type,
+                b.data, b.type, out.data, out.type);
+        }
+        else
+        {
+            elementWiseKernel<int64_t><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mOp, mMap, mVolume, a.data,
+                a.type, b.data, b.type, out.data, out.type);
+        }
+        return launchStatus("ElementWise kernel");
     }
-    else
-    {
-        elementWiseKernel<int64_t><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(op, *map, n, a.data, a.type, b.data,
-            b.type, out.data, out.type);
-    }
-    return launchStatus("ElementWise kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    Op mOp;
+    IndexMap mMap;
+    bool mFloat{true};
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createPointwiseProgramCudaKernel(KernelSetup const& setup); // pointwiseProgram.cu
+StatusOr<std::unique_ptr<Kernel>> createPointwiseProgramCudaKernel(KernelSetup const& setup); // pointwiseProgram.cu
 
-StatusOr<std::unique_ptr<CudaKernel>> createElementWiseCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createElementWiseCudaKernel(KernelSetup const& setup)
 {
     if (setup.node != nullptr && setup.node->attrs.has("pw.program"))
     {
@@ -138,7 +165,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createElementWiseCudaKernel(KernelSetup co
         return invalidArgument(nodeLabel(setup, "ElementWise") + ": unsupported output type "
             + dataTypeName(setup.outputTypes[0]));
     }
-    return makeCudaFunctionKernel(setup, enqueueElementWise);
+    return std::unique_ptr<Kernel>(std::make_unique<ElementWiseCudaKernel>(setup, static_cast<Op>(op)));
 }
 
 } // namespace kiln::cuda

@@ -140,98 +140,154 @@ __global__ void fillKernel(FillArgs a, int64_t n, void* out, DataType to)
     }
 }
 
-Status enqueueFill(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! The static parameters of a fill node (attributes "int_params", "alpha"/"alpha_int", "beta"/"beta_int").
+struct FillAttrs
 {
-    KILN_ASSIGN_OR_RETURN(FillParams const p,
-        makeFillParams(setup, inputs, outputs, [](DataType t) { return ew::isKernelType(t); }));
-    int64_t const n = p.volume;
-    if (n == 0)
+    bool intParams{false};
+    int64_t alphaInt{0};
+    double alpha{0.0};
+    int64_t betaInt{1};
+    double beta{1.0};
+};
+
+//! create: the operation, the seed and the static parameters; reshape: the checks, the launch arguments and the
+//! dynamic parameters' host values; run: the device pointers of dynamic parameters without host values and one
+//! launch.
+class FillCudaKernel final : public Kernel
+{
+public:
+    FillCudaKernel(KernelSetup const& setup, FillAttrs attrs)
+        : mSetup(setup)
+        , mAttrs(attrs)
     {
-        return Status::ok();
     }
-    Attributes const& attrs = setup.node->attrs;
-    TensorView const& out = outputs[0];
-    FillArgs a;
-    a.op = p.op;
-    a.seed = static_cast<uint64_t>(p.seed);
-    a.rank = out.dims.nbDims;
-    for (int32_t d = 0; d < a.rank; ++d)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        a.dims[d] = out.dims.d[d];
-    }
-    bool const dynamic = p.dynamic;
-    bool const linspace = a.op == FillOperation::kLINSPACE;
-    if (dynamic && linspace && inputs[2].volume() != a.rank)
-    {
-        return invalidArgument("fill: beta must have one element per output dimension");
-    }
-    bool const intParams = !dynamic && attrs.getInt("int_params", 0) != 0;
-    bool const dynIntParams = dynamic && (inputs[1].type == DataType::kINT32 || inputs[1].type == DataType::kINT64);
-    bool const intOut = out.type == DataType::kINT32 || out.type == DataType::kINT64;
-    a.intMode = linspace && (intParams || dynIntParams) && intOut;
-    a.alphaInt = attrs.getInt("alpha_int", 0);
-    a.alpha = intParams ? static_cast<double>(a.alphaInt) : attrs.getFloat("alpha", 0.0);
-    int64_t const betaInt = attrs.getInt("beta_int", 1);
-    double const beta = intParams ? static_cast<double>(betaInt) : attrs.getFloat("beta", 1.0);
-    for (int32_t d = 0; d < kMAX_RANK; ++d)
-    {
-        a.beta[d] = beta;
-        a.betaInt[d] = betaInt;
-    }
-    if (dynamic)
-    {
-        TensorView const& al = inputs[1];
-        TensorView const& be = inputs[2];
-        int64_t const nbBeta = linspace ? a.rank : 1;
-        // Each parameter from its host values when shape inference knows them, else from device memory.
-        if (al.values != nullptr)
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(FillParams const p,
+            makeFillParams(mSetup, v.inputs, v.outputs, [](DataType t) { return ew::isKernelType(t); }));
+        if (p.volume == 0)
         {
-            a.alphaInt = al.values[0];
-            a.alpha = static_cast<double>(al.values[0]);
+            mVolume = 0;
+            return Status::ok();
         }
-        else if (al.data != nullptr)
+        TensorView const& out = outputs[0];
+        FillArgs a;
+        a.op = p.op;
+        a.seed = static_cast<uint64_t>(p.seed);
+        a.rank = out.dims.nbDims;
+        for (int32_t d = 0; d < a.rank; ++d)
         {
-            a.alphaPtr = al.data;
-            a.alphaType = al.type;
+            a.dims[d] = out.dims.d[d];
         }
-        else
+        bool const dynamic = p.dynamic;
+        bool const linspace = a.op == FillOperation::kLINSPACE;
+        if (dynamic && linspace && inputs[2].volume() != a.rank)
         {
-            return internalError("fill: a parameter input has no data");
+            return invalidArgument("fill: beta must have one element per output dimension");
         }
-        if (be.values != nullptr)
+        bool const intParams = !dynamic && mAttrs.intParams;
+        bool const dynIntParams = dynamic && (inputs[1].type == DataType::kINT32 || inputs[1].type == DataType::kINT64);
+        bool const intOut = out.type == DataType::kINT32 || out.type == DataType::kINT64;
+        a.intMode = linspace && (intParams || dynIntParams) && intOut;
+        a.alphaInt = mAttrs.alphaInt;
+        a.alpha = intParams ? static_cast<double>(a.alphaInt) : mAttrs.alpha;
+        double const beta = intParams ? static_cast<double>(mAttrs.betaInt) : mAttrs.beta;
+        for (int32_t d = 0; d < kMAX_RANK; ++d)
         {
-            for (int64_t d = 0; d < nbBeta; ++d)
+            a.beta[d] = beta;
+            a.betaInt[d] = mAttrs.betaInt;
+        }
+        mAlphaOnDevice = false;
+        mBetaOnDevice = false;
+        if (dynamic)
+        {
+            // Each parameter from its host values when shape inference knows them, else from device memory.
+            TensorView const& al = inputs[1];
+            TensorView const& be = inputs[2];
+            if (al.values != nullptr)
             {
-                a.betaInt[d] = be.values[d];
-                a.beta[d] = static_cast<double>(be.values[d]);
+                a.alphaInt = al.values[0];
+                a.alpha = static_cast<double>(al.values[0]);
+            }
+            else
+            {
+                mAlphaOnDevice = true;
+                a.alphaType = al.type;
+            }
+            if (be.values != nullptr)
+            {
+                int64_t const nbBeta = linspace ? a.rank : 1;
+                for (int64_t d = 0; d < nbBeta; ++d)
+                {
+                    a.betaInt[d] = be.values[d];
+                    a.beta[d] = static_cast<double>(be.values[d]);
+                }
+            }
+            else
+            {
+                mBetaOnDevice = true;
+                a.betaType = be.type;
             }
         }
-        else if (be.data != nullptr)
+        mArgs = a;
+        mVolume = p.volume;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
         {
-            a.betaPtr = be.data;
-            a.betaType = be.type;
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Fill"));
         }
-        else
+        FillArgs a = mArgs;
+        if (mAlphaOnDevice)
+        {
+            a.alphaPtr = inputs[1].data;
+        }
+        if (mBetaOnDevice)
+        {
+            a.betaPtr = inputs[2].data;
+        }
+        if ((mAlphaOnDevice && a.alphaPtr == nullptr) || (mBetaOnDevice && a.betaPtr == nullptr))
         {
             return internalError("fill: a parameter input has no data");
         }
+        fillKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(a, mVolume, outputs[0].data, outputs[0].type);
+        return launchStatus("Fill kernel");
     }
-    fillKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, out.data, out.type);
-    return launchStatus("Fill kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    FillAttrs mAttrs;
+    FillArgs mArgs;
+    bool mAlphaOnDevice{false};
+    bool mBetaOnDevice{false};
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createFillCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createFillCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("fill: no plan node");
     }
-    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("op").status());
-    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("seed").status());
-    return makeCudaFunctionKernel(setup, enqueueFill);
+    Attributes const& attrs = setup.node->attrs;
+    KILN_RETURN_IF_ERROR(attrs.requireInt("op").status());
+    KILN_RETURN_IF_ERROR(attrs.requireInt("seed").status());
+    FillAttrs a;
+    a.intParams = attrs.getInt("int_params", 0) != 0;
+    a.alphaInt = attrs.getInt("alpha_int", 0);
+    a.alpha = attrs.getFloat("alpha", 0.0);
+    a.betaInt = attrs.getInt("beta_int", 1);
+    a.beta = attrs.getFloat("beta", 1.0);
+    return std::unique_ptr<Kernel>(std::make_unique<FillCudaKernel>(setup, a));
 }
 
 } // namespace kiln::cuda

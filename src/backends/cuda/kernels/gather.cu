@@ -91,78 +91,102 @@ __global__ void gatherKernel(GatherArgs a, int64_t n, void const* data, void con
     }
 }
 
-Status enqueueGather(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and
+//! the launch arguments of the mode; run: one launch.
+class GatherCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(GatherParams const p, makeGatherParams(setup, inputs, outputs));
-    TensorView const& data = inputs[0];
-    TensorView const& indices = inputs[1];
-    TensorView const& out = outputs[0];
-    int64_t const esize = p.esize;
-    if (esize != 1 && esize != 2 && esize != 4 && esize != 8)
+public:
+    explicit GatherCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return gatherError(setup, std::string("data type ") + dataTypeName(data.type)
-            + " is unsupported or differs from the output type");
     }
-    int32_t const r = data.dims.nbDims;
-    int32_t const q = indices.dims.nbDims;
-    int32_t const axis = p.axis;
-    int32_t const b = p.b;
-    GatherArgs a;
-    a.mode = p.mode;
-    std::vector<int64_t> const dataStrides = contiguousStrides(data.dims);
-    switch (p.mode)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-    case GatherMode::kDEFAULT:
-        a.dataBatch = p.dataBatch;
-        a.indexBatch = p.indexBatch;
-        a.outer = dimsProduct(data.dims, b, axis);
-        a.extent = data.dims.d[axis];
-        a.inner = dimsProduct(data.dims, axis + 1, r);
-        a.perBatch = dimsProduct(indices.dims, b, q);
-        break;
-    case GatherMode::kELEMENT:
-        a.map.rank = r;
-        for (int32_t d = 0; d < r; ++d)
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(GatherParams const p, makeGatherParams(mSetup, v.inputs, v.outputs));
+        TensorView const& data = inputs[0];
+        TensorView const& indices = inputs[1];
+        if (p.esize != 1 && p.esize != 2 && p.esize != 4 && p.esize != 8)
         {
-            a.map.dims[d] = indices.dims.d[d];
-            a.map.strides[0][d] = d == axis ? 0 : dataStrides[static_cast<size_t>(d)];
+            return gatherError(mSetup, std::string("data type ") + dataTypeName(data.type)
+                + " is unsupported or differs from the output type");
         }
-        a.extent = data.dims.d[axis];
-        a.axisStride = dataStrides[static_cast<size_t>(axis)];
-        break;
-    case GatherMode::kND:
-        a.k = static_cast<int32_t>(p.k);
-        a.b = b;
-        a.tuples = dimsProduct(indices.dims, b, q - 1);
-        a.slice = dimsProduct(data.dims, b + a.k, r);
-        a.batchElems = dimsProduct(data.dims, b, r);
-        for (int32_t j = 0; j < a.k; ++j)
+        int32_t const r = data.dims.nbDims;
+        int32_t const q = indices.dims.nbDims;
+        int32_t const axis = p.axis;
+        int32_t const b = p.b;
+        GatherArgs a;
+        a.mode = p.mode;
+        std::vector<int64_t> const dataStrides = contiguousStrides(data.dims);
+        switch (p.mode)
         {
-            a.ndExtent[j] = data.dims.d[b + j];
-            a.ndStride[j] = dataStrides[static_cast<size_t>(b + j)];
+        case GatherMode::kDEFAULT:
+            a.dataBatch = p.dataBatch;
+            a.indexBatch = p.indexBatch;
+            a.outer = dimsProduct(data.dims, b, axis);
+            a.extent = data.dims.d[axis];
+            a.inner = dimsProduct(data.dims, axis + 1, r);
+            a.perBatch = dimsProduct(indices.dims, b, q);
+            break;
+        case GatherMode::kELEMENT:
+            a.map.rank = r;
+            for (int32_t d = 0; d < r; ++d)
+            {
+                a.map.dims[d] = indices.dims.d[d];
+                a.map.strides[0][d] = d == axis ? 0 : dataStrides[static_cast<size_t>(d)];
+            }
+            a.extent = data.dims.d[axis];
+            a.axisStride = dataStrides[static_cast<size_t>(axis)];
+            break;
+        case GatherMode::kND:
+            a.k = static_cast<int32_t>(p.k);
+            a.b = b;
+            a.tuples = dimsProduct(indices.dims, b, q - 1);
+            a.slice = dimsProduct(data.dims, b + a.k, r);
+            a.batchElems = dimsProduct(data.dims, b, r);
+            for (int32_t j = 0; j < a.k; ++j)
+            {
+                a.ndExtent[j] = data.dims.d[b + j];
+                a.ndStride[j] = dataStrides[static_cast<size_t>(b + j)];
+            }
+            break;
         }
-        break;
-    }
-    int64_t const n = out.volume();
-    if (n == 0)
-    {
+        mArgs = a;
+        mSize = static_cast<int32_t>(p.esize);
+        mVolume = outputs[0].volume();
         return Status::ok();
     }
-    gatherKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, data.data, indices.data, indices.type, out.data,
-        static_cast<int32_t>(esize));
-    return launchStatus("Gather kernel");
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Gather"));
+        }
+        gatherKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mArgs, mVolume, inputs[0].data, inputs[1].data,
+            inputs[1].type, outputs[0].data, mSize);
+        return launchStatus("Gather kernel");
+    }
+
+private:
+    KernelSetup mSetup;
+    GatherArgs mArgs;
+    int32_t mSize{0};
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createGatherCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createGatherCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Gather kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueGather);
+    return std::unique_ptr<Kernel>(std::make_unique<GatherCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

@@ -213,52 +213,82 @@ bool isFloatType(DataType t)
     return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
 }
 
-Status enqueueGridSample(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and
+//! the launch arguments; run: one launch.
+class GridSampleCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(GridSampleParams const p, makeGridSampleParams(setup, inputs, outputs));
-    int64_t const total = outputs[0].volume();
-    if (total == 0)
+public:
+    explicit GridSampleCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mTotal = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(GridSampleParams const p, makeGridSampleParams(mSetup, v.inputs, v.outputs));
+        int64_t const total = outputs[0].volume();
+        if (total == 0)
+        {
+            mTotal = 0;
+            return Status::ok();
+        }
+        if (!isFloatType(inputs[0].type) || !isFloatType(inputs[1].type) || !isFloatType(outputs[0].type))
+        {
+            return gridSampleError(mSetup, "the CUDA kernel supports FLOAT, HALF and BF16 input, grid and output");
+        }
+        if (total != p.n * p.c * p.ho * p.wo)
+        {
+            return gridSampleError(mSetup, "the output shape does not match [N, C, Hout, Wout]");
+        }
+        GridArgs a;
+        a.mode = p.mode;
+        a.sample = p.sample;
+        a.alignCorners = p.alignCorners;
+        a.c = p.c;
+        a.h = p.h;
+        a.w = p.w;
+        a.ho = p.ho;
+        a.wo = p.wo;
+        float const lo = p.alignCorners ? 0.0F : -0.5F;
+        a.ay = GridAxis{p.h, lo, p.alignCorners ? static_cast<float>(p.h - 1) : static_cast<float>(p.h) - 0.5F};
+        a.ax = GridAxis{p.w, lo, p.alignCorners ? static_cast<float>(p.w - 1) : static_cast<float>(p.w) - 0.5F};
+        a.inType = inputs[0].type;
+        a.gridType = inputs[1].type;
+        a.outType = outputs[0].type;
+        mArgs = a;
+        mTotal = total;
         return Status::ok();
     }
-    if (!isFloatType(inputs[0].type) || !isFloatType(inputs[1].type) || !isFloatType(outputs[0].type))
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        return gridSampleError(setup, "the CUDA kernel supports FLOAT, HALF and BF16 input, grid and output");
+        if (mTotal <= 0)
+        {
+            return mTotal == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "GridSample"));
+        }
+        gridSampleKernel<<<gridFor(mTotal), kBLOCK, 0, ctx.stream>>>(mArgs, inputs[0].data, inputs[1].data,
+            outputs[0].data, mTotal);
+        return launchStatus("GridSample kernel");
     }
-    if (total != p.n * p.c * p.ho * p.wo)
-    {
-        return gridSampleError(setup, "the output shape does not match [N, C, Hout, Wout]");
-    }
-    GridArgs a;
-    a.mode = p.mode;
-    a.sample = p.sample;
-    a.alignCorners = p.alignCorners;
-    a.c = p.c;
-    a.h = p.h;
-    a.w = p.w;
-    a.ho = p.ho;
-    a.wo = p.wo;
-    float const lo = p.alignCorners ? 0.0F : -0.5F;
-    a.ay = GridAxis{p.h, lo, p.alignCorners ? static_cast<float>(p.h - 1) : static_cast<float>(p.h) - 0.5F};
-    a.ax = GridAxis{p.w, lo, p.alignCorners ? static_cast<float>(p.w - 1) : static_cast<float>(p.w) - 0.5F};
-    a.inType = inputs[0].type;
-    a.gridType = inputs[1].type;
-    a.outType = outputs[0].type;
-    gridSampleKernel<<<gridFor(total), kBLOCK, 0, ctx.stream>>>(a, inputs[0].data, inputs[1].data, outputs[0].data,
-        total);
-    return launchStatus("GridSample kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    GridArgs mArgs{};
+    int64_t mTotal{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createGridSampleCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createGridSampleCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("GridSample kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueGridSample);
+    return std::unique_ptr<Kernel>(std::make_unique<GridSampleCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

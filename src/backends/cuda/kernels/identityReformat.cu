@@ -15,7 +15,7 @@ namespace kiln::cuda
 using nvinfer1::DataType;
 using nvinfer1::TensorFormat;
 
-StatusOr<std::unique_ptr<CudaKernel>> createReformatCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<Kernel>> createReformatCudaKernel(KernelSetup const& setup);
 
 namespace
 {
@@ -117,7 +117,9 @@ __global__ void quantizeKernel(void const* src, DataType inType, void* dst, Data
     }
 }
 
-class ReformatCudaKernel final : public CudaKernel
+//! create: the formats (readReformatSetup) and the scales; reshape: the shape checks, the workspace parts, the
+//! device layouts of non-linear formats, the conversion and the padded output size; run: up to three launches.
+class ReformatCudaKernel final : public Kernel
 {
 public:
     ReformatCudaKernel(KernelSetup const& setup, FormatLayout in, FormatLayout out)
@@ -139,47 +141,67 @@ public:
         return parts(inputs[0], outputs[0]).total();
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, inputs, outputs, 1, 1));
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, v.inputs, v.outputs, 1, 1));
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
         KILN_RETURN_IF_ERROR(ew::checkSameDims(mSetup, in.dims, out.dims, "input and output"));
         int64_t const n = in.volume();
-        if (n == 0)
+        mInSize = static_cast<int32_t>(elementSize(in.type));
+        mOutSize = static_cast<int32_t>(elementSize(out.type));
+        WorkspaceLayout carve;
+        mLinearInOffset = carve.add(mInLayout.linear ? 0 : n * mInSize);
+        mLinearOutOffset = carve.add(mOutLayout.linear ? 0 : n * mOutSize);
+        mWorkspaceBytes = carve.total();
+        if (!mInLayout.linear)
         {
-            return Status::ok();
+            mInDevice = deviceLayout(mInLayout, in.dims);
         }
-        WorkspaceLayout const layout = parts(in, out);
-        if (layout.total() > 0 && (ctx.workspace == nullptr || ctx.workspaceBytes < layout.total()))
+        if (!mOutLayout.linear)
         {
-            return invalidArgument(nodeLabel(mSetup, "Reformat") + ": needs " + std::to_string(layout.total())
+            mOutDevice = deviceLayout(mOutLayout, out.dims);
+            std::vector<int64_t> const extents(out.dims.d, out.dims.d + out.dims.nbDims);
+            mOutStorageBytes = formattedVolume(mOutFormat, extents) * mOutSize;
+        }
+        mDequantize = in.type == DataType::kINT8 && mInScale > 0.F;
+        mQuantize = out.type == DataType::kINT8 && mOutScale > 0.F;
+        mVolume = n;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Reformat"));
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        int64_t const n = mVolume;
+        if (mWorkspaceBytes > 0 && (ctx.workspace == nullptr || ctx.workspaceBytes < mWorkspaceBytes))
+        {
+            return invalidArgument(nodeLabel(mSetup, "Reformat") + ": needs " + std::to_string(mWorkspaceBytes)
                 + " bytes of workspace, got " + std::to_string(ctx.workspaceBytes));
         }
-        auto const inSize = static_cast<int32_t>(elementSize(in.type));
-        auto const outSize = static_cast<int32_t>(elementSize(out.type));
-        WorkspaceLayout carve;
-        int64_t const linearInOffset = carve.add(mInLayout.linear ? 0 : n * inSize);
-        int64_t const linearOutOffset = carve.add(mOutLayout.linear ? 0 : n * outSize);
         // 1. Source elements in logical (row-major) order.
         void const* src = in.data;
         if (!mInLayout.linear)
         {
-            void* linearIn = WorkspaceLayout::at<void>(ctx.workspace, linearInOffset);
-            permuteKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(deviceLayout(mInLayout, in.dims), false, in.data,
-                linearIn, n, inSize);
+            void* linearIn = WorkspaceLayout::at<void>(ctx.workspace, mLinearInOffset);
+            permuteKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(mInDevice, false, in.data, linearIn, n, mInSize);
             KILN_RETURN_IF_ERROR(launchStatus("reformat gather kernel"));
             src = linearIn;
         }
         // 2. Type conversion (INT8 with a scale is quantized data).
-        void* dst = mOutLayout.linear ? out.data : WorkspaceLayout::at<void>(ctx.workspace, linearOutOffset);
-        bool const dequantize = in.type == DataType::kINT8 && mInScale > 0.F;
-        bool const quantize = out.type == DataType::kINT8 && mOutScale > 0.F;
-        if (dequantize || quantize)
+        void* dst = mOutLayout.linear ? out.data : WorkspaceLayout::at<void>(ctx.workspace, mLinearOutOffset);
+        if (mDequantize || mQuantize)
         {
             quantizeKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(src, in.type, dst, out.type, n, mInScale, mOutScale,
-                dequantize, quantize);
+                mDequantize, mQuantize);
             KILN_RETURN_IF_ERROR(launchStatus("reformat quantization kernel"));
         }
         else if (src != dst || in.type != out.type)
@@ -189,15 +211,8 @@ public:
         // 3. Destination layout, padding zero-filled.
         if (!mOutLayout.linear)
         {
-            std::vector<int64_t> extents(static_cast<size_t>(out.dims.nbDims));
-            for (int32_t i = 0; i < out.dims.nbDims; ++i)
-            {
-                extents[static_cast<size_t>(i)] = out.dims.d[i];
-            }
-            KILN_CUDA_CHECK(cudaMemsetAsync(out.data, 0,
-                static_cast<size_t>(formattedVolume(mOutFormat, extents) * outSize), ctx.stream));
-            permuteKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(deviceLayout(mOutLayout, out.dims), true, dst,
-                out.data, n, outSize);
+            KILN_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<size_t>(mOutStorageBytes), ctx.stream));
+            permuteKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(mOutDevice, true, dst, out.data, n, mOutSize);
             KILN_RETURN_IF_ERROR(launchStatus("reformat scatter kernel"));
         }
         return Status::ok();
@@ -220,16 +235,28 @@ private:
     TensorFormat mOutFormat;
     float mInScale;
     float mOutScale;
+    // Of the last reshape.
+    int64_t mVolume{-1};
+    int32_t mInSize{0};
+    int32_t mOutSize{0};
+    int64_t mLinearInOffset{0};
+    int64_t mLinearOutOffset{0};
+    int64_t mWorkspaceBytes{0};
+    DeviceLayout mInDevice;
+    DeviceLayout mOutDevice;
+    int64_t mOutStorageBytes{0};
+    bool mDequantize{false};
+    bool mQuantize{false};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createReformatCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createReformatCudaKernel(KernelSetup const& setup)
 {
     FormatLayout in;
     FormatLayout out;
     KILN_RETURN_IF_ERROR(readReformatSetup(setup, in, out));
-    return std::unique_ptr<CudaKernel>(std::make_unique<ReformatCudaKernel>(setup, in, out));
+    return std::unique_ptr<Kernel>(std::make_unique<ReformatCudaKernel>(setup, in, out));
 }
 
 } // namespace kiln::cuda

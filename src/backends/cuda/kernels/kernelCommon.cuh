@@ -1,12 +1,13 @@
 // Shared by the CUDA kernel sources (kernels/*.cu): N-D index maps over strided/broadcast operands (host
 // construction, device evaluation), launch sizing, an owning device buffer for weights uploaded at kernel creation,
-// and a wrapper turning a plain function into a CudaKernel. The checks of I/O counts and types are the CPU
-// backend's (backends/cpu/kernels/elementWiseCommon.h), so both backends reject the same nodes with the same words.
+// the session's library handles as a kernel sees them, and the views with which reshape calls the shared shape
+// checks. The checks of I/O counts and types are the CPU backend's (backends/cpu/kernels/elementWiseCommon.h), so
+// both backends reject the same nodes with the same words.
 #pragma once
 
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cuda/cudaCheck.h"
-#include "backends/cuda/cudaKernel.h"
+#include "backends/kernel.h"
 #include "backends/cuda/kernels/deviceTypes.cuh"
 #include "core/dataType.h"
 
@@ -132,6 +133,55 @@ private:
     void* mData{nullptr};
     int64_t mBytes{0};
 };
+
+//! The creating session's library handles (KernelSetup::sessionState, set by the CUDA session), or nullptr when a
+//! kernel is created outside a session (tests, build-time checks): kernels that need cuBLASLt or cuDNN then fail in
+//! reshape with a message saying so.
+class CudaLibraries;
+inline CudaLibraries* sessionLibraries(KernelSetup const& setup)
+{
+    return static_cast<CudaLibraries*>(setup.sessionState);
+}
+
+//! The views of a reshape as the shared shape checks (backends/common/*Params, ew::checkViews) expect them at a
+//! run. Reshape views carry dims and shape-tensor values but may carry no data, while those checks test buffers
+//! (TensorView::present(), data != nullptr): every connected input (KernelSetup::inputPresent) and every output
+//! without data gets a placeholder address. The placeholder is never dereferenced: the checks only compare data
+//! with nullptr, and device memory is not read on the host.
+struct ReshapeViews
+{
+    std::vector<TensorView> inputs;
+    std::vector<TensorView> outputs;
+};
+
+inline ReshapeViews reshapeViews(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    alignas(256) static uint8_t placeholder[256];
+    ReshapeViews v{inputs, outputs};
+    for (size_t i = 0; i < v.inputs.size(); ++i)
+    {
+        bool const connected = i < setup.inputPresent.size() ? setup.inputPresent[i] : inputs[i].present();
+        if (connected && v.inputs[i].data == nullptr)
+        {
+            v.inputs[i].data = placeholder;
+        }
+    }
+    for (TensorView& out : v.outputs)
+    {
+        if (out.data == nullptr)
+        {
+            out.data = placeholder;
+        }
+    }
+    return v;
+}
+
+//! The error of a run that no successful reshape prepared.
+inline Status notReshaped(std::string const& label)
+{
+    return internalError(label + ": run without a successful reshape for the current shapes");
+}
 
 //! "<Kind> node '<name>'" for messages.
 inline std::string nodeLabel(KernelSetup const& setup, char const* kind)

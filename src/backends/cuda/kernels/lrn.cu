@@ -32,29 +32,52 @@ __global__ void lrnKernel(void const* in, void* out, DataType type, int64_t tota
     }
 }
 
-Status enqueueLRN(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and the
+//! geometry; run: one launch.
+class LRNCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(LRNParams const p, makeLRNParams(setup, inputs, outputs));
-    if (p.empty)
+public:
+    explicit LRNCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mTotal = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(mParams, makeLRNParams(mSetup, v.inputs, v.outputs));
+        mTotal = mParams.empty ? 0 : mParams.outer * mParams.channels * mParams.inner;
         return Status::ok();
     }
-    int64_t const total = p.outer * p.channels * p.inner;
-    lrnKernel<<<gridFor(total), kBLOCK, 0, ctx.stream>>>(inputs[0].data, outputs[0].data, inputs[0].type, total,
-        p.channels, p.inner, p.half, p.alphaOverN, p.beta, p.k);
-    return launchStatus("LRN kernel");
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mTotal <= 0)
+        {
+            return mTotal == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "LRN"));
+        }
+        lrnKernel<<<gridFor(mTotal), kBLOCK, 0, ctx.stream>>>(inputs[0].data, outputs[0].data, inputs[0].type, mTotal,
+            mParams.channels, mParams.inner, mParams.half, mParams.alphaOverN, mParams.beta, mParams.k);
+        return launchStatus("LRN kernel");
+    }
+
+private:
+    KernelSetup mSetup;
+    LRNParams mParams;
+    int64_t mTotal{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createLRNCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createLRNCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("LRN kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueLRN);
+    return std::unique_ptr<Kernel>(std::make_unique<LRNCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

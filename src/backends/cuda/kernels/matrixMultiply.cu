@@ -22,6 +22,7 @@
 #include "backends/cuda/kernels/kernelCommon.cuh"
 
 #include <algorithm>
+#include <array>
 
 namespace kiln::cuda
 {
@@ -130,7 +131,29 @@ cudaDataType_t cudaType(DataType t)
     return t == DataType::kHALF ? CUDA_R_16F : (t == DataType::kBF16 ? CUDA_R_16BF : CUDA_R_32F);
 }
 
-//! Owns the cuBLASLt descriptors of one problem.
+//! What a cuBLASLt plan was made for: the batch, the epilogue, the largest workspace it may use, and the alignments
+//! (bytes) it may rely on.
+struct LtProblem
+{
+    int64_t batchCount{1};
+    int64_t strideA{0}; //!< elements between Kiln A's matrices of a strided batch (0: broadcast)
+    int64_t strideB{0};
+    int64_t maxWorkspace{0};
+    uint32_t alignA{0};
+    uint32_t alignB{0};
+    uint32_t alignC{0};
+    uint32_t alignBias{0};
+    LtEpilogue epilogue{LtEpilogue::kNONE};
+
+    bool operator==(LtProblem const& o) const
+    {
+        return batchCount == o.batchCount && strideA == o.strideA && strideB == o.strideB
+            && maxWorkspace == o.maxWorkspace && alignA == o.alignA && alignB == o.alignB && alignC == o.alignC
+            && alignBias == o.alignBias && epilogue == o.epilogue;
+    }
+};
+
+//! Owns the cuBLASLt descriptors of one problem and the algorithm the heuristics chose for it.
 struct LtPlan
 {
     cublasLtMatmulDesc_t op{nullptr};
@@ -138,7 +161,13 @@ struct LtPlan
     cublasLtMatrixLayout_t b{nullptr}; // cuBLASLt's B = Kiln's A
     cublasLtMatrixLayout_t c{nullptr};
     cublasLtMatmulAlgo_t algo{};
+    LtProblem problem;
+    int64_t needBytes{0}; //!< workspace the chosen algorithm needs
     bool ready{false};
+
+    LtPlan() = default;
+    LtPlan(LtPlan const&) = delete;
+    LtPlan& operator=(LtPlan const&) = delete;
     ~LtPlan() { reset(); }
     void reset()
     {
@@ -157,9 +186,30 @@ struct LtPlan
         a = b = c = nullptr;
         ready = false;
     }
+    //! Whether the plan serves a run with these alignments and this much workspace.
+    bool serves(uint32_t alignA, uint32_t alignB, uint32_t alignC, uint32_t alignBias, int64_t workspaceBytes) const
+    {
+        return ready && alignA >= problem.alignA && alignB >= problem.alignB && alignC >= problem.alignC
+            && alignBias >= problem.alignBias && workspaceBytes >= needBytes;
+    }
 };
 
-class MatrixMultiplyKernel final : public CudaKernel
+//! How a run computes the product.
+enum class MatmulPath : int32_t
+{
+    kZERO_K, //!< K = 0: the output is zero (then the epilogue)
+    kKILN,   //!< Kiln's kernel (then the epilogue)
+    kLT,     //!< cuBLASLt (with what it computes of the epilogue, the rest after)
+};
+
+//! create: the operations, the tactic, the epilogue, "allow_tf32" and the session's library handles; reshape: the
+//! shape checks (makeMatmulShape), the epilogue's broadcast map and either the plain kernel's batch map or the
+//! cuBLASLt plan (descriptors, layouts, preference and heuristic algorithm, the split of the epilogue between
+//! cuBLASLt and the pointwise kernel, per-matrix offsets of a non-uniform batch); run: the launches. A run whose
+//! buffers are less aligned than the plan assumed (the plan takes the reshape's addresses, or 256 bytes when it has
+//! none) or whose workspace is smaller than the algorithm needs gets a second plan made for it, kept for the runs
+//! after it: the only descriptor work a run can do.
+class MatrixMultiplyKernel final : public Kernel
 {
 public:
     MatrixMultiplyKernel(
@@ -170,6 +220,7 @@ public:
         , mUseLt(useLt)
         , mAllowTf32(setup.node->attrs.getInt("allow_tf32", 0) == 1)
         , mEpilogue(epilogue)
+        , mLibraries(sessionLibraries(setup))
     {
     }
 
@@ -178,198 +229,139 @@ public:
         return mUseLt ? kWORKSPACE : 0;
     }
 
-    Status enqueue(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
+        mVolume = -1;
         size_t const nbInputs = mEpilogue.hasAdd ? 3 : 2;
         if (allInputs.size() != nbInputs)
         {
             return invalidArgument("layer '" + mSetup.node->name + "': expected " + std::to_string(nbInputs)
                 + " inputs, got " + std::to_string(allInputs.size()));
         }
-        std::vector<TensorView> const inputs(allInputs.begin(), allInputs.begin() + 2);
-        TensorView const* add = mEpilogue.hasAdd ? &allInputs[2] : nullptr;
-        KILN_ASSIGN_OR_RETURN(MatmulShape const s, makeMatmulShape(mSetup, mOp0, mOp1, inputs, outputs));
+        ReshapeViews const v = reshapeViews(mSetup, allInputs, outputs);
+        std::vector<TensorView> const inputs(v.inputs.begin(), v.inputs.begin() + 2);
+        KILN_ASSIGN_OR_RETURN(mShape, makeMatmulShape(mSetup, mOp0, mOp1, inputs, v.outputs));
         TensorView const& out = outputs[0];
-        if (add != nullptr && (!isMatmulStorage(add->type) || (add->data == nullptr && add->volume() != 0)))
+        TensorView const* add = mEpilogue.hasAdd ? &allInputs[2] : nullptr;
+        if (add != nullptr && !isMatmulStorage(add->type))
         {
             return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's tensor is missing or not "
-                                                                  "FLOAT/HALF/BF16");
+                                                                   "FLOAT/HALF/BF16");
         }
         if (out.volume() == 0)
         {
+            mVolume = 0;
             return Status::ok();
         }
-        if (s.k == 0)
+        if (add != nullptr)
         {
+            KILN_ASSIGN_OR_RETURN(mAddMap, addMap(*add, out));
+        }
+        mAddDone = false;
+        mActDone = false;
+        if (mShape.k == 0)
+        {
+            mPath = MatmulPath::kZERO_K;
+        }
+        else if (!mUseLt)
+        {
+            mPath = MatmulPath::kKILN;
+            mBatchMap = BatchMap{};
+            mBatchMap.nbBatch = mShape.nbBatch;
+            for (int32_t d = 0; d < mShape.nbBatch; ++d)
+            {
+                mBatchMap.out[d] = mShape.batchOut[static_cast<size_t>(d)];
+                mBatchMap.a[d] = mShape.batchA[static_cast<size_t>(d)];
+                mBatchMap.b[d] = mShape.batchB[static_cast<size_t>(d)];
+            }
+        }
+        else
+        {
+            mPath = MatmulPath::kLT;
+            KILN_RETURN_IF_ERROR(reshapeLt(v, out, add));
+        }
+        mVolume = out.volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped("layer '" + mSetup.node->name + "'");
+        }
+        TensorView const& out = outputs[0];
+        TensorView const* add = mEpilogue.hasAdd ? &inputs[2] : nullptr;
+        if (add != nullptr && add->data == nullptr && add->volume() != 0)
+        {
+            return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's tensor is missing or not "
+                                                                   "FLOAT/HALF/BF16");
+        }
+        switch (mPath)
+        {
+        case MatmulPath::kZERO_K:
             // Zero bits are zero in every float type.
-            KILN_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<size_t>(out.volume() * elementSize(out.type)),
+            KILN_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<size_t>(mVolume * elementSize(out.type)),
                 ctx.stream));
             return runEpilogue(out, add, mEpilogue.hasActivation, ctx);
+        case MatmulPath::kKILN:
+            matmulKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mBatchMap, mOp0, mOp1, mShape.m, mShape.n,
+                mShape.k, mVolume, inputs[0].data, inputs[0].type, inputs[1].data, inputs[1].type, out.data, out.type);
+            KILN_RETURN_IF_ERROR(launchStatus("MatrixMultiply kernel"));
+            return runEpilogue(out, add, mEpilogue.hasActivation, ctx);
+        case MatmulPath::kLT: return runLt(inputs, out, add, ctx);
         }
-        if (mUseLt)
-        {
-            return runLt(inputs, out, s, ctx, add);
-        }
-        BatchMap bm;
-        bm.nbBatch = s.nbBatch;
-        for (int32_t d = 0; d < s.nbBatch; ++d)
-        {
-            bm.out[d] = s.batchOut[static_cast<size_t>(d)];
-            bm.a[d] = s.batchA[static_cast<size_t>(d)];
-            bm.b[d] = s.batchB[static_cast<size_t>(d)];
-        }
-        int64_t const total = out.volume();
-        matmulKernel<<<gridFor(total), kBLOCK, 0, ctx.stream>>>(bm, mOp0, mOp1, s.m, s.n, s.k, total, inputs[0].data,
-            inputs[0].type, inputs[1].data, inputs[1].type, out.data, out.type);
-        KILN_RETURN_IF_ERROR(launchStatus("MatrixMultiply kernel"));
-        return runEpilogue(out, add, mEpilogue.hasActivation, ctx);
+        return internalError("layer '" + mSetup.node->name + "': unknown matrix multiply path");
     }
 
 private:
+    //! The broadcast map of the added tensor onto the output (its dims left-padded with 1s to the output's rank).
+    StatusOr<IndexMap> addMap(TensorView const& add, TensorView const& out) const
+    {
+        nvinfer1::Dims padded = out.dims;
+        int32_t const lead = out.dims.nbDims - add.dims.nbDims;
+        if (lead < 0)
+        {
+            return invalidArgument("layer '" + mSetup.node->name + "': fused addition: the added tensor "
+                + ew::dimsToString(add.dims) + " has a higher rank than the output " + ew::dimsToString(out.dims));
+        }
+        for (int32_t i = 0; i < out.dims.nbDims; ++i)
+        {
+            padded.d[i] = i < lead ? 1 : add.dims.d[i - lead];
+        }
+        auto m = makeBroadcastMap(out.dims, {padded});
+        if (!m.isOk())
+        {
+            return m.status().withContext("layer '" + mSetup.node->name + "': fused addition");
+        }
+        return *m;
+    }
+
     //! out = act(out + add) in place (`add` may be null, `withActivation` false: nothing to do).
-    Status runEpilogue(TensorView const& out, TensorView const* add, bool withActivation, CudaRunContext const& ctx)
+    Status runEpilogue(TensorView const& out, TensorView const* add, bool withActivation, RunContext const& ctx)
     {
         if (add == nullptr && !withActivation)
         {
             return Status::ok();
         }
-        IndexMap map;
-        if (add != nullptr)
-        {
-            // Left-pad the added tensor's dims with 1s to the output's rank, then broadcast.
-            nvinfer1::Dims padded = out.dims;
-            int32_t const lead = out.dims.nbDims - add->dims.nbDims;
-            bool ok = lead >= 0;
-            for (int32_t i = 0; ok && i < out.dims.nbDims; ++i)
-            {
-                padded.d[i] = i < lead ? 1 : add->dims.d[i - lead];
-            }
-            auto m = ok ? makeBroadcastMap(out.dims, {padded})
-                        : StatusOr<IndexMap>(invalidArgument("the added tensor " + ew::dimsToString(add->dims)
-                            + " has a higher rank than the output " + ew::dimsToString(out.dims)));
-            if (!m.isOk())
-            {
-                return m.status().withContext("layer '" + mSetup.node->name + "': fused addition");
-            }
-            map = *m;
-        }
-        int64_t const n = out.volume();
-        epilogueKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(map, n, out.data, out.type,
+        epilogueKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mAddMap, mVolume, out.data, out.type,
             add != nullptr ? add->data : nullptr, add != nullptr ? add->type : out.type, add != nullptr,
             withActivation, mEpilogue.activation, mEpilogue.alpha, mEpilogue.beta);
         return launchStatus("MatrixMultiply epilogue kernel");
     }
 
-    //! (Re)creates the descriptors for this problem; batchCount / strides describe a uniform batch.
-    Status prepareLt(MatmulShape const& s, DataType type, int64_t batchCount, int64_t strideA, int64_t strideB,
-        cublasLtHandle_t handle, int64_t workspaceBytes, uint32_t alignA, uint32_t alignB, uint32_t alignC,
-        LtEpilogue epilogue, void const* bias)
+    //! The cuBLASLt part of reshape: what of the epilogue cuBLASLt computes (see the file comment), the batch layout
+    //! and the plan, with the alignments of the reshape's addresses (placeholders are 256-byte aligned).
+    Status reshapeLt(ReshapeViews const& v, TensorView const& out, TensorView const* add)
     {
-        uint32_t const alignBias = bias != nullptr ? alignmentOf(bias, {}) : 0U;
-        std::vector<int64_t> key{s.m, s.n, s.k, batchCount, strideA, strideB, workspaceBytes, alignA, alignB, alignC,
-            static_cast<int64_t>(epilogue), alignBias};
-        if (mPlan.ready && key == mKey)
+        if (mLibraries == nullptr)
         {
-            if (bias != nullptr)
-            {
-                KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-                    mPlan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
-            }
-            return Status::ok();
+            return internalError("layer '" + mSetup.node->name + "': no CUDA library handles (the kernel was created "
+                                                                  "outside a session)");
         }
-        mPlan.reset();
-        bool const fp32 = type == DataType::kFLOAT;
-        cublasComputeType_t const compute = fp32 && mAllowTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-        KILN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&mPlan.op, compute, CUDA_R_32F));
-        if (epilogue != LtEpilogue::kNONE)
-        {
-            cublasLtEpilogue_t const epi = epilogue == LtEpilogue::kBIAS ? CUBLASLT_EPILOGUE_BIAS
-                : (epilogue == LtEpilogue::kRELU_BIAS ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU);
-            KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(mPlan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
-            if (bias != nullptr)
-            {
-                // The heuristics read the pointer's alignment; the batch stride stays 0 (one bias for all batches).
-                KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-                    mPlan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
-            }
-        }
-        // Column-major D (N x M) = opA(Kiln B) x opB(Kiln A).
-        cublasOperation_t const transA = mOp1 == MatrixOperation::kTRANSPOSE ? CUBLAS_OP_T : CUBLAS_OP_N;
-        cublasOperation_t const transB = mOp0 == MatrixOperation::kTRANSPOSE ? CUBLAS_OP_T : CUBLAS_OP_N;
-        KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(mPlan.op, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof(transA)));
-        KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(mPlan.op, CUBLASLT_MATMUL_DESC_TRANSB, &transB, sizeof(transB)));
-        cudaDataType_t const dt = cudaType(type);
-        auto const u = [](int64_t v) { return static_cast<uint64_t>(v); };
-        // Kiln B as stored: kNONE [K, N] -> col-major N x K (ld N); kTRANSPOSE [N, K] -> K x N (ld K); kVECTOR [K].
-        if (mOp1 == MatrixOperation::kTRANSPOSE)
-        {
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.a, dt, u(s.k), u(s.n), s.k));
-        }
-        else
-        {
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.a, dt, u(s.n), u(s.k), s.n));
-        }
-        // Kiln A as stored: kNONE [M, K] -> col-major K x M (ld K); kTRANSPOSE [K, M] -> M x K (ld M); kVECTOR [K].
-        if (mOp0 == MatrixOperation::kTRANSPOSE)
-        {
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.b, dt, u(s.m), u(s.k), s.m));
-        }
-        else
-        {
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.b, dt, u(s.k), u(s.m), s.k));
-        }
-        KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&mPlan.c, dt, u(s.n), u(s.m), s.n));
-        if (batchCount > 1)
-        {
-            int32_t const count = static_cast<int32_t>(batchCount);
-            int64_t const strideC = s.m * s.n;
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.a, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.a, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strideB, sizeof(strideB)));
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.b, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.b, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strideA, sizeof(strideA)));
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.c, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
-            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(mPlan.c, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strideC, sizeof(strideC)));
-        }
-        cublasLtMatmulPreference_t pref = nullptr;
-        KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-        auto const maxBytes = static_cast<uint64_t>(workspaceBytes);
-        cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-            &maxBytes, sizeof(maxBytes));
-        // cuBLASLt's A is Kiln's B and vice versa.
-        for (auto [attr, value] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignB},
-                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignA},
-                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignC},
-                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignC}})
-        {
-            if (st == CUBLAS_STATUS_SUCCESS)
-            {
-                st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
-            }
-        }
-        cublasLtMatmulHeuristicResult_t result{};
-        int found = 0;
-        if (st == CUBLAS_STATUS_SUCCESS)
-        {
-            st = cublasLtMatmulAlgoGetHeuristic(handle, mPlan.op, mPlan.a, mPlan.b, mPlan.c, mPlan.c, pref, 1, &result,
-                &found);
-        }
-        (void) cublasLtMatmulPreferenceDestroy(pref);
-        KILN_RETURN_IF_ERROR(cublasStatus(st, "cublasLtMatmulAlgoGetHeuristic"));
-        if (found < 1)
-        {
-            return unsupported("layer '" + mSetup.node->name + "': cuBLASLt has no algorithm for this product");
-        }
-        mPlan.algo = result.algo;
-        mPlan.ready = true;
-        mKey = key;
-        return Status::ok();
-    }
-
-    Status runLt(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s,
-        CudaRunContext const& ctx, TensorView const* add)
-    {
-        // What of the epilogue cuBLASLt computes (see the file comment); the remainder runs afterwards.
+        KILN_ASSIGN_OR_RETURN(mHandle, mLibraries->cublasLt());
+        MatmulShape const& s = mShape;
         bool const relu = mEpilogue.hasActivation && mEpilogue.activation == nvinfer1::ActivationType::kRELU;
         bool const sameType = add != nullptr && add->type == out.type;
         bool biasVector = sameType && mOp1 != MatrixOperation::kVECTOR && add->dims.nbDims == out.dims.nbDims
@@ -384,44 +376,19 @@ private:
             fullAdd = add->dims.d[i] == out.dims.d[i];
         }
         LtEpilogue epilogue = LtEpilogue::kNONE;
-        void const* bias = nullptr;
-        void const* cSource = nullptr; // C of D = alpha * A B + beta * C
         if (biasVector)
         {
             epilogue = relu ? LtEpilogue::kRELU_BIAS : LtEpilogue::kBIAS;
-            bias = add->data;
         }
         else if (fullAdd)
         {
             epilogue = relu ? LtEpilogue::kRELU : LtEpilogue::kNONE;
-            cSource = add->data;
         }
         else if (add == nullptr && relu)
         {
             epilogue = LtEpilogue::kRELU;
         }
-        bool addDone = biasVector || fullAdd;
-        bool actDone = relu && (addDone || add == nullptr);
-        Status st = runLtProduct(inputs, out, s, ctx, epilogue, bias, cSource);
-        if (!st.isOk() && (epilogue != LtEpilogue::kNONE || cSource != nullptr))
-        {
-            // No cuBLASLt algorithm with this epilogue: plain product, the whole epilogue afterwards.
-            addDone = false;
-            actDone = false;
-            st = runLtProduct(inputs, out, s, ctx, LtEpilogue::kNONE, nullptr, nullptr);
-        }
-        KILN_RETURN_IF_ERROR(st);
-        return runEpilogue(out, addDone ? nullptr : add, mEpilogue.hasActivation && !actDone, ctx);
-    }
-
-    Status runLtProduct(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s,
-        CudaRunContext const& ctx, LtEpilogue epilogue, void const* bias, void const* cSource)
-    {
-        if (ctx.libraries == nullptr)
-        {
-            return internalError("layer '" + mSetup.node->name + "': no CUDA library handles in the run context");
-        }
-        KILN_ASSIGN_OR_RETURN(cublasLtHandle_t handle, ctx.libraries->cublasLt());
+        // A batch is uniform when each operand's batch equals the output's or is entirely broadcast.
         int64_t volA = 1;
         int64_t volB = 1;
         bool uniformA = true;
@@ -434,44 +401,243 @@ private:
             uniformA = uniformA && s.batchA[i] == s.batchOut[i];
             uniformB = uniformB && s.batchB[i] == s.batchOut[i];
         }
-        uniformA = uniformA || volA == 1;
-        uniformB = uniformB || volB == 1;
-        int64_t const sizeA = s.m * s.k;
-        int64_t const sizeB = s.k * s.n;
-        int64_t const sizeC = s.m * s.n;
+        mUniform = (uniformA || volA == 1) && (uniformB || volB == 1);
         int64_t const esize = elementSize(out.type);
-        float const alpha = 1.F;
-        float const beta = cSource != nullptr ? 1.F : 0.F;
+        mElementSize = esize;
+        LtProblem request;
+        mBatchOffsets.clear();
+        if (mUniform)
+        {
+            request.batchCount = s.batches;
+            request.strideA = volA == 1 ? 0 : s.m * s.k;
+            request.strideB = volB == 1 ? 0 : s.k * s.n;
+        }
+        else
+        {
+            mBatchOffsets.resize(static_cast<size_t>(s.batches));
+            for (int64_t bi = 0; bi < s.batches; ++bi)
+            {
+                int64_t offA = 0;
+                int64_t offB = 0;
+                matmulBatchOffsets(s, bi, offA, offB);
+                mBatchOffsets[static_cast<size_t>(bi)] = {offA * s.m * s.k * esize, offB * s.k * s.n * esize};
+            }
+        }
+        request.maxWorkspace = kWORKSPACE;
+        void const* bias = biasVector ? v.inputs[2].data : nullptr;
+        void const* cIn = fullAdd ? v.inputs[2].data : v.outputs[0].data; // C of D = alpha * A B + beta * C
+        alignments(v.inputs[0].data, v.inputs[1].data, v.outputs[0].data, cIn, bias, request);
+        request.epilogue = epilogue;
+        std::array<int64_t, 4> const product{s.m, s.n, s.k, static_cast<int64_t>(out.type)};
+        // The same request as the last reshape's (a shape seen again) keeps its plan.
+        if (!mPlan.ready || !(request == mRequest) || product != mRequestProduct)
+        {
+            mFallback.reset();
+            mRequest = request;
+            mRequestProduct = product;
+            mBatch = request;
+            mPlainProduct = false;
+            Status st = prepareLt(mPlan, mBatch, out.type, bias);
+            if (!st.isOk() && (epilogue != LtEpilogue::kNONE || fullAdd))
+            {
+                // No cuBLASLt algorithm with this epilogue: plain product, the whole epilogue afterwards.
+                mPlainProduct = true;
+                mBatch.epilogue = LtEpilogue::kNONE;
+                mBatch.alignBias = 256;
+                st = prepareLt(mPlan, mBatch, out.type, nullptr);
+            }
+            KILN_RETURN_IF_ERROR(st);
+        }
+        mBiasFromAdd = biasVector && !mPlainProduct;
+        mCFromAdd = fullAdd && !mPlainProduct;
+        mAddDone = mBiasFromAdd || mCFromAdd;
+        mActDone = !mPlainProduct && relu && (mAddDone || add == nullptr);
+        return Status::ok();
+    }
+
+    //! The alignments (bytes) of a run's addresses with the batch strides of `p` (set into p).
+    void alignments(void const* a, void const* b, void const* c, void const* cIn, void const* bias, LtProblem& p) const
+    {
+        MatmulShape const& s = mShape;
+        int64_t const esize = mElementSize;
+        int64_t const strideA = (mUniform ? p.strideA : s.m * s.k) * esize;
+        int64_t const strideB = (mUniform ? p.strideB : s.k * s.n) * esize;
+        int64_t const strideC = s.m * s.n * esize;
+        p.alignA = alignmentOf(a, {strideA});
+        p.alignB = alignmentOf(b, {strideB});
+        p.alignC = std::min(alignmentOf(c, {strideC}), alignmentOf(cIn, {strideC}));
+        p.alignBias = bias != nullptr ? alignmentOf(bias, {}) : 256U;
+    }
+
+    //! (Re)creates `plan`'s descriptors for problem `p`; `bias` (an address of the bias vector's alignment) is shown
+    //! to the heuristics, which read its alignment.
+    Status prepareLt(LtPlan& plan, LtProblem const& p, DataType type, void const* bias) const
+    {
+        MatmulShape const& s = mShape;
+        plan.reset();
+        bool const fp32 = type == DataType::kFLOAT;
+        cublasComputeType_t const compute = fp32 && mAllowTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+        KILN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan.op, compute, CUDA_R_32F));
+        if (p.epilogue != LtEpilogue::kNONE)
+        {
+            cublasLtEpilogue_t const epi = p.epilogue == LtEpilogue::kBIAS ? CUBLASLT_EPILOGUE_BIAS
+                : (p.epilogue == LtEpilogue::kRELU_BIAS ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU);
+            KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+            if (bias != nullptr)
+            {
+                // The batch stride stays 0 (one bias for all batches); each run sets its own address.
+                KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+                    plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+            }
+        }
+        // Column-major D (N x M) = opA(Kiln B) x opB(Kiln A).
+        cublasOperation_t const transA = mOp1 == MatrixOperation::kTRANSPOSE ? CUBLAS_OP_T : CUBLAS_OP_N;
+        cublasOperation_t const transB = mOp0 == MatrixOperation::kTRANSPOSE ? CUBLAS_OP_T : CUBLAS_OP_N;
+        KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof(transA)));
+        KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &transB, sizeof(transB)));
+        cudaDataType_t const dt = cudaType(type);
+        auto const u = [](int64_t v) { return static_cast<uint64_t>(v); };
+        // Kiln B as stored: kNONE [K, N] -> col-major N x K (ld N); kTRANSPOSE [N, K] -> K x N (ld K); kVECTOR [K].
+        if (mOp1 == MatrixOperation::kTRANSPOSE)
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.a, dt, u(s.k), u(s.n), s.k));
+        }
+        else
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.a, dt, u(s.n), u(s.k), s.n));
+        }
+        // Kiln A as stored: kNONE [M, K] -> col-major K x M (ld K); kTRANSPOSE [K, M] -> M x K (ld M); kVECTOR [K].
+        if (mOp0 == MatrixOperation::kTRANSPOSE)
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.b, dt, u(s.m), u(s.k), s.m));
+        }
+        else
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.b, dt, u(s.k), u(s.m), s.k));
+        }
+        KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.c, dt, u(s.n), u(s.m), s.n));
+        if (p.batchCount > 1)
+        {
+            int32_t const count = static_cast<int32_t>(p.batchCount);
+            int64_t const strideC = s.m * s.n;
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(plan.a, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(plan.a, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &p.strideB, sizeof(p.strideB)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(plan.b, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(plan.b, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &p.strideA, sizeof(p.strideA)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(plan.c, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+            KILN_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(plan.c, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strideC, sizeof(strideC)));
+        }
+        cublasLtMatmulPreference_t pref = nullptr;
+        KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+        auto const maxBytes = static_cast<uint64_t>(p.maxWorkspace);
+        cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+            &maxBytes, sizeof(maxBytes));
+        // cuBLASLt's A is Kiln's B and vice versa.
+        for (auto [attr, value] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, p.alignB},
+                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, p.alignA},
+                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, p.alignC},
+                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, p.alignC}})
+        {
+            if (st == CUBLAS_STATUS_SUCCESS)
+            {
+                st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
+            }
+        }
+        cublasLtMatmulHeuristicResult_t result{};
+        int found = 0;
+        if (st == CUBLAS_STATUS_SUCCESS)
+        {
+            st = cublasLtMatmulAlgoGetHeuristic(mHandle, plan.op, plan.a, plan.b, plan.c, plan.c, pref, 1, &result,
+                &found);
+        }
+        (void) cublasLtMatmulPreferenceDestroy(pref);
+        KILN_RETURN_IF_ERROR(cublasStatus(st, "cublasLtMatmulAlgoGetHeuristic"));
+        if (found < 1)
+        {
+            return unsupported("layer '" + mSetup.node->name + "': cuBLASLt has no algorithm for this product");
+        }
+        plan.algo = result.algo;
+        plan.problem = p;
+        plan.needBytes = static_cast<int64_t>(result.workspaceSize);
+        plan.ready = true;
+        return Status::ok();
+    }
+
+    Status runLt(std::vector<TensorView> const& inputs, TensorView const& out, TensorView const* add,
+        RunContext const& ctx)
+    {
         auto const* a = static_cast<uint8_t const*>(inputs[0].data);
         auto const* b = static_cast<uint8_t const*>(inputs[1].data);
         auto* c = static_cast<uint8_t*>(out.data);
-        auto const* cIn = cSource != nullptr ? static_cast<uint8_t const*>(cSource) : c;
-        auto const alignC = [&](int64_t strideBytes) {
-            return std::min(alignmentOf(c, {strideBytes}), alignmentOf(cIn, {strideBytes}));
-        };
-        if (uniformA && uniformB)
+        void const* bias = mBiasFromAdd ? add->data : nullptr;
+        auto const* cIn = mCFromAdd ? static_cast<uint8_t const*>(add->data) : c;
+        LtProblem actual = mBatch;
+        alignments(a, b, c, cIn, bias, actual);
+        LtPlan* plan = &mPlan;
+        bool addDone = mAddDone;
+        bool actDone = mActDone;
+        bool withC = mCFromAdd;
+        if (!mPlan.serves(actual.alignA, actual.alignB, actual.alignC, actual.alignBias, ctx.workspaceBytes))
         {
-            int64_t const strideA = volA == 1 ? 0 : sizeA;
-            int64_t const strideB = volB == 1 ? 0 : sizeB;
-            KILN_RETURN_IF_ERROR(prepareLt(s, out.type, s.batches, strideA, strideB, handle, ctx.workspaceBytes,
-                alignmentOf(a, {strideA * esize}), alignmentOf(b, {strideB * esize}), alignC(sizeC * esize), epilogue,
-                bias));
-            KILN_CUBLAS_CHECK(cublasLtMatmul(handle, mPlan.op, &alpha, b, mPlan.a, a, mPlan.b, &beta, cIn, mPlan.c, c,
-                mPlan.c, &mPlan.algo, ctx.workspace, static_cast<size_t>(ctx.workspaceBytes), ctx.stream));
+            KILN_RETURN_IF_ERROR(fallbackPlan(actual, out.type, bias, ctx.workspaceBytes));
+            plan = &mFallback;
+            if (mFallbackPlain)
+            {
+                // The fallback computes the plain product: the whole epilogue runs afterwards.
+                bias = nullptr;
+                cIn = c;
+                withC = false;
+                addDone = false;
+                actDone = false;
+            }
+        }
+        if (bias != nullptr)
+        {
+            KILN_CUBLAS_CHECK(
+                cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+        }
+        float const alpha = 1.F;
+        float const beta = withC ? 1.F : 0.F;
+        auto const workspaceBytes = static_cast<size_t>(ctx.workspaceBytes);
+        if (mUniform)
+        {
+            KILN_CUBLAS_CHECK(cublasLtMatmul(mHandle, plan->op, &alpha, b, plan->a, a, plan->b, &beta, cIn, plan->c, c,
+                plan->c, &plan->algo, ctx.workspace, workspaceBytes, ctx.stream));
+        }
+        else
+        {
+            int64_t const sizeC = mShape.m * mShape.n * elementSize(out.type);
+            for (size_t bi = 0; bi < mBatchOffsets.size(); ++bi)
+            {
+                auto const [offA, offB] = mBatchOffsets[bi];
+                auto const offC = static_cast<int64_t>(bi) * sizeC;
+                KILN_CUBLAS_CHECK(cublasLtMatmul(mHandle, plan->op, &alpha, b + offB, plan->a, a + offA, plan->b, &beta,
+                    cIn + offC, plan->c, c + offC, plan->c, &plan->algo, ctx.workspace, workspaceBytes, ctx.stream));
+            }
+        }
+        return runEpilogue(out, addDone ? nullptr : add, mEpilogue.hasActivation && !actDone, ctx);
+    }
+
+    //! The plan of a run that the reshape's plan does not serve (see the class comment), made once per alignment and
+    //! workspace: with the reshape's epilogue when the heuristics find an algorithm for it, else the plain product
+    //! (mFallbackPlain).
+    Status fallbackPlan(LtProblem const& actual, DataType type, void const* bias, int64_t workspaceBytes)
+    {
+        if (mFallback.serves(actual.alignA, actual.alignB, actual.alignC, actual.alignBias, workspaceBytes))
+        {
             return Status::ok();
         }
-        KILN_RETURN_IF_ERROR(prepareLt(s, out.type, 1, 0, 0, handle, ctx.workspaceBytes, alignmentOf(a, {sizeA * esize}),
-            alignmentOf(b, {sizeB * esize}), alignC(sizeC * esize), epilogue, bias));
-        for (int64_t bi = 0; bi < s.batches; ++bi)
+        LtProblem p = actual;
+        p.maxWorkspace = workspaceBytes;
+        mFallbackPlain = false;
+        Status st = prepareLt(mFallback, p, type, bias);
+        if (!st.isOk() && (p.epilogue != LtEpilogue::kNONE || mCFromAdd))
         {
-            int64_t offA = 0;
-            int64_t offB = 0;
-            matmulBatchOffsets(s, bi, offA, offB);
-            KILN_CUBLAS_CHECK(cublasLtMatmul(handle, mPlan.op, &alpha, b + offB * sizeB * esize, mPlan.a,
-                a + offA * sizeA * esize, mPlan.b, &beta, cIn + bi * sizeC * esize, mPlan.c, c + bi * sizeC * esize,
-                mPlan.c, &mPlan.algo, ctx.workspace, static_cast<size_t>(ctx.workspaceBytes), ctx.stream));
+            p.epilogue = LtEpilogue::kNONE;
+            mFallbackPlain = true;
+            st = prepareLt(mFallback, p, type, nullptr);
         }
-        return Status::ok();
+        return st;
     }
 
     KernelSetup mSetup;
@@ -480,8 +646,28 @@ private:
     bool mUseLt;
     bool mAllowTf32;
     FusedEpilogue mEpilogue;
+    CudaLibraries* mLibraries{nullptr};
+    cublasLtHandle_t mHandle{nullptr};
+    // Of the last reshape.
+    MatmulShape mShape;
+    MatmulPath mPath{MatmulPath::kKILN};
+    BatchMap mBatchMap;
+    IndexMap mAddMap;
+    bool mUniform{true};
+    bool mBiasFromAdd{false}; //!< cuBLASLt adds the fused addition as its bias vector
+    bool mCFromAdd{false};    //!< cuBLASLt adds the fused addition as C (beta = 1)
+    bool mAddDone{false};     //!< cuBLASLt computes the fused addition
+    bool mActDone{false};     //!< cuBLASLt computes the activation
+    LtProblem mBatch;         //!< the problem of mPlan
+    LtProblem mRequest;       //!< what the reshape that made mPlan asked for (mBatch less a refused epilogue)
+    std::array<int64_t, 4> mRequestProduct{}; //!< M, N, K and the type of that reshape
+    bool mPlainProduct{false}; //!< the heuristics refused the requested epilogue: mPlan is the plain product
+    std::vector<std::pair<int64_t, int64_t>> mBatchOffsets; //!< non-uniform batch: byte offsets of A and B per matrix
+    int64_t mElementSize{0};
     LtPlan mPlan;
-    std::vector<int64_t> mKey;
+    LtPlan mFallback;
+    bool mFallbackPlain{false}; //!< mFallback computes the plain product (no epilogue)
+    int64_t mVolume{-1};
 };
 
 bool ltApplies(KernelSetup const& setup)
@@ -492,7 +678,7 @@ bool ltApplies(KernelSetup const& setup)
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createMatrixMultiplyCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createMatrixMultiplyCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
@@ -518,7 +704,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createMatrixMultiplyCudaKernel(KernelSetup
         return invalidArgument("layer '" + setup.node->name + "': the fused addition's tensor must be FLOAT, HALF or "
                                                               "BF16, got " + dataTypeName(setup.inputTypes[2]));
     }
-    return std::unique_ptr<CudaKernel>(
+    return std::unique_ptr<Kernel>(
         std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, useLt, epilogue));
 }
 

@@ -262,9 +262,12 @@ NMSWorkspace nmsWorkspace(int64_t batch, int64_t candidates, int64_t nbClasses)
     return w;
 }
 
-Scalar scalarOf(std::vector<TensorView> const& inputs, size_t i)
+//! Where scalar input `i` comes from: its host value (integers that shape inference knows, as the CPU prefers them),
+//! its device data (`onDevice`: the run passes the address), or nowhere (absent or empty: 0).
+Scalar scalarOf(std::vector<TensorView> const& inputs, size_t i, bool& onDevice)
 {
     Scalar s;
+    onDevice = false;
     if (i >= inputs.size())
     {
         return s;
@@ -273,17 +276,20 @@ Scalar scalarOf(std::vector<TensorView> const& inputs, size_t i)
     bool const integer = v.type == DataType::kINT32 || v.type == DataType::kINT64;
     if (integer && v.values != nullptr)
     {
-        s.value = static_cast<double>(v.values[0]); // a host value shape inference knows, as the CPU prefers it
+        s.value = static_cast<double>(v.values[0]);
     }
     else if (v.data != nullptr && v.volume() > 0)
     {
-        s.data = v.data; // read on the device
+        onDevice = true; // read on the device
         s.type = v.type;
     }
     return s;
 }
 
-class NMSCudaKernel final : public CudaKernel
+//! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks, the
+//! workspace layout and the launch arguments (host-known scalars included); run: the data addresses and the five
+//! steps of the file comment.
+class NMSCudaKernel final : public Kernel
 {
 public:
     explicit NMSCudaKernel(KernelSetup const& setup)
@@ -301,33 +307,18 @@ public:
         return nmsWorkspace(d.d[0], d.d[1] * d.d[2], d.d[2]).total;
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        KILN_ASSIGN_OR_RETURN(NMSParams const p, makeNMSParams(mSetup, inputs, outputs));
-        TensorView const& count = outputs[1];
+        mItems = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(NMSParams const p, makeNMSParams(mSetup, v.inputs, v.outputs));
         int64_t const candidates = p.nbBoxes * p.nbClasses;
         int64_t const items = p.batch * candidates;
-        if (items == 0)
-        {
-            KILN_CUDA_CHECK(cudaMemsetAsync(count.data, 0, static_cast<size_t>(elementSize(count.type)), ctx.stream));
-            return Status::ok();
-        }
         if (items > INT_MAX || candidates > 0xFFFFFFFFLL)
         {
             return nmsError(mSetup, "the CUDA kernel supports at most " + std::to_string(INT_MAX) + " candidates");
         }
-        if (outputs[0].data == nullptr)
-        {
-            return nmsError(mSetup, "the selected-indices output has no memory");
-        }
-        NMSWorkspace const w = nmsWorkspace(p.batch, candidates, p.nbClasses);
-        if (ctx.workspace == nullptr || ctx.workspaceBytes < w.total)
-        {
-            return nmsError(mSetup, "needs " + std::to_string(w.total) + " bytes of workspace, got "
-                + std::to_string(ctx.workspaceBytes));
-        }
-        NMSArgs a;
+        NMSArgs a{};
         a.format = p.format;
         a.batch = p.batch;
         a.nbBoxes = p.nbBoxes;
@@ -335,13 +326,51 @@ public:
         a.candidates = candidates;
         a.limit = p.limit;
         a.perClassBoxes = p.perClassBoxes;
-        a.boxes = inputs[0].data;
         a.boxType = inputs[0].type;
-        a.scores = inputs[1].data;
         a.scoreType = inputs[1].type;
-        a.maxPerClass = scalarOf(inputs, 2);
-        a.iouThreshold = scalarOf(inputs, 3);
-        a.scoreThreshold = scalarOf(inputs, 4);
+        a.maxPerClass = scalarOf(v.inputs, 2, mScalarOnDevice[0]);
+        a.iouThreshold = scalarOf(v.inputs, 3, mScalarOnDevice[1]);
+        a.scoreThreshold = scalarOf(v.inputs, 4, mScalarOnDevice[2]);
+        mArgs = a;
+        mWorkspace = nmsWorkspace(p.batch, candidates, p.nbClasses);
+        mItems = items;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mItems < 0)
+        {
+            return notReshaped(nodeLabel(mSetup, "NMS"));
+        }
+        TensorView const& count = outputs[1];
+        if (mItems == 0)
+        {
+            KILN_CUDA_CHECK(cudaMemsetAsync(count.data, 0, static_cast<size_t>(elementSize(count.type)), ctx.stream));
+            return Status::ok();
+        }
+        if (outputs[0].data == nullptr)
+        {
+            return nmsError(mSetup, "the selected-indices output has no memory");
+        }
+        NMSWorkspace const& w = mWorkspace;
+        if (ctx.workspace == nullptr || ctx.workspaceBytes < w.total)
+        {
+            return nmsError(mSetup, "needs " + std::to_string(w.total) + " bytes of workspace, got "
+                + std::to_string(ctx.workspaceBytes));
+        }
+        NMSArgs a = mArgs;
+        a.boxes = inputs[0].data;
+        a.scores = inputs[1].data;
+        Scalar* scalars[3] = {&a.maxPerClass, &a.iouThreshold, &a.scoreThreshold};
+        for (size_t k = 0; k < 3; ++k)
+        {
+            if (mScalarOnDevice[k])
+            {
+                scalars[k]->data = inputs[k + 2].data;
+            }
+        }
         void* ws = ctx.workspace;
         auto* keysIn = WorkspaceLayout::at<uint64_t>(ws, w.keysIn);
         auto* keysOut = WorkspaceLayout::at<uint64_t>(ws, w.keysOut);
@@ -349,37 +378,41 @@ public:
         auto* selected = WorkspaceLayout::at<int32_t>(ws, w.selected);
         auto* counts = WorkspaceLayout::at<int64_t>(ws, w.counts);
         auto* rowOffsets = WorkspaceLayout::at<int64_t>(ws, w.rowOffsets);
-        nmsKeys<<<gridFor(items > p.batch ? items : p.batch + 1), kBLOCK, 0, ctx.stream>>>(a, keysIn, offsets);
+        nmsKeys<<<gridFor(mItems > a.batch ? mItems : a.batch + 1), kBLOCK, 0, ctx.stream>>>(a, keysIn, offsets);
         KILN_RETURN_IF_ERROR(launchStatus("NMS key kernel"));
         size_t sortBytes = w.sortBytes;
         KILN_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(WorkspaceLayout::at<void>(ws, w.sortTemp),
-            sortBytes, static_cast<uint64_t const*>(keysIn), keysOut, static_cast<int>(items),
-            static_cast<int>(p.batch), static_cast<int32_t const*>(offsets), static_cast<int32_t const*>(offsets + 1),
+            sortBytes, static_cast<uint64_t const*>(keysIn), keysOut, static_cast<int>(mItems),
+            static_cast<int>(a.batch), static_cast<int32_t const*>(offsets), static_cast<int32_t const*>(offsets + 1),
             0, 64, ctx.stream));
-        int64_t const pairs = p.batch * p.nbClasses;
+        int64_t const pairs = a.batch * a.nbClasses;
         nmsSelect<<<static_cast<unsigned int>(pairs), kNMS_BLOCK, 0, ctx.stream>>>(a, keysOut, selected, counts);
         KILN_RETURN_IF_ERROR(launchStatus("NMS selection kernel"));
         size_t scanBytes = w.scanBytes;
         KILN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(WorkspaceLayout::at<void>(ws, w.scanTemp), scanBytes,
             static_cast<int64_t const*>(counts), rowOffsets, pairs, ctx.stream));
-        nmsRows<<<gridFor(items), kBLOCK, 0, ctx.stream>>>(a, selected, counts, rowOffsets, outputs[0].data,
+        nmsRows<<<gridFor(mItems), kBLOCK, 0, ctx.stream>>>(a, selected, counts, rowOffsets, outputs[0].data,
             outputs[0].type, count.data, count.type);
         return launchStatus("NMS row kernel");
     }
 
 private:
     KernelSetup mSetup;
+    NMSArgs mArgs{};
+    bool mScalarOnDevice[3]{}; //!< maxOutputBoxesPerClass, IoU threshold, score threshold read on the device
+    NMSWorkspace mWorkspace;
+    int64_t mItems{-1};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createNMSCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createNMSCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("NMS kernel: no plan node");
     }
-    return std::unique_ptr<CudaKernel>(std::make_unique<NMSCudaKernel>(setup));
+    return std::unique_ptr<Kernel>(std::make_unique<NMSCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

@@ -84,7 +84,9 @@ NonZeroWorkspace nonZeroWorkspace(int64_t n)
     return w;
 }
 
-class NonZeroCudaKernel final : public CudaKernel
+//! create: nothing to read; reshape: the checks, the workspace layout and the input's strides; run: the flags, the
+//! scan and the write (or the zero count of an empty input).
+class NonZeroCudaKernel final : public Kernel
 {
 public:
     explicit NonZeroCudaKernel(KernelSetup const& setup)
@@ -97,36 +99,48 @@ public:
         return inputs.empty() ? 0 : nonZeroWorkspace(inputs[0].volume()).total;
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        KILN_RETURN_IF_ERROR(checkNonZeroViews(mSetup, inputs, outputs));
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(checkNonZeroViews(mSetup, v.inputs, v.outputs));
+        nvinfer1::Dims const& dims = inputs[0].dims;
+        mShape.rank = dims.nbDims;
+        std::vector<int64_t> const strides = contiguousStrides(dims);
+        for (int32_t d = 0; d < dims.nbDims; ++d)
+        {
+            mShape.strides[d] = strides[static_cast<size_t>(d)];
+        }
+        mVolume = inputs[0].volume();
+        mWorkspace = nonZeroWorkspace(mVolume);
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume < 0)
+        {
+            return notReshaped(nodeLabel(mSetup, "NonZero"));
+        }
         TensorView const& in = inputs[0];
         TensorView const& indices = outputs[0];
         TensorView const& count = outputs[1];
-        int64_t const n = in.volume();
+        int64_t const n = mVolume;
         if (n == 0)
         {
             KILN_CUDA_CHECK(cudaMemsetAsync(count.data, 0, static_cast<size_t>(elementSize(count.type)), ctx.stream));
             return Status::ok();
         }
-        NonZeroWorkspace const w = nonZeroWorkspace(n);
+        NonZeroWorkspace const& w = mWorkspace;
         if (ctx.workspace == nullptr || ctx.workspaceBytes < w.total)
         {
             return nonZeroError(mSetup, "needs " + std::to_string(w.total) + " bytes of workspace, got "
                 + std::to_string(ctx.workspaceBytes));
         }
-        int32_t const rank = in.dims.nbDims;
-        if (rank > 0 && indices.data == nullptr)
+        if (mShape.rank > 0 && indices.data == nullptr)
         {
             return nonZeroError(mSetup, "the indices output has no memory");
-        }
-        NonZeroShape s;
-        s.rank = rank;
-        std::vector<int64_t> const strides = contiguousStrides(in.dims);
-        for (int32_t d = 0; d < rank; ++d)
-        {
-            s.strides[d] = strides[static_cast<size_t>(d)];
         }
         auto* flags = WorkspaceLayout::at<int64_t>(ctx.workspace, w.flags);
         auto* positions = WorkspaceLayout::at<int64_t>(ctx.workspace, w.positions);
@@ -135,24 +149,27 @@ public:
         size_t tempBytes = w.tempBytes;
         KILN_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(WorkspaceLayout::at<void>(ctx.workspace, w.temp), tempBytes,
             static_cast<int64_t const*>(flags), positions, n, ctx.stream));
-        nonZeroWrite<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(s, n, flags, positions, indices.data, indices.type,
+        nonZeroWrite<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(mShape, n, flags, positions, indices.data, indices.type,
             count.data, count.type);
         return launchStatus("NonZero write kernel");
     }
 
 private:
     KernelSetup mSetup;
+    NonZeroShape mShape;
+    NonZeroWorkspace mWorkspace;
+    int64_t mVolume{-1};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createNonZeroCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createNonZeroCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("NonZero kernel: no plan node");
     }
-    return std::unique_ptr<CudaKernel>(std::make_unique<NonZeroCudaKernel>(setup));
+    return std::unique_ptr<Kernel>(std::make_unique<NonZeroCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

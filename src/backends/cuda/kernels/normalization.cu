@@ -90,76 +90,106 @@ __global__ void normalizationKernel(IndexMap keyMap, IndexMap memberMap, int64_t
     }
 }
 
-Status enqueueNormalization(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and the
+//! index maps of the statistics keys and their members; run: one launch.
+class NormalizationCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(NormalizationParams const p, makeNormalizationParams(setup, inputs, outputs));
-    TensorView const& x = inputs[0];
-    TensorView const& scale = inputs[1];
-    TensorView const& bias = inputs[2];
-    TensorView const& y = outputs[0];
-    if (x.volume() == 0)
+public:
+    explicit NormalizationCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mKeys = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(NormalizationParams const p, makeNormalizationParams(mSetup, v.inputs, v.outputs));
+        TensorView const& x = inputs[0];
+        TensorView const& scale = inputs[1];
+        TensorView const& bias = inputs[2];
+        std::vector<int64_t> const xs = contiguousStrides(x.dims);
+        std::vector<int64_t> const ss = contiguousStrides(scale.dims);
+        std::vector<int64_t> const bs = contiguousStrides(bias.dims);
+        IndexMap keyMap;
+        IndexMap memberMap;
+        int64_t keys = 1;
+        int64_t members = 1;
+        auto const add = [](IndexMap& m, int64_t extent, int64_t sx, int64_t sScale, int64_t sBias) {
+            m.dims[m.rank] = extent;
+            m.strides[0][m.rank] = sx;
+            m.strides[1][m.rank] = sScale;
+            m.strides[2][m.rank] = sBias;
+            ++m.rank;
+        };
+        for (int32_t d = 0; d < p.rank; ++d)
+        {
+            auto const i = static_cast<size_t>(d);
+            int64_t const sScale = scale.dims.d[d] == 1 ? 0 : ss[i];
+            int64_t const sBias = bias.dims.d[d] == 1 ? 0 : bs[i];
+            if ((p.mask >> d) & 1)
+            {
+                add(memberMap, x.dims.d[d], xs[i], sScale, sBias);
+                members *= x.dims.d[d];
+            }
+            else if (d == 1 && p.groups > 1)
+            {
+                // Channel c = g * perGroup + j: the group g is part of the key, j a member.
+                add(keyMap, p.groups, p.perGroup * xs[i], p.perGroupScale ? sScale : p.perGroup * sScale,
+                    p.perGroupScale ? sBias : p.perGroup * sBias);
+                add(memberMap, p.perGroup, xs[i], p.perGroupScale ? 0 : sScale, p.perGroupScale ? 0 : sBias);
+                keys *= p.groups;
+                members *= p.perGroup;
+            }
+            else
+            {
+                add(keyMap, x.dims.d[d], xs[i], sScale, sBias);
+                keys *= x.dims.d[d];
+            }
+        }
+        mKeyMap = keyMap;
+        mMemberMap = memberMap;
+        mMembers = members;
+        mEps = p.eps;
+        // Nothing to compute for an empty x (then keys or members is 0, and the division by members never happens).
+        mKeys = x.volume() == 0 || members == 0 ? 0 : keys;
         return Status::ok();
     }
-    std::vector<int64_t> const xs = contiguousStrides(x.dims);
-    std::vector<int64_t> const ss = contiguousStrides(scale.dims);
-    std::vector<int64_t> const bs = contiguousStrides(bias.dims);
-    IndexMap keyMap;
-    IndexMap memberMap;
-    int64_t keys = 1;
-    int64_t members = 1;
-    auto const add = [](IndexMap& m, int64_t extent, int64_t sx, int64_t sScale, int64_t sBias) {
-        m.dims[m.rank] = extent;
-        m.strides[0][m.rank] = sx;
-        m.strides[1][m.rank] = sScale;
-        m.strides[2][m.rank] = sBias;
-        ++m.rank;
-    };
-    for (int32_t d = 0; d < p.rank; ++d)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        auto const i = static_cast<size_t>(d);
-        int64_t const sScale = scale.dims.d[d] == 1 ? 0 : ss[i];
-        int64_t const sBias = bias.dims.d[d] == 1 ? 0 : bs[i];
-        if ((p.mask >> d) & 1)
+        if (mKeys <= 0)
         {
-            add(memberMap, x.dims.d[d], xs[i], sScale, sBias);
-            members *= x.dims.d[d];
+            return mKeys == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Normalization"));
         }
-        else if (d == 1 && p.groups > 1)
-        {
-            // Channel c = g * perGroup + j: the group g is part of the key, j a member.
-            add(keyMap, p.groups, p.perGroup * xs[i], p.perGroupScale ? sScale : p.perGroup * sScale,
-                p.perGroupScale ? sBias : p.perGroup * sBias);
-            add(memberMap, p.perGroup, xs[i], p.perGroupScale ? 0 : sScale, p.perGroupScale ? 0 : sBias);
-            keys *= p.groups;
-            members *= p.perGroup;
-        }
-        else
-        {
-            add(keyMap, x.dims.d[d], xs[i], sScale, sBias);
-            keys *= x.dims.d[d];
-        }
+        TensorView const& scale = inputs[1];
+        TensorView const& bias = inputs[2];
+        TensorView const& y = outputs[0];
+        auto const blocks = static_cast<uint32_t>(std::min<int64_t>(mKeys, int64_t{1} << 20));
+        normalizationKernel<<<blocks, kNORM_BLOCK, 0, ctx.stream>>>(mKeyMap, mMemberMap, mKeys, mMembers, mEps,
+            inputs[0].data, scale.data, scale.type, bias.data, bias.type, y.data, y.type);
+        return launchStatus("Normalization kernel");
     }
-    if (members == 0)
-    {
-        return Status::ok(); // x is empty (checked above), so this cannot happen; kept for the division below
-    }
-    auto const blocks = static_cast<uint32_t>(std::min<int64_t>(keys, int64_t{1} << 20));
-    normalizationKernel<<<blocks, kNORM_BLOCK, 0, ctx.stream>>>(keyMap, memberMap, keys, members, p.eps, x.data,
-        scale.data, scale.type, bias.data, bias.type, y.data, y.type);
-    return launchStatus("Normalization kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    IndexMap mKeyMap;
+    IndexMap mMemberMap;
+    int64_t mKeys{-1};
+    int64_t mMembers{0};
+    double mEps{0.0};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createNormalizationCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createNormalizationCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Normalization kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueNormalization);
+    return std::unique_ptr<Kernel>(std::make_unique<NormalizationCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

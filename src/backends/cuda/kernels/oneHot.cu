@@ -30,33 +30,58 @@ __global__ void oneHotKernel(void const* indices, DataType indexType, void const
     }
 }
 
-Status enqueueOneHot(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the axis is checked with the shapes); reshape: the attribute, the checks and the
+//! geometry; run: one launch.
+class OneHotCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(OneHotParams const p, makeOneHotParams(setup, inputs, outputs));
-    int64_t const total = p.outer * p.depth * p.inner;
-    if (total == 0)
+public:
+    explicit OneHotCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mTotal = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(mParams, makeOneHotParams(mSetup, v.inputs, v.outputs));
+        int64_t const total = mParams.outer * mParams.depth * mParams.inner;
+        if (total != 0 && mParams.esize != 1 && mParams.esize != 2 && mParams.esize != 4 && mParams.esize != 8)
+        {
+            return oneHotError(
+                mSetup, std::string("values type ") + dataTypeName(inputs[1].type) + " is not supported");
+        }
+        mTotal = total;
         return Status::ok();
     }
-    if (p.esize != 1 && p.esize != 2 && p.esize != 4 && p.esize != 8)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        return oneHotError(setup, std::string("values type ") + dataTypeName(inputs[1].type) + " is not supported");
+        if (mTotal <= 0)
+        {
+            return mTotal == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "OneHot"));
+        }
+        oneHotKernel<<<gridFor(mTotal), kBLOCK, 0, ctx.stream>>>(inputs[0].data, inputs[0].type, inputs[1].data,
+            outputs[0].data, mTotal, mParams.depth, mParams.inner, static_cast<int32_t>(mParams.esize));
+        return launchStatus("OneHot kernel");
     }
-    oneHotKernel<<<gridFor(total), kBLOCK, 0, ctx.stream>>>(inputs[0].data, inputs[0].type, inputs[1].data,
-        outputs[0].data, total, p.depth, p.inner, static_cast<int32_t>(p.esize));
-    return launchStatus("OneHot kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    OneHotParams mParams;
+    int64_t mTotal{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createOneHotCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createOneHotCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("OneHot kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueOneHot);
+    return std::unique_ptr<Kernel>(std::make_unique<OneHotCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

@@ -23,32 +23,56 @@ __global__ void parametricReLUKernel(IndexMap map, int64_t n, void const* x, Dat
     }
 }
 
-Status enqueueParametricReLU(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: the types; reshape: the shape checks and the broadcast map of input and slope; run: one launch.
+class ParametricReLUCudaKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 2, 1));
-    TensorView const& in = inputs[0];
-    TensorView const& slope = inputs[1];
-    TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
-    auto map = makeBroadcastMap(out.dims, {in.dims, slope.dims});
-    if (!map.isOk())
+public:
+    explicit ParametricReLUCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return map.status().withContext(nodeLabel(setup, "ParametricReLU"));
     }
-    int64_t const n = out.volume();
-    if (n == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, v.inputs, v.outputs, 2, 1));
+        TensorView const& out = outputs[0];
+        KILN_RETURN_IF_ERROR(ew::checkSameDims(mSetup, inputs[0].dims, out.dims, "input and output"));
+        auto map = makeBroadcastMap(out.dims, {inputs[0].dims, inputs[1].dims});
+        if (!map.isOk())
+        {
+            return map.status().withContext(nodeLabel(mSetup, "ParametricReLU"));
+        }
+        mMap = *map;
+        mVolume = out.volume();
         return Status::ok();
     }
-    parametricReLUKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(*map, n, in.data, in.type, slope.data, slope.type,
-        out.data, out.type);
-    return launchStatus("ParametricReLU kernel");
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "ParametricReLU"));
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& slope = inputs[1];
+        TensorView const& out = outputs[0];
+        parametricReLUKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mMap, mVolume, in.data, in.type, slope.data,
+            slope.type, out.data, out.type);
+        return launchStatus("ParametricReLU kernel");
+    }
+
+private:
+    KernelSetup mSetup;
+    IndexMap mMap;
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createParametricReLUCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createParametricReLUCudaKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 2, 1, "ParametricReLU"));
     for (DataType t : setup.inputTypes)
@@ -63,7 +87,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createParametricReLUCudaKernel(KernelSetup
         return invalidArgument(nodeLabel(setup, "ParametricReLU") + ": unsupported output type "
             + dataTypeName(setup.outputTypes[0]));
     }
-    return makeCudaFunctionKernel(setup, enqueueParametricReLU);
+    return std::unique_ptr<Kernel>(std::make_unique<ParametricReLUCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

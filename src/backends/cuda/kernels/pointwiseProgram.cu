@@ -142,7 +142,9 @@ __global__ void pointwiseProgramKernel(DeviceProgram prog, InputPointers in, int
     }
 }
 
-class PointwiseProgramCudaKernel final : public CudaKernel
+//! create: the program (readPointwiseSetup); reshape: the checks and the broadcast map of every input; run: the input
+//! addresses and one launch.
+class PointwiseProgramCudaKernel final : public Kernel
 {
 public:
     PointwiseProgramCudaKernel(KernelSetup const& setup, PointwiseProgram const& program)
@@ -163,14 +165,14 @@ public:
         }
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mVolume = -1;
         std::string const label = "fused pointwise node '" + mSetup.node->name + "'";
-        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, inputs, outputs, static_cast<size_t>(mProgram.nbInputs), 1));
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, v.inputs, v.outputs, static_cast<size_t>(mProgram.nbInputs), 1));
         TensorView const& out = outputs[0];
-        DeviceProgram prog = mProgram;
-        InputPointers ptrs;
+        DeviceProgram& prog = mProgram;
         prog.rank = out.dims.nbDims;
         for (int32_t d = 0; d < out.dims.nbDims; ++d)
         {
@@ -194,32 +196,44 @@ public:
                     + ew::dimsToString(out.dims));
             }
             prog.inTypes[k] = inputs[k].type;
-            ptrs.p[k] = inputs[k].data;
         }
         if (!ew::isFloatKernelType(out.type))
         {
             return invalidArgument(label + ": the output must be FLOAT, HALF or BF16, got " + dataTypeName(out.type));
         }
-        int64_t const n = out.volume();
-        if (n == 0)
+        mVolume = out.volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
         {
-            return Status::ok();
+            return mVolume == 0 ? Status::ok() : notReshaped("fused pointwise node '" + mSetup.node->name + "'");
         }
-        pointwiseProgramKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(prog, ptrs, n, out.data, out.type);
+        InputPointers ptrs;
+        for (size_t k = 0; k < inputs.size(); ++k)
+        {
+            ptrs.p[k] = inputs[k].data;
+        }
+        pointwiseProgramKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mProgram, ptrs, mVolume, outputs[0].data,
+            outputs[0].type);
         return launchStatus("fused pointwise kernel");
     }
 
 private:
     KernelSetup mSetup;
-    DeviceProgram mProgram;
+    DeviceProgram mProgram; //!< the program, and the broadcast map of the last reshape
+    int64_t mVolume{-1};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createPointwiseProgramCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createPointwiseProgramCudaKernel(KernelSetup const& setup)
 {
     KILN_ASSIGN_OR_RETURN(PointwiseProgram program, readPointwiseSetup(setup));
-    return std::unique_ptr<CudaKernel>(std::make_unique<PointwiseProgramCudaKernel>(setup, std::move(program)));
+    return std::unique_ptr<Kernel>(std::make_unique<PointwiseProgramCudaKernel>(setup, std::move(program)));
 }
 
 } // namespace kiln::cuda

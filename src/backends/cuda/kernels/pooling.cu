@@ -121,51 +121,77 @@ struct PoolPlan
 #endif
 };
 
-class PoolingCudaKernel final : public CudaKernel
+//! create: the window configuration, the tactic and the session's library handles; reshape: the shape checks, the
+//! geometry and, for tactic "cudnn", the descriptors of these shapes (kept per shape, up to kMAX_PLANS) and the cuDNN
+//! handle; run: cudnnPoolingForward on the run's stream or Kiln's kernel.
+class PoolingCudaKernel final : public Kernel
 {
 public:
     PoolingCudaKernel(KernelSetup const& setup, PoolConfig cfg, bool useCudnn)
         : mSetup(setup)
         , mCfg(std::move(cfg))
         , mUseCudnn(useCudnn)
+        , mLibraries(sessionLibraries(setup))
     {
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mTotal = -1;
         std::vector<WindowExtent> ext;
-        KILN_RETURN_IF_ERROR(checkPoolShapes(*mSetup.node, mCfg, inputs, outputs, ext));
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(checkPoolShapes(*mSetup.node, mCfg, v.inputs, v.outputs, ext));
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
-        if (out.volume() == 0)
-        {
-            return Status::ok();
-        }
         WindowGeometry const g = toWindowGeometry(mCfg.params, ext);
+        mCudnnPlan = nullptr;
 #if KILN_HAVE_CUDNN
-        if (mUseCudnn)
+        if (mUseCudnn && out.volume() != 0)
         {
             PoolPlan const& plan = findPlan(in, out, g);
-            if (plan.cudnn && ctx.libraries != nullptr)
+            if (plan.cudnn && mLibraries != nullptr)
             {
-                Status const st = runCudnn(plan, in, out, ctx);
-                return st.isOk() ? st : st.withContext(label());
+                StatusOr<cudnnHandle_t> h = mLibraries->cudnn();
+                if (!h.isOk())
+                {
+                    return h.status().withContext(label());
+                }
+                mCudnn = *h;
+                mCudnnPlan = &plan;
             }
         }
 #endif
         PoolArgs a;
-        a.x = in.data;
         a.xType = in.type;
-        a.y = out.data;
         a.yType = out.type;
         a.planes = in.dims.d[0] * in.dims.d[1];
         a.g = g;
         a.mode = mCfg.type == PoolingType::kMAX ? 0 : (mCfg.type == PoolingType::kAVERAGE ? 1 : 2);
         a.blend = mCfg.blend;
         a.excludePadding = mCfg.excludePadding;
-        int64_t const total = out.volume();
-        poolingKernel<<<gridFor(total), kBLOCK, 0, ctx.stream>>>(a, total);
+        mArgs = a;
+        mTotal = out.volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mTotal <= 0)
+        {
+            return mTotal == 0 ? Status::ok() : notReshaped(label());
+        }
+#if KILN_HAVE_CUDNN
+        if (mCudnnPlan != nullptr)
+        {
+            Status const st = runCudnn(*mCudnnPlan, inputs[0], outputs[0], ctx);
+            return st.isOk() ? st : st.withContext(label());
+        }
+#endif
+        PoolArgs a = mArgs;
+        a.x = inputs[0].data;
+        a.y = outputs[0].data;
+        poolingKernel<<<gridFor(mTotal), kBLOCK, 0, ctx.stream>>>(a, mTotal);
         Status const st = launchStatus("poolingKernel");
         return st.isOk() ? st : st.withContext(label());
     }
@@ -215,6 +241,7 @@ private:
         return true;
     }
 
+    //! The plan of these shapes: kept from an earlier reshape, else made (evicting the oldest beyond kMAX_PLANS).
     PoolPlan const& findPlan(TensorView const& in, TensorView const& out, WindowGeometry const& g)
     {
         std::vector<int64_t> key(in.dims.d, in.dims.d + in.dims.nbDims);
@@ -230,7 +257,7 @@ private:
         auto plan = std::make_unique<PoolPlan>();
         plan->key = key;
         plan->cudnn = planCudnn(*plan, in, out, g).isOk();
-        if (mPlans.size() >= 16)
+        if (mPlans.size() >= kMAX_PLANS)
         {
             mPlans.erase(mPlans.begin());
         }
@@ -267,21 +294,28 @@ private:
         return Status::ok();
     }
 
-    Status runCudnn(PoolPlan const& p, TensorView const& in, TensorView const& out, CudaRunContext const& ctx)
+    Status runCudnn(PoolPlan const& p, TensorView const& in, TensorView const& out, RunContext const& ctx)
     {
-        KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, ctx.libraries->cudnn(ctx.stream));
+        KILN_CUDNN_CHECK(cudnnSetStream(mCudnn, ctx.stream));
         float const one = 1.F;
         float const zero = 0.F;
-        KILN_CUDNN_CHECK(cudnnPoolingForward(h, p.poolDesc.get(), &one, p.xDesc.get(), in.data, &zero, p.yDesc.get(), out.data));
+        KILN_CUDNN_CHECK(cudnnPoolingForward(mCudnn, p.poolDesc.get(), &one, p.xDesc.get(), in.data, &zero,
+            p.yDesc.get(), out.data));
         return Status::ok();
     }
 
+    static constexpr size_t kMAX_PLANS = 16;
     std::vector<std::unique_ptr<PoolPlan>> mPlans;
+    cudnnHandle_t mCudnn{nullptr};
 #endif
 
     KernelSetup mSetup;
     PoolConfig mCfg;
     bool mUseCudnn{false};
+    CudaLibraries* mLibraries{nullptr};
+    PoolPlan const* mCudnnPlan{nullptr}; //!< the cuDNN plan of the last reshape; nullptr: Kiln's kernel
+    PoolArgs mArgs;
+    int64_t mTotal{-1};
 };
 
 bool typesSupported(KernelSetup const& setup)
@@ -292,7 +326,7 @@ bool typesSupported(KernelSetup const& setup)
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createPoolingCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createPoolingCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
@@ -310,7 +344,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createPoolingCudaKernel(KernelSetup const&
         return invalidArgument(label + ": tactic cudnn needs a Kiln built with cuDNN");
     }
     bool const useCudnn = cudnnBuilt() && tactic != kTACTIC_KILN_POOL;
-    return std::unique_ptr<CudaKernel>(std::make_unique<PoolingCudaKernel>(setup, std::move(cfg), useCudnn));
+    return std::unique_ptr<Kernel>(std::make_unique<PoolingCudaKernel>(setup, std::move(cfg), useCudnn));
 }
 
 std::vector<std::string> poolingCudaTactics(KernelSetup const& setup)

@@ -76,55 +76,83 @@ __global__ void reduceKernel(ReduceOperation op, IndexMap kept, IndexMap reduced
     }
 }
 
-Status enqueueReduce(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and the
+//! index maps of the kept and the reduced dimensions; run: one launch.
+class ReduceCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(ReduceParams const p, makeReduceParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    bool const supported = ew::isFloatKernelType(in.type) || in.type == DataType::kINT32 || in.type == DataType::kINT64;
-    if (!supported)
+public:
+    explicit ReduceCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return reduceError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
     }
-    ReduceOperation const op = p.op;
-    int64_t const outVolume = p.outVolume;
-    int64_t const count = p.count;
-    std::vector<int64_t> const strides = contiguousStrides(in.dims);
-    IndexMap kept;
-    IndexMap reduced;
-    for (int32_t d = 0; d < p.rank; ++d)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        int64_t const e = in.dims.d[d];
-        if ((p.mask >> d) & 1)
+        mOutVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(ReduceParams const p, makeReduceParams(mSetup, v.inputs, v.outputs));
+        TensorView const& in = inputs[0];
+        bool const supported
+            = ew::isFloatKernelType(in.type) || in.type == DataType::kINT32 || in.type == DataType::kINT64;
+        if (!supported)
         {
-            reduced.dims[reduced.rank] = e;
-            reduced.strides[0][reduced.rank++] = strides[static_cast<size_t>(d)];
+            return reduceError(mSetup, std::string("type ") + dataTypeName(in.type) + " is not supported");
         }
-        else
+        std::vector<int64_t> const strides = contiguousStrides(in.dims);
+        IndexMap kept;
+        IndexMap reduced;
+        for (int32_t d = 0; d < p.rank; ++d)
         {
-            kept.dims[kept.rank] = e;
-            kept.strides[0][kept.rank++] = strides[static_cast<size_t>(d)];
+            int64_t const e = in.dims.d[d];
+            if ((p.mask >> d) & 1)
+            {
+                reduced.dims[reduced.rank] = e;
+                reduced.strides[0][reduced.rank++] = strides[static_cast<size_t>(d)];
+            }
+            else
+            {
+                kept.dims[kept.rank] = e;
+                kept.strides[0][kept.rank++] = strides[static_cast<size_t>(d)];
+            }
         }
-    }
-    if (outVolume == 0)
-    {
+        mKept = kept;
+        mReduced = reduced;
+        mOp = p.op;
+        mCount = p.count;
+        mOutVolume = p.outVolume;
         return Status::ok();
     }
-    reduceKernel<<<gridFor(outVolume), kBLOCK, 0, ctx.stream>>>(op, kept, reduced, outVolume, count, in.data,
-        out.data, in.type);
-    return launchStatus("Reduce kernel");
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mOutVolume <= 0)
+        {
+            return mOutVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Reduce"));
+        }
+        reduceKernel<<<gridFor(mOutVolume), kBLOCK, 0, ctx.stream>>>(mOp, mKept, mReduced, mOutVolume, mCount,
+            inputs[0].data, outputs[0].data, inputs[0].type);
+        return launchStatus("Reduce kernel");
+    }
+
+private:
+    KernelSetup mSetup;
+    IndexMap mKept;
+    IndexMap mReduced;
+    ReduceOperation mOp{ReduceOperation::kSUM};
+    int64_t mCount{0};
+    int64_t mOutVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createReduceCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createReduceCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Reduce kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueReduce);
+    return std::unique_ptr<Kernel>(std::make_unique<ReduceCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

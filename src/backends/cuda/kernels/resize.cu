@@ -178,7 +178,9 @@ __global__ void resizeKernel(ResizeArgs a, int64_t n, void const* in, void* out,
     }
 }
 
-class ResizeKernel final : public CudaKernel
+//! create: the interpolation attributes and the static scales; reshape: the checks and the launch arguments; run:
+//! one launch.
+class ResizeKernel final : public Kernel
 {
 public:
     ResizeKernel(ResizeArgs args, std::vector<double> scales)
@@ -187,9 +189,9 @@ public:
     {
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mVolume = -1;
         if (inputs.empty() || outputs.size() != 1)
         {
             return internalError("resize: expected a data input and one output");
@@ -212,10 +214,10 @@ public:
         int64_t const n = out.volume();
         if (n == 0)
         {
+            mVolume = 0;
             return Status::ok();
         }
-        ResizeArgs a = mArgs;
-        a.rank = rank;
+        mArgs.rank = rank;
         std::vector<int64_t> const strides = contiguousStrides(in.dims);
         for (int32_t d = 0; d < rank; ++d)
         {
@@ -223,29 +225,44 @@ public:
             {
                 return invalidArgument("resize: dimension " + std::to_string(d) + " is empty but its output is not");
             }
-            a.inDims[d] = in.dims.d[d];
-            a.outDims[d] = out.dims.d[d];
-            a.strides[d] = strides[static_cast<size_t>(d)];
-            a.scales[d] = mScales.empty() ? 0.0 : mScales[static_cast<size_t>(d)];
+            mArgs.inDims[d] = in.dims.d[d];
+            mArgs.outDims[d] = out.dims.d[d];
+            mArgs.strides[d] = strides[static_cast<size_t>(d)];
+            mArgs.scales[d] = mScales.empty() ? 0.0 : mScales[static_cast<size_t>(d)];
         }
         int64_t const bytes = elementSize(in.type);
-        bool const nearest = a.mode == InterpolationMode::kNEAREST;
+        bool const nearest = mArgs.mode == InterpolationMode::kNEAREST;
         if ((bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) || (!nearest && !ew::isKernelType(in.type)))
         {
             return internalError("resize: unsupported type " + std::string(dataTypeName(in.type)));
         }
-        resizeKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, in.data, out.data, in.type, static_cast<int32_t>(bytes));
+        mSize = static_cast<int32_t>(bytes);
+        mVolume = n;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : internalError("resize: run without a successful reshape");
+        }
+        resizeKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mArgs, mVolume, inputs[0].data, outputs[0].data,
+            inputs[0].type, mSize);
         return launchStatus("Resize kernel");
     }
 
 private:
     ResizeArgs mArgs;
     std::vector<double> mScales;
+    int32_t mSize{0};
+    int64_t mVolume{-1};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createResizeCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createResizeCudaKernel(KernelSetup const& setup)
 {
     KILN_ASSIGN_OR_RETURN(ResizeAttrs attrs, readResizeAttrs(setup));
     ResizeArgs p;
@@ -255,7 +272,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createResizeCudaKernel(KernelSetup const& 
     p.rounding = attrs.params.rounding;
     p.cubicA = attrs.params.cubicA;
     p.excludeOutside = attrs.params.excludeOutside;
-    return std::unique_ptr<CudaKernel>(std::make_unique<ResizeKernel>(p, std::move(attrs.scales)));
+    return std::unique_ptr<Kernel>(std::make_unique<ResizeKernel>(p, std::move(attrs.scales)));
 }
 
 } // namespace kiln::cuda

@@ -32,40 +32,72 @@ __global__ void reverseSequenceKernel(void const* in, void const* lens, DataType
     }
 }
 
-Status enqueueReverseSequence(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the axes are checked with the shapes); reshape: the attributes, the checks (host-known
+//! lengths included) and the geometry; run: one launch.
+class ReverseSequenceCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(ReverseSequenceParams const p, makeReverseSequenceParams(setup, inputs, outputs));
-    TensorView const& lens = inputs[1];
-    if (lens.values != nullptr)
+public:
+    explicit ReverseSequenceCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        for (int64_t b = 0; b < p.batch; ++b)
-        {
-            KILN_RETURN_IF_ERROR(checkSequenceLength(setup, b, lens.values[b], p.seqLen));
-        }
     }
-    if (p.total == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mReady = false;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(ReverseSequenceParams const p, makeReverseSequenceParams(mSetup, v.inputs, v.outputs));
+        TensorView const& lens = inputs[1];
+        if (lens.values != nullptr)
+        {
+            for (int64_t b = 0; b < p.batch; ++b)
+            {
+                KILN_RETURN_IF_ERROR(checkSequenceLength(mSetup, b, lens.values[b], p.seqLen));
+            }
+        }
+        if (p.total != 0 && p.esize != 1 && p.esize != 2 && p.esize != 4 && p.esize != 8)
+        {
+            return reverseSequenceError(
+                mSetup, std::string("type ") + dataTypeName(inputs[0].type) + " is not supported");
+        }
+        mParams = p;
+        mReady = true;
         return Status::ok();
     }
-    if (p.esize != 1 && p.esize != 2 && p.esize != 4 && p.esize != 8)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        return reverseSequenceError(setup, std::string("type ") + dataTypeName(inputs[0].type) + " is not supported");
+        if (!mReady)
+        {
+            return notReshaped(nodeLabel(mSetup, "ReverseSequence"));
+        }
+        ReverseSequenceParams const& p = mParams;
+        if (p.total == 0)
+        {
+            return Status::ok();
+        }
+        reverseSequenceKernel<<<gridFor(p.total), kBLOCK, 0, ctx.stream>>>(inputs[0].data, inputs[1].data,
+            inputs[1].type, outputs[0].data, p.total, p.seqLen, p.seqStride, p.batch, p.batchStride,
+            static_cast<int32_t>(p.esize));
+        return launchStatus("ReverseSequence kernel");
     }
-    reverseSequenceKernel<<<gridFor(p.total), kBLOCK, 0, ctx.stream>>>(inputs[0].data, lens.data, lens.type,
-        outputs[0].data, p.total, p.seqLen, p.seqStride, p.batch, p.batchStride, static_cast<int32_t>(p.esize));
-    return launchStatus("ReverseSequence kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    ReverseSequenceParams mParams;
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createReverseSequenceCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createReverseSequenceCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("ReverseSequence kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueReverseSequence);
+    return std::unique_ptr<Kernel>(std::make_unique<ReverseSequenceCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

@@ -1,7 +1,7 @@
 // CUDA kernel of IScaleLayer with the CPU reference's semantics (backends/cpu/kernels/scale.cpp): output =
 // (input * scale + shift) ^ power in float, with uniform, per-channel or per-element coefficients (weights slots
-// 0 shift, 1 scale, 2 power; empty slots are identities). The coefficients are uploaded at kernel creation into
-// device memory the kernel owns (engine-level sharing of weights comes later).
+// 0 shift, 1 scale, 2 power; empty slots are identities). The coefficients are the engine's device copy, or, where
+// there is none (tests, the builder's tactic timing), uploaded at kernel creation into device memory the kernel owns.
 #include "backends/common/scaleParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -46,7 +46,9 @@ __global__ void scaleKernel(IndexMap map, int64_t n, void const* in, DataType ti
     }
 }
 
-class ScaleKernel final : public CudaKernel
+//! create: the node's checks (checkScaleSetup) and the coefficients' upload; reshape: the shape checks
+//! (makeScaleParams) and the broadcast map of input and coefficients; run: one launch.
+class ScaleKernel final : public Kernel
 {
 public:
     explicit ScaleKernel(KernelSetup const& setup)
@@ -61,32 +63,42 @@ public:
             WeightsView const& w = mSetup.weights[s];
             if (w.present())
             {
-                KILN_RETURN_IF_ERROR(mWeights[s].upload(w.data, w.count * elementSize(w.type)));
-                mCoefficients.data[s] = mWeights[s].data();
+                if (w.device == nullptr)
+                {
+                    KILN_RETURN_IF_ERROR(mWeights[s].upload(w.data, w.count * elementSize(w.type)));
+                }
+                mCoefficients.data[s] = w.device != nullptr ? w.device : mWeights[s].data();
                 mCoefficients.type[s] = w.type;
             }
         }
         return Status::ok();
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        KILN_ASSIGN_OR_RETURN(ScaleParams const p, makeScaleParams(mSetup, inputs, outputs));
-        TensorView const& in = inputs[0];
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(ScaleParams const p, makeScaleParams(mSetup, v.inputs, v.outputs));
         TensorView const& out = outputs[0];
-        auto map = makeBroadcastMap(out.dims, {in.dims, p.coeffDims});
+        auto map = makeBroadcastMap(out.dims, {inputs[0].dims, p.coeffDims});
         if (!map.isOk())
         {
             return map.status().withContext(nodeLabel(mSetup, "Scale"));
         }
-        int64_t const n = out.volume();
-        if (n == 0)
+        mMap = *map;
+        mVolume = out.volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
         {
-            return Status::ok();
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Scale"));
         }
-        scaleKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(*map, n, in.data, in.type, mCoefficients, out.data,
-            out.type);
+        scaleKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mMap, mVolume, inputs[0].data, inputs[0].type,
+            mCoefficients, outputs[0].data, outputs[0].type);
         return launchStatus("Scale kernel");
     }
 
@@ -94,16 +106,18 @@ private:
     KernelSetup mSetup;
     std::array<DeviceBuffer, 3> mWeights;
     ScaleCoefficients mCoefficients;
+    IndexMap mMap;
+    int64_t mVolume{-1};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createScaleCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createScaleCudaKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(checkScaleSetup(setup));
     auto kernel = std::make_unique<ScaleKernel>(setup);
     KILN_RETURN_IF_ERROR(kernel->init().withContext(nodeLabel(setup, "Scale") + ": uploading the weights"));
-    return std::unique_ptr<CudaKernel>(std::move(kernel));
+    return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
 } // namespace kiln::cuda

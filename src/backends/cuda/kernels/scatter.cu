@@ -63,72 +63,103 @@ __global__ void scatterKernel(ScatterArgs a, int64_t n, void const* indices, Dat
     }
 }
 
-Status enqueueScatter(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and the
+//! launch arguments of the mode; run: the copy of the data and one launch.
+class ScatterCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(ScatterParams const p, makeScatterParams(setup, inputs, outputs));
-    TensorView const& data = inputs[0];
-    TensorView const& indices = inputs[1];
-    TensorView const& updates = inputs[2];
-    TensorView const& out = outputs[0];
-    int64_t const esize = p.esize;
-    if (esize != 1 && esize != 2 && esize != 4 && esize != 8)
+public:
+    explicit ScatterCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return scatterError(setup, "data, updates and output must share a supported type");
     }
-    int32_t const r = data.dims.nbDims;
-    std::vector<int64_t> const strides = contiguousStrides(data.dims);
-    ScatterArgs a;
-    a.mode = p.mode;
-    int64_t n = 0;
-    if (p.mode == ScatterMode::kELEMENT)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        int32_t const axis = p.axis;
-        a.map.rank = r;
-        for (int32_t d = 0; d < r; ++d)
+        mUpdates = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(ScatterParams const p, makeScatterParams(mSetup, v.inputs, v.outputs));
+        TensorView const& data = inputs[0];
+        TensorView const& indices = inputs[1];
+        if (p.esize != 1 && p.esize != 2 && p.esize != 4 && p.esize != 8)
         {
-            a.map.dims[d] = indices.dims.d[d];
-            a.map.strides[0][d] = d == axis ? 0 : strides[static_cast<size_t>(d)];
+            return scatterError(mSetup, "data, updates and output must share a supported type");
         }
-        a.extent = data.dims.d[axis];
-        a.axisStride = strides[static_cast<size_t>(axis)];
-        n = indices.volume();
-    }
-    else
-    {
-        a.k = p.k;
-        a.slice = dimsProduct(data.dims, a.k, r);
-        for (int32_t j = 0; j < a.k; ++j)
+        int32_t const r = data.dims.nbDims;
+        std::vector<int64_t> const strides = contiguousStrides(data.dims);
+        ScatterArgs a;
+        a.mode = p.mode;
+        int64_t n = 0;
+        if (p.mode == ScatterMode::kELEMENT)
         {
-            a.ndExtent[j] = data.dims.d[j];
-            a.ndStride[j] = strides[static_cast<size_t>(j)];
+            int32_t const axis = p.axis;
+            a.map.rank = r;
+            for (int32_t d = 0; d < r; ++d)
+            {
+                a.map.dims[d] = indices.dims.d[d];
+                a.map.strides[0][d] = d == axis ? 0 : strides[static_cast<size_t>(d)];
+            }
+            a.extent = data.dims.d[axis];
+            a.axisStride = strides[static_cast<size_t>(axis)];
+            n = indices.volume();
         }
-        n = updates.volume();
-    }
-    int64_t const bytes = data.volume() * esize;
-    if (bytes > 0 && out.data != data.data)
-    {
-        KILN_CUDA_CHECK(cudaMemcpyAsync(out.data, data.data, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice,
-            ctx.stream));
-    }
-    if (n == 0 || a.slice == 0)
-    {
+        else
+        {
+            a.k = p.k;
+            a.slice = dimsProduct(data.dims, a.k, r);
+            for (int32_t j = 0; j < a.k; ++j)
+            {
+                a.ndExtent[j] = data.dims.d[j];
+                a.ndStride[j] = strides[static_cast<size_t>(j)];
+            }
+            n = inputs[2].volume();
+        }
+        mArgs = a;
+        mSize = static_cast<int32_t>(p.esize);
+        mBytes = data.volume() * p.esize;
+        mUpdates = a.slice == 0 ? 0 : n;
         return Status::ok();
     }
-    scatterKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, indices.data, indices.type, updates.data, out.data,
-        static_cast<int32_t>(esize));
-    return launchStatus("Scatter kernel");
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mUpdates < 0)
+        {
+            return notReshaped(nodeLabel(mSetup, "Scatter"));
+        }
+        TensorView const& data = inputs[0];
+        TensorView const& out = outputs[0];
+        if (mBytes > 0 && out.data != data.data)
+        {
+            KILN_CUDA_CHECK(cudaMemcpyAsync(out.data, data.data, static_cast<size_t>(mBytes), cudaMemcpyDeviceToDevice,
+                ctx.stream));
+        }
+        if (mUpdates == 0)
+        {
+            return Status::ok();
+        }
+        scatterKernel<<<gridFor(mUpdates), kBLOCK, 0, ctx.stream>>>(mArgs, mUpdates, inputs[1].data, inputs[1].type,
+            inputs[2].data, out.data, mSize);
+        return launchStatus("Scatter kernel");
+    }
+
+private:
+    KernelSetup mSetup;
+    ScatterArgs mArgs;
+    int32_t mSize{0};
+    int64_t mBytes{0};
+    int64_t mUpdates{-1}; //!< threads of the scatter launch (0: only the copy)
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createScatterCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createScatterCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Scatter kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueScatter);
+    return std::unique_ptr<Kernel>(std::make_unique<ScatterCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

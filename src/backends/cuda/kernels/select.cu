@@ -38,46 +38,85 @@ __global__ void selectKernel(IndexMap map, int64_t n, void const* c, DataType tc
     }
 }
 
-Status enqueueSelect(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! How a select run moves elements: as bits when then/else/output types agree, else converted through a compute type.
+enum class SelectPath : int32_t
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 3, 1));
-    TensorView const& c = inputs[0];
-    TensorView const& t = inputs[1];
-    TensorView const& e = inputs[2];
-    TensorView const& out = outputs[0];
-    auto map = makeBroadcastMap(out.dims, {c.dims, t.dims, e.dims});
-    if (!map.isOk())
+    kBITS,
+    kFLOAT,
+    kINT,
+};
+
+//! create: the types; reshape: the shape checks, the broadcast map and the element path; run: one launch.
+class SelectCudaKernel final : public Kernel
+{
+public:
+    explicit SelectCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return map.status().withContext(nodeLabel(setup, "Select"));
     }
-    int64_t const n = out.volume();
-    if (n == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, v.inputs, v.outputs, 3, 1));
+        TensorView const& t = inputs[1];
+        TensorView const& e = inputs[2];
+        TensorView const& out = outputs[0];
+        auto map = makeBroadcastMap(out.dims, {inputs[0].dims, t.dims, e.dims});
+        if (!map.isOk())
+        {
+            return map.status().withContext(nodeLabel(mSetup, "Select"));
+        }
+        mMap = *map;
+        mSize = static_cast<int32_t>(elementSize(out.type));
+        mPath = t.type == out.type && e.type == out.type
+            ? SelectPath::kBITS
+            : (ew::isFloatKernelType(t.type) || ew::isFloatKernelType(e.type) ? SelectPath::kFLOAT : SelectPath::kINT);
+        mVolume = out.volume();
         return Status::ok();
     }
-    auto const size = static_cast<int32_t>(elementSize(out.type));
-    if (t.type == out.type && e.type == out.type)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        selectKernel<void><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(*map, n, c.data, c.type, t.data, t.type, e.data,
-            e.type, out.data, out.type, size);
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Select"));
+        }
+        TensorView const& c = inputs[0];
+        TensorView const& t = inputs[1];
+        TensorView const& e = inputs[2];
+        TensorView const& out = outputs[0];
+        switch (mPath)
+        {
+        case SelectPath::kBITS:
+            selectKernel<void><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mMap, mVolume, c.data, c.type, t.data,
+                t.type, e.data, e.type, out.data, out.type, mSize);
+            break;
+        case SelectPath::kFLOAT:
+            selectKernel<float><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mMap, mVolume, c.data, c.type, t.data,
+                t.type, e.data, e.type, out.data, out.type, mSize);
+            break;
+        case SelectPath::kINT:
+            selectKernel<int64_t><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mMap, mVolume, c.data, c.type, t.data,
+                t.type, e.data, e.type, out.data, out.type, mSize);
+            break;
+        }
+        return launchStatus("Select kernel");
     }
-    else if (ew::isFloatKernelType(t.type) || ew::isFloatKernelType(e.type))
-    {
-        selectKernel<float><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(*map, n, c.data, c.type, t.data, t.type, e.data,
-            e.type, out.data, out.type, size);
-    }
-    else
-    {
-        selectKernel<int64_t><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(*map, n, c.data, c.type, t.data, t.type,
-            e.data, e.type, out.data, out.type, size);
-    }
-    return launchStatus("Select kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    IndexMap mMap;
+    SelectPath mPath{SelectPath::kBITS};
+    int32_t mSize{0};
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createSelectCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createSelectCudaKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 3, 1, "Select"));
     for (DataType t : setup.inputTypes)
@@ -92,7 +131,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createSelectCudaKernel(KernelSetup const& 
         return invalidArgument(nodeLabel(setup, "Select") + ": unsupported output type "
             + dataTypeName(setup.outputTypes[0]));
     }
-    return makeCudaFunctionKernel(setup, enqueueSelect);
+    return std::unique_ptr<Kernel>(std::make_unique<SelectCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

@@ -22,34 +22,48 @@ __global__ void permuteKernel(IndexMap map, int64_t n, void const* src, void* ds
     }
 }
 
-//! Launches dst = transpose(src of `dims`, perm).
-Status launchPermute(void const* src, void* dst, int32_t size, std::vector<int64_t> const& dims,
-    std::vector<int32_t> const& perm, cudaStream_t stream)
+//! One transpose: dst (row-major over the permuted dims) = src of `dims` read through `perm`.
+struct Permute
+{
+    IndexMap map;
+    int64_t count{0};
+};
+
+Permute makePermute(std::vector<int64_t> const& dims, std::vector<int32_t> const& perm)
 {
     auto const rank = static_cast<int32_t>(dims.size());
-    IndexMap map;
-    map.rank = rank;
+    Permute p;
+    p.map.rank = rank;
     std::vector<int64_t> srcStride(dims.size(), 1);
     for (int32_t i = rank - 1; i > 0; --i)
     {
         srcStride[static_cast<size_t>(i - 1)] = srcStride[static_cast<size_t>(i)] * dims[static_cast<size_t>(i)];
     }
-    int64_t n = 1;
+    p.count = 1;
     for (int32_t i = 0; i < rank; ++i)
     {
-        map.dims[i] = dims[static_cast<size_t>(perm[static_cast<size_t>(i)])];
-        map.strides[0][i] = srcStride[static_cast<size_t>(perm[static_cast<size_t>(i)])];
-        n *= map.dims[i];
+        auto const from = static_cast<size_t>(perm[static_cast<size_t>(i)]);
+        p.map.dims[i] = dims[from];
+        p.map.strides[0][i] = srcStride[from];
+        p.count *= p.map.dims[i];
     }
-    permuteKernel<<<gridFor(n), kBLOCK, 0, stream>>>(map, n, src, dst, size);
+    return p;
+}
+
+Status launchPermute(Permute const& p, void const* src, void* dst, int32_t size, cudaStream_t stream)
+{
+    permuteKernel<<<gridFor(p.count), kBLOCK, 0, stream>>>(p.map, p.count, src, dst, size);
     return launchStatus("Shuffle transpose kernel");
 }
 
-class ShuffleKernel final : public CudaKernel
+//! create: the transposes; reshape: the checks and the index maps of the transposes that move data; run: a device
+//! copy (nothing when the builder aliased the output), or one or two transposes (the intermediate in the workspace).
+class ShuffleKernel final : public Kernel
 {
 public:
-    explicit ShuffleKernel(ShuffleAttrs attrs)
-        : mAttrs(std::move(attrs))
+    ShuffleKernel(KernelSetup const& setup, ShuffleAttrs attrs)
+        : mSetup(setup)
+        , mAttrs(std::move(attrs))
     {
     }
 
@@ -59,54 +73,80 @@ public:
         return inputs.empty() ? 0 : (inputs[0].volume() * elementSize(inputs[0].type) + 255) / 256 * 256;
     }
 
-    Status enqueue(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        CudaRunContext const& ctx) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        KILN_ASSIGN_OR_RETURN(ShuffleParams const p, makeShuffleParams(mAttrs, inputs, outputs, "GPU"));
-        if (p.volume == 0)
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(ShuffleParams const p, makeShuffleParams(mAttrs, v.inputs, v.outputs, "GPU"));
+        mFirstMoves = p.firstMoves;
+        mSecondMoves = p.secondMoves;
+        if (p.volume != 0 && p.firstMoves)
         {
-            return Status::ok();
+            mFirst = makePermute(p.inDims, p.perm1);
+        }
+        if (p.volume != 0 && p.secondMoves)
+        {
+            mSecond = makePermute(p.reshaped, p.perm2);
+        }
+        mSize = static_cast<int32_t>(p.bytes);
+        mVolume = p.volume;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Shuffle"));
         }
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
-        auto const size = static_cast<int32_t>(p.bytes);
-        if (!p.firstMoves && !p.secondMoves)
+        int64_t const bytes = mVolume * mSize;
+        if (!mFirstMoves && !mSecondMoves)
         {
             if (in.data != out.data)
             {
-                KILN_CUDA_CHECK(cudaMemcpyAsync(out.data, in.data, static_cast<size_t>(p.volume * p.bytes),
-                    cudaMemcpyDeviceToDevice, ctx.stream));
+                KILN_CUDA_CHECK(cudaMemcpyAsync(out.data, in.data, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice,
+                    ctx.stream));
             }
             return Status::ok();
         }
-        if (p.firstMoves && !p.secondMoves)
+        if (mFirstMoves && !mSecondMoves)
         {
-            return launchPermute(in.data, out.data, size, p.inDims, p.perm1, ctx.stream);
+            return launchPermute(mFirst, in.data, out.data, mSize, ctx.stream);
         }
         void const* src = in.data;
-        if (p.firstMoves)
+        if (mFirstMoves)
         {
-            if (ctx.workspace == nullptr || ctx.workspaceBytes < p.volume * p.bytes)
+            if (ctx.workspace == nullptr || ctx.workspaceBytes < bytes)
             {
-                return internalError("shuffle: the workspace is smaller than the " + std::to_string(p.volume * p.bytes)
-                    + " p.bytes of the intermediate");
+                return internalError("shuffle: the workspace is smaller than the " + std::to_string(bytes)
+                    + " bytes of the intermediate");
             }
-            KILN_RETURN_IF_ERROR(launchPermute(in.data, ctx.workspace, size, p.inDims, p.perm1, ctx.stream));
+            KILN_RETURN_IF_ERROR(launchPermute(mFirst, in.data, ctx.workspace, mSize, ctx.stream));
             src = ctx.workspace;
         }
-        return launchPermute(src, out.data, size, p.reshaped, p.perm2, ctx.stream);
+        return launchPermute(mSecond, src, out.data, mSize, ctx.stream);
     }
 
 private:
+    KernelSetup mSetup;
     ShuffleAttrs mAttrs;
+    bool mFirstMoves{false};
+    bool mSecondMoves{false};
+    Permute mFirst;
+    Permute mSecond;
+    int32_t mSize{0};
+    int64_t mVolume{-1};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createShuffleCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createShuffleCudaKernel(KernelSetup const& setup)
 {
     KILN_ASSIGN_OR_RETURN(auto attrs, readShuffleAttrs(setup));
-    return std::unique_ptr<CudaKernel>(std::make_unique<ShuffleKernel>(std::move(attrs)));
+    return std::unique_ptr<Kernel>(std::make_unique<ShuffleKernel>(setup, std::move(attrs)));
 }
 
 } // namespace kiln::cuda

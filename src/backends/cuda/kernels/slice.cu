@@ -87,130 +87,163 @@ __global__ void sliceKernel(SliceArgs a, int64_t n, void const* src, void* dst, 
     }
 }
 
-Status enqueueSlice(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! Slice and padding: create checks the node's attributes exist; reshape reads the parameters (attributes, or
+//! inputs with host values) and the shapes into the launch arguments; run launches (with the fill value's device
+//! address when it is known only there).
+class SliceCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(SliceParams const p, makeSliceParams(setup, inputs, outputs, false));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    SliceArgs a;
-    a.mode = p.mode;
-    a.rank = rank;
-    for (int32_t d = 0; d < rank; ++d)
+public:
+    SliceCudaKernel(KernelSetup const& setup, bool padding)
+        : mSetup(setup)
+        , mPadding(padding)
     {
-        a.start[d] = p.start[static_cast<size_t>(d)];
-        a.stride[d] = p.stride[static_cast<size_t>(d)];
     }
-    int64_t const n = out.volume();
-    if (n == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        return Status::ok();
-    }
-    int64_t const bytes = elementSize(in.type);
-    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
-    {
-        return unsupported(std::string("slice: type ") + dataTypeName(in.type) + " is not supported on the GPU");
-    }
-    // Bounds: coordinates are linear in the output index, so the extremes are the first and the last.
-    std::vector<int64_t> const inStrides = contiguousStrides(in.dims);
-    bool anyFill = false;
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        a.outDims[d] = out.dims.d[d];
-        a.inDims[d] = in.dims.d[d];
-        a.inStrides[d] = inStrides[static_cast<size_t>(d)];
-        int64_t const extent = in.dims.d[d];
-        for (int64_t x : {a.start[d], a.start[d] + (out.dims.d[d] - 1) * a.stride[d]})
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        int32_t const rank = in.dims.nbDims;
+        SliceArgs a;
+        a.rank = rank;
+        mFillOnDevice = false;
+        if (mPadding)
         {
-            bool const inside = x >= 0 && x < extent;
-            bool const bad = a.mode == SampleMode::kSTRICT_BOUNDS ? !inside
-                : (a.mode == SampleMode::kFILL ? false : extent <= 0);
-            if (bad)
+            KILN_ASSIGN_OR_RETURN(PaddingParams const p, makePaddingParams(mSetup, v.inputs, v.outputs));
+            a.mode = SampleMode::kFILL;
+            for (int32_t d = 0; d < rank; ++d)
             {
-                return invalidArgument("slice: coordinate " + std::to_string(x) + " of dimension " + std::to_string(d)
-                    + " is outside the input extent " + std::to_string(extent));
+                a.start[d] = -p.shift[static_cast<size_t>(d)];
+                a.stride[d] = 1;
             }
-            anyFill = anyFill || (a.mode == SampleMode::kFILL && !inside);
-        }
-    }
-    if (anyFill && sliceInputPresent(setup, inputs, kSLICE_FILL_VALUE))
-    {
-        TensorView const& f = inputs[kSLICE_FILL_VALUE];
-        if (f.values != nullptr)
-        {
-            storeElement(&a.fillBits, out.type, 0, static_cast<double>(f.values[0]));
-        }
-        else if (f.data != nullptr && f.type == out.type)
-        {
-            a.fillPtr = f.data;
         }
         else
         {
-            return unsupported("slice: a fill value of another type than the output, known only on the device, is "
-                               "not supported on the CUDA backend yet");
+            KILN_ASSIGN_OR_RETURN(SliceParams const p, makeSliceParams(mSetup, v.inputs, v.outputs, false));
+            a.mode = p.mode;
+            for (int32_t d = 0; d < rank; ++d)
+            {
+                a.start[d] = p.start[static_cast<size_t>(d)];
+                a.stride[d] = p.stride[static_cast<size_t>(d)];
+            }
         }
-    }
-    else
-    {
-        storeElement(&a.fillBits, out.type, 0, 0.0);
-    }
-    sliceKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, in.data, out.data, static_cast<int32_t>(bytes));
-    return launchStatus("Slice kernel");
-}
-
-//! As the CPU's padding kernel (backends/cpu/kernels/padding.cpp), with the same checks.
-Status enqueuePadding(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
-{
-    KILN_ASSIGN_OR_RETURN(PaddingParams const p, makePaddingParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    SliceArgs a;
-    a.mode = SampleMode::kFILL;
-    a.rank = rank;
-    std::vector<int64_t> const inStrides = contiguousStrides(in.dims);
-    for (int32_t d = 0; d < rank; ++d)
-    {
-        a.outDims[d] = out.dims.d[d];
-        a.inDims[d] = in.dims.d[d];
-        a.inStrides[d] = inStrides[static_cast<size_t>(d)];
-        a.start[d] = -p.shift[static_cast<size_t>(d)];
-        a.stride[d] = 1;
-    }
-    int64_t const n = out.volume();
-    if (n == 0)
-    {
+        std::vector<int64_t> const inStrides = contiguousStrides(in.dims);
+        for (int32_t d = 0; d < rank; ++d)
+        {
+            a.outDims[d] = out.dims.d[d];
+            a.inDims[d] = in.dims.d[d];
+            a.inStrides[d] = inStrides[static_cast<size_t>(d)];
+        }
+        int64_t const n = out.volume();
+        if (n == 0)
+        {
+            mVolume = 0;
+            return Status::ok();
+        }
+        int64_t const bytes = elementSize(in.type);
+        if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+        {
+            return unsupported(std::string(mPadding ? "padding" : "slice") + ": type " + dataTypeName(in.type)
+                + " is not supported on the GPU");
+        }
+        if (!mPadding)
+        {
+            KILN_RETURN_IF_ERROR(sliceBounds(inputs, out, a));
+        }
+        mArgs = a;
+        mSize = static_cast<int32_t>(bytes);
+        mVolume = n;
         return Status::ok();
     }
-    int64_t const bytes = elementSize(in.type);
-    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        return unsupported(std::string("padding: type ") + dataTypeName(in.type) + " is not supported on the GPU");
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, mPadding ? "Padding" : "Slice"));
+        }
+        SliceArgs a = mArgs;
+        if (mFillOnDevice)
+        {
+            a.fillPtr = inputs[kSLICE_FILL_VALUE].data;
+        }
+        sliceKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(a, mVolume, inputs[0].data, outputs[0].data, mSize);
+        return launchStatus(mPadding ? "Padding kernel" : "Slice kernel");
     }
-    sliceKernel<<<gridFor(n), kBLOCK, 0, ctx.stream>>>(a, n, in.data, out.data, static_cast<int32_t>(bytes));
-    return launchStatus("Padding kernel");
-}
+
+private:
+    //! Checks the sampled coordinates against the input (they are linear in the output index, so the extremes are the
+    //! first and the last) and sets the fill value: a host value, the device address of a fill input of the output's
+    //! type (mFillOnDevice), or zero.
+    Status sliceBounds(std::vector<TensorView> const& inputs, TensorView const& out, SliceArgs& a)
+    {
+        bool anyFill = false;
+        for (int32_t d = 0; d < a.rank; ++d)
+        {
+            int64_t const extent = a.inDims[d];
+            for (int64_t x : {a.start[d], a.start[d] + (out.dims.d[d] - 1) * a.stride[d]})
+            {
+                bool const inside = x >= 0 && x < extent;
+                bool const bad = a.mode == SampleMode::kSTRICT_BOUNDS ? !inside
+                    : (a.mode == SampleMode::kFILL ? false : extent <= 0);
+                if (bad)
+                {
+                    return invalidArgument("slice: coordinate " + std::to_string(x) + " of dimension "
+                        + std::to_string(d) + " is outside the input extent " + std::to_string(extent));
+                }
+                anyFill = anyFill || (a.mode == SampleMode::kFILL && !inside);
+            }
+        }
+        if (anyFill && sliceInputPresent(mSetup, inputs, kSLICE_FILL_VALUE))
+        {
+            TensorView const& f = inputs[kSLICE_FILL_VALUE];
+            if (f.values != nullptr)
+            {
+                storeElement(&a.fillBits, out.type, 0, static_cast<double>(f.values[0]));
+            }
+            else if (f.type == out.type)
+            {
+                mFillOnDevice = true;
+            }
+            else
+            {
+                return unsupported("slice: a fill value of another type than the output, known only on the device, is "
+                                   "not supported on the CUDA backend yet");
+            }
+        }
+        else
+        {
+            storeElement(&a.fillBits, out.type, 0, 0.0);
+        }
+        return Status::ok();
+    }
+
+    KernelSetup mSetup;
+    bool mPadding{false};
+    SliceArgs mArgs;
+    bool mFillOnDevice{false};
+    int32_t mSize{0};
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createSliceCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createSliceCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("slice: no plan node");
     }
     KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("mode").status());
-    return makeCudaFunctionKernel(setup, enqueueSlice);
+    return std::unique_ptr<Kernel>(std::make_unique<SliceCudaKernel>(setup, false));
 }
 
-} // namespace kiln::cuda
-
-namespace kiln::cuda
-{
-
-StatusOr<std::unique_ptr<CudaKernel>> createPaddingCudaKernel(KernelSetup const& setup)
+//! As the CPU's padding kernel (backends/cpu/kernels/padding.cpp), with the same checks: a kFILL slice (zero outside
+//! the input) with start = -pre-padding.
+StatusOr<std::unique_ptr<Kernel>> createPaddingCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
@@ -218,7 +251,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createPaddingCudaKernel(KernelSetup const&
     }
     KILN_RETURN_IF_ERROR(setup.node->attrs.requireInts("pre_padding").status());
     KILN_RETURN_IF_ERROR(setup.node->attrs.requireInts("post_padding").status());
-    return makeCudaFunctionKernel(setup, enqueuePadding);
+    return std::unique_ptr<Kernel>(std::make_unique<SliceCudaKernel>(setup, true));
 }
 
 } // namespace kiln::cuda

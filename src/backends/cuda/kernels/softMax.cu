@@ -37,34 +37,56 @@ __global__ void softMaxKernel(int64_t slices, int64_t n, int64_t inner, void con
     }
 }
 
-Status enqueueSoftMax(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the axis is checked with the shapes); reshape: the attribute, the checks and the
+//! geometry; run: one launch.
+class SoftMaxCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(SoftMaxParams const p, makeSoftMaxParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    if (!ew::isFloatKernelType(in.type))
+public:
+    explicit SoftMaxCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return softMaxError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
     }
-    if (p.outer * p.n * p.inner == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mSlices = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(mParams, makeSoftMaxParams(mSetup, v.inputs, v.outputs));
+        if (!ew::isFloatKernelType(inputs[0].type))
+        {
+            return softMaxError(mSetup, std::string("type ") + dataTypeName(inputs[0].type) + " is not supported");
+        }
+        mSlices = mParams.n == 0 ? 0 : mParams.outer * mParams.inner;
         return Status::ok();
     }
-    int64_t const slices = p.outer * p.inner;
-    softMaxKernel<<<gridFor(slices), kBLOCK, 0, ctx.stream>>>(slices, p.n, p.inner, in.data, out.data, in.type);
-    return launchStatus("SoftMax kernel");
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (mSlices <= 0)
+        {
+            return mSlices == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "SoftMax"));
+        }
+        softMaxKernel<<<gridFor(mSlices), kBLOCK, 0, ctx.stream>>>(mSlices, mParams.n, mParams.inner, inputs[0].data,
+            outputs[0].data, inputs[0].type);
+        return launchStatus("SoftMax kernel");
+    }
+
+private:
+    KernelSetup mSetup;
+    SoftMaxParams mParams;
+    int64_t mSlices{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createSoftMaxCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createSoftMaxCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("SoftMax kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueSoftMax);
+    return std::unique_ptr<Kernel>(std::make_unique<SoftMaxCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

@@ -64,47 +64,73 @@ __global__ void topKKernel(bool isMax, int64_t total, int64_t n, int64_t inner, 
     }
 }
 
-Status enqueueTopK(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and
+//! the geometry; run: one launch.
+class TopKCudaKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(TopKParams const p, makeTopKParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& values = outputs[0];
-    TensorView const& indices = outputs[1];
-    bool const isMax = p.op == TopKOperation::kMAX;
-    bool const isFloat = ew::isFloatKernelType(in.type);
-    if (!isFloat && in.type != DataType::kINT32 && in.type != DataType::kINT64)
+public:
+    explicit TopKCudaKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return topKError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
     }
-    if (p.outer * p.inner * p.k == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mTotal = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_ASSIGN_OR_RETURN(mParams, makeTopKParams(mSetup, v.inputs, v.outputs));
+        DataType const t = inputs[0].type;
+        mFloat = ew::isFloatKernelType(t);
+        if (!mFloat && t != DataType::kINT32 && t != DataType::kINT64)
+        {
+            return topKError(mSetup, std::string("type ") + dataTypeName(t) + " is not supported");
+        }
+        mSize = static_cast<int32_t>(elementSize(t));
+        mTotal = mParams.outer * mParams.inner * mParams.k == 0 ? 0 : mParams.outer * mParams.n * mParams.inner;
         return Status::ok();
     }
-    int64_t const total = p.outer * p.n * p.inner;
-    auto const size = static_cast<int32_t>(elementSize(in.type));
-    if (isFloat)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        topKKernel<float><<<gridFor(total), kBLOCK, 0, ctx.stream>>>(isMax, total, p.n, p.inner, p.k, in.data,
-            in.type, values.data, indices.data, indices.type, size);
+        if (mTotal <= 0)
+        {
+            return mTotal == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "TopK"));
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& values = outputs[0];
+        TensorView const& indices = outputs[1];
+        bool const isMax = mParams.op == TopKOperation::kMAX;
+        if (mFloat)
+        {
+            topKKernel<float><<<gridFor(mTotal), kBLOCK, 0, ctx.stream>>>(isMax, mTotal, mParams.n, mParams.inner,
+                mParams.k, in.data, in.type, values.data, indices.data, indices.type, mSize);
+        }
+        else
+        {
+            topKKernel<int64_t><<<gridFor(mTotal), kBLOCK, 0, ctx.stream>>>(isMax, mTotal, mParams.n, mParams.inner,
+                mParams.k, in.data, in.type, values.data, indices.data, indices.type, mSize);
+        }
+        return launchStatus("TopK kernel");
     }
-    else
-    {
-        topKKernel<int64_t><<<gridFor(total), kBLOCK, 0, ctx.stream>>>(isMax, total, p.n, p.inner, p.k, in.data,
-            in.type, values.data, indices.data, indices.type, size);
-    }
-    return launchStatus("TopK kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    TopKParams mParams;
+    bool mFloat{true};
+    int32_t mSize{0};
+    int64_t mTotal{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createTopKCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createTopKCudaKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("TopK kernel: no plan node");
     }
-    return makeCudaFunctionKernel(setup, enqueueTopK);
+    return std::unique_ptr<Kernel>(std::make_unique<TopKCudaKernel>(setup));
 }
 
 } // namespace kiln::cuda

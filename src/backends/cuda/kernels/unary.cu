@@ -79,32 +79,59 @@ __global__ void unaryKernel(Op op, int64_t n, void const* in, DataType ti, void*
     }
 }
 
-Status enqueueUnary(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, CudaRunContext const& ctx)
+//! create: the operation and the types; reshape: the shape checks (checkUnaryViews), the element count and the
+//! compute type; run: one launch.
+class UnaryCudaKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(checkUnaryViews(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
-    int64_t const n = out.volume();
-    if (n == 0)
+public:
+    UnaryCudaKernel(KernelSetup const& setup, Op op)
+        : mSetup(setup)
+        , mOp(op)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mVolume = -1;
+        ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
+        KILN_RETURN_IF_ERROR(checkUnaryViews(mSetup, v.inputs, v.outputs));
+        mIntegral = !ew::isFloatKernelType(inputs[0].type);
+        mVolume = outputs[0].volume();
         return Status::ok();
     }
-    if (ew::isFloatKernelType(in.type))
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
     {
-        unaryKernel<float><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(op, n, in.data, in.type, out.data, out.type);
+        if (mVolume <= 0)
+        {
+            return mVolume == 0 ? Status::ok() : notReshaped(nodeLabel(mSetup, "Unary"));
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        if (mIntegral)
+        {
+            unaryKernel<int64_t><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mOp, mVolume, in.data, in.type,
+                out.data, out.type);
+        }
+        else
+        {
+            unaryKernel<float><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mOp, mVolume, in.data, in.type,
+                out.data, out.type);
+        }
+        return launchStatus("Unary kernel");
     }
-    else
-    {
-        unaryKernel<int64_t><<<gridFor(n), kBLOCK, 0, ctx.stream>>>(op, n, in.data, in.type, out.data, out.type);
-    }
-    return launchStatus("Unary kernel");
-}
+
+private:
+    KernelSetup mSetup;
+    Op mOp;
+    bool mIntegral{false};
+    int64_t mVolume{-1};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CudaKernel>> createUnaryCudaKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createUnaryCudaKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Unary"));
     KILN_ASSIGN_OR_RETURN(int64_t const op, setup.node->attrs.requireInt("operation"));
@@ -117,7 +144,7 @@ StatusOr<std::unique_ptr<CudaKernel>> createUnaryCudaKernel(KernelSetup const& s
         return invalidArgument(nodeLabel(setup, "Unary") + ": unsupported types " + dataTypeName(setup.inputTypes[0])
             + " -> " + dataTypeName(setup.outputTypes[0]));
     }
-    return makeCudaFunctionKernel(setup, enqueueUnary);
+    return std::unique_ptr<Kernel>(std::make_unique<UnaryCudaKernel>(setup, static_cast<Op>(op)));
 }
 
 } // namespace kiln::cuda
