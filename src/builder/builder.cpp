@@ -1,8 +1,8 @@
 // Builder: the IBuilder entry points and the pass pipeline.
 #include "builder/builder.h"
 
-#include "api/apiGuard.h"
-#include "api/hostMemory.h"
+#include "core/apiGuard.h"
+#include "core/hostMemory.h"
 #include "builder/backendChoice.h"
 #include "builder/buildContext.h"
 #include "engine/engineWriter.h"

@@ -1,10 +1,12 @@
 // Engine implementation: I/O and profile queries, serialization, and creation of contexts and inspectors.
 #include "runtime/engine.h"
 
-#include "api/apiGuard.h"
-#include "api/hostMemory.h"
+#include "core/apiGuard.h"
+#include "core/hostMemory.h"
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 #include "engine/engineReader.h"
+#include "engine/planValidation.h"
 #include "engine/engineWriter.h"
 #include "runtime/engineInspector.h"
 #include "runtime/executionContext.h"
