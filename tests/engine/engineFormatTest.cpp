@@ -2,8 +2,8 @@
 // of the reader (truncation, bit flips, foreign data, versions, crafted counts and cross-references).
 // With KILN_WRITE_FUZZ_SEEDS=<dir>, EngineFormatTest.WriteFuzzSeeds writes the fuzzer's seed engines there.
 #include "engine/engineReader.h"
-#include "engine/planValidation.h"
 #include "engine/engineWriter.h"
+#include "engine/planValidation.h"
 
 #include <gtest/gtest.h>
 

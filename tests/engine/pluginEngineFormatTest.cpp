@@ -2,8 +2,8 @@
 // bounds, per-node workspaces, embedded plugin libraries and binary plugin records; validation of every new index
 // and value; refusal of version-1 engines. With KILN_WRITE_FUZZ_SEEDS=<dir>, WriteFuzzSeed writes plugin.kiln.
 #include "engine/engineReader.h"
-#include "engine/planValidation.h"
 #include "engine/engineWriter.h"
+#include "engine/planValidation.h"
 
 #include <gtest/gtest.h>
 

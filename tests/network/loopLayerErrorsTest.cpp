@@ -4,8 +4,8 @@
 // type, nested loops, and a corrupt loop in an engine.
 #include "common/networkRunner.h"
 #include "engine/engineReader.h"
-#include "engine/planValidation.h"
 #include "engine/engineWriter.h"
+#include "engine/planValidation.h"
 
 #include <memory>
 
