@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — runs every Kiln test on a fresh Debian 12 machine: installs missing packages, builds build/
-# (Ninja, RelWithDebInfo, asserts on), runs ctest (unit tests, header checks, fuzz replays, the ONNX conformance
-# suite, whose summary becomes docs/onnx-conformance.md), checks the installed
+# (Ninja, RelWithDebInfo, asserts on), runs ctest (unit tests, header checks, the include-direction check, fuzz
+# replays, the ONNX conformance suite, whose summary becomes docs/onnx-conformance.md), checks the installed
 # package (scripts/test-install.sh), pip-installs the Python package into a venv and tests it
 # (scripts/test-python-package.sh) and fuzzes each target briefly (scripts/run-fuzz.sh). Prints a summary and
 # exits non-zero if anything failed.

@@ -1,10 +1,10 @@
 // Builder: the IBuilder entry points and the pass pipeline.
 #include "builder/builder.h"
 
-#include "api/apiGuard.h"
-#include "api/hostMemory.h"
 #include "builder/backendChoice.h"
 #include "builder/buildContext.h"
+#include "core/apiGuard.h"
+#include "core/hostMemory.h"
 #include "engine/engineWriter.h"
 #include "plugin/embeddedLibraries.h"
 #include "plugin/pluginRegistry.h"

@@ -1,10 +1,10 @@
 // Plugin node configuration at build time: see pluginConfigure.h.
 #include "builder/pluginConfigure.h"
 
-#include "backends/cpu/kernels/identityReformat.h"
 #include "builder/dataDependentShapes.h"
 #include "builder/pluginTiming.h"
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 
 namespace kiln
 {

@@ -1,9 +1,8 @@
 // Format/type negotiation of plugin nodes: see pluginNegotiation.h.
 #include "builder/pluginNegotiation.h"
 
-#include "backends/cpu/kernels/identityReformat.h"
 #include "core/dataType.h"
-#include "runtime/engineData.h"
+#include "core/tensorFormat.h"
 
 #include <algorithm>
 #include <map>

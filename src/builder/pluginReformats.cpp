@@ -1,11 +1,10 @@
 // Reformats around plugin nodes: see pluginReformats.h.
 #include "builder/pluginReformats.h"
 
-#include "backends/cpu/kernels/identityReformat.h"
 #include "builder/pluginConfigure.h"
 #include "builder/pluginNegotiation.h"
 #include "core/dataType.h"
-#include "runtime/engineData.h"
+#include "core/tensorFormat.h"
 
 #include <algorithm>
 #include <cmath>

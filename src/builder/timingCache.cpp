@@ -1,7 +1,7 @@
 // TimingCache: "KILNTC01" + entry count + (16-byte key, uint64 tactic hash, float ms) per entry.
 #include "builder/timingCache.h"
 
-#include "api/hostMemory.h"
+#include "core/hostMemory.h"
 
 #include <cstring>
 #include <limits>

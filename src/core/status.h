@@ -1,5 +1,5 @@
 // Status and StatusOr<T>: how errors travel inside src/. A failed Status carries an nvinfer1::ErrorCode
-// and a message; the API boundary (api/apiGuard.h) turns it into ILogger/IErrorRecorder reports.
+// and a message; the API boundary (core/apiGuard.h) turns it into ILogger/IErrorRecorder reports.
 #pragma once
 
 #include "NvInferRuntimeBase.h"

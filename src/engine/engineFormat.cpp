@@ -1,5 +1,5 @@
-// Engine file layout helpers: section names, the 64-bit checksum (xxHash64 algorithm, implemented here) and
-// the test/fuzz helper that refreshes checksums after a deliberate edit.
+// Engine file layout helpers: section names, the quoting of names in messages, the 64-bit checksum (xxHash64
+// algorithm, implemented here) and the test/fuzz helper that refreshes checksums after a deliberate edit.
 #include "engine/engineFormat.h"
 
 #include <cstring>
@@ -24,6 +24,17 @@ char const* sectionName(uint32_t id)
     case SectionId::kPLUGIN_LIBRARIES: return "plugin libraries";
     }
     return "unknown";
+}
+
+std::string printableQuoted(std::string const& s)
+{
+    std::string out = "'";
+    for (char c : s.substr(0, 64))
+    {
+        out += (c >= 0x20 && c < 0x7f) ? c : '?';
+    }
+    out += s.size() > 64 ? "...'" : "'";
+    return out;
 }
 
 namespace

@@ -1,5 +1,6 @@
-// Engine file layout shared by engineWriter and engineReader: magic, version, header field offsets, section
-// ids and names, the 64-bit checksum, and little-endian byte helpers. docs/engine-format.md describes the format.
+// Engine file layout shared by engineWriter, engineReader and planValidation: magic, version, header field offsets,
+// section ids and names, the 64-bit checksum, little-endian byte helpers and the quoting of names in messages.
+// docs/engine-format.md describes the format.
 #pragma once
 
 #include "core/status.h"
@@ -68,6 +69,10 @@ enum class AttrTag : uint8_t
 
 //! Name of a section as used in error messages ("nodes", "weights blob", ...).
 char const* sectionName(uint32_t id);
+
+//! How messages quote a name read from a file: single quotes, at most 64 characters (then "..."), bytes outside
+//! printable ASCII shown as '?'.
+std::string printableQuoted(std::string const& s);
 
 //! 64-bit checksum of a byte range (the xxHash64 algorithm, seed 0).
 uint64_t checksum64(void const* data, size_t size);

@@ -1,5 +1,6 @@
-// Engine reader: rebuilds a kiln::Plan from a Kiln engine file, validating every byte (bounds, counts,
-// checksums, enum values and cross-references) so that no input can crash, hang or exhaust memory.
+// Engine reader: rebuilds a kiln::Plan from a Kiln engine file. Decoding checks every byte (bounds, counts,
+// checksums, enum values) and the decoded Plan then goes through validatePlan (engine/planValidation.h), so that no
+// input can crash, hang or exhaust memory.
 #pragma once
 
 #include "core/status.h"
@@ -26,10 +27,5 @@ StatusOr<Plan> readEngine(void const* data, size_t size);
 //! Read an engine in place from caller-owned memory (e.g. an mmap'd file) without copying. `bytes` must be
 //! 64-byte aligned and stay unchanged; the Plan keeps `bytes` alive in Plan::storage and its weights point into it.
 StatusOr<Plan> readEngineShared(std::shared_ptr<void const> bytes, size_t size);
-
-//! Check a Plan's internal consistency: enum values in range, every tensor/weights/expression index valid,
-//! dims ranks in [0, 8], weights sizes consistent with type and count, I/O order, profile dims and arena
-//! placement. writeEngine refuses plans that fail it; readEngine applies it to everything it reads.
-Status validatePlan(Plan const& plan);
 
 } // namespace kiln

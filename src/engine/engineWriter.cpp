@@ -3,7 +3,8 @@
 #include "engine/engineWriter.h"
 
 #include "NvInferVersion.h"
-#include "engine/engineReader.h"
+#include "engine/engineFormat.h"
+#include "engine/planValidation.h"
 
 #include <bit>
 #include <cstring>

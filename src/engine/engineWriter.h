@@ -13,7 +13,7 @@ namespace kiln
 {
 
 //! Serialize `plan`. Fails (without writing anything) when the plan is inconsistent in a way the reader would
-//! reject (see validatePlan in engine/engineReader.h) or cannot be encoded (e.g. a backend name over 31 bytes).
+//! reject (see validatePlan in engine/planValidation.h) or cannot be encoded (e.g. a backend name over 31 bytes).
 //! Plan::apiVersion / Plan::kilnVersion of 0 are written as the current NV_TENSORRT_VERSION / Kiln version.
 StatusOr<std::vector<uint8_t>> writeEngine(Plan const& plan);
 

@@ -5,7 +5,7 @@
 
 #include "NvInfer.h"
 #include "core/shapeExpr.h"
-#include "network/attributes.h"
+#include "core/attributes.h"
 
 #include <cstdint>
 #include <memory>

@@ -6,7 +6,7 @@
 
 #include "NvInfer.h"
 #include "core/shapeExpr.h"
-#include "network/attributes.h"
+#include "core/attributes.h"
 
 #include <optional>
 #include <string>

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "NvInfer.h"
-#include "network/attributes.h"
+#include "core/attributes.h"
 
 #include <memory>
 #include <string>

@@ -3,6 +3,7 @@
 // anonymous in-memory files (memfd) into its plugin registry.
 #include "plugin/embeddedLibraries.h"
 
+#include "plugin/pluginLibraryLoader.h"
 #include "plugin/pluginRegistry.h"
 
 #include <elf.h>
@@ -31,12 +32,6 @@ namespace
 std::string quote(std::string const& s)
 {
     return "'" + s + "'";
-}
-
-std::string baseName(std::string const& path)
-{
-    size_t const slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 std::string errnoText(int error)
@@ -262,7 +257,7 @@ StatusOr<std::vector<PlanPluginLibrary>> readPluginLibraries(std::vector<std::st
                 + " is null or empty");
         }
         PlanPluginLibrary library;
-        library.fileName = baseName(path);
+        library.fileName = libraryBaseName(path);
         if (library.fileName.empty())
         {
             return invalidArgument("IBuilderConfig::setPluginsToSerialize: " + quote(path)
@@ -294,7 +289,7 @@ Status loadEmbeddedPluginLibraries(
     std::vector<PlanPluginLibrary const*> toLoad;
     for (PlanPluginLibrary const& library : libraries)
     {
-        std::string const name = baseName(library.fileName);
+        std::string const name = libraryBaseName(library.fileName);
         if (name.empty())
         {
             return invalidArgument("the engine carries a plugin library without a file name");
@@ -317,14 +312,14 @@ Status loadEmbeddedPluginLibraries(
         std::string names;
         for (size_t i = 0; i < toLoad.size(); ++i)
         {
-            names += (i == 0 ? "" : ", ") + baseName(toLoad[i]->fileName);
+            names += (i == 0 ? "" : ", ") + libraryBaseName(toLoad[i]->fileName);
         }
         return invalidState("engine carries plugin libraries (" + names
             + ") whose code would run in this process; call IRuntime::setEngineHostCodeAllowed(true) to allow it");
     }
     for (PlanPluginLibrary const* library : toLoad)
     {
-        std::string const name = baseName(library->fileName);
+        std::string const name = libraryBaseName(library->fileName);
         StatusOr<int> fd = memoryFiles().fileFor(*library);
         if (!fd.isOk())
         {

@@ -17,7 +17,7 @@
 #include "core/logging.h"
 #include "core/shapeExpr.h"
 #include "core/status.h"
-#include "network/attributes.h"
+#include "core/attributes.h"
 
 #include <cstdint>
 #include <functional>

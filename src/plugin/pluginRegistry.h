@@ -1,10 +1,15 @@
 // PluginRegistry: Kiln's IPluginRegistry. One global instance (getPluginRegistry()) plus local registries owned by
 // builders and runtimes, which fall back to their parent on a lookup miss while parent search is enabled.
+// Implemented in pluginRegistry.cpp (registration, libraries, resources' entry points) and pluginRegistryLookup.cpp
+// (lookups); it uses pluginCreatorKey.h (reading creators), pluginLibraryLoader.h (dlopen and library entry
+// points) and pluginResources.h (the shared resource store).
 #pragma once
 
 #include "NvInferRuntime.h"
 #include "core/logging.h"
 #include "core/status.h"
+#include "plugin/pluginCreatorKey.h"
+#include "plugin/pluginResources.h"
 
 #include <atomic>
 #include <cstdint>
@@ -18,17 +23,6 @@
 
 namespace kiln
 {
-
-//! The creator generations the registry understands, decided by IVersionedInterface::getInterfaceInfo().kind.
-enum class CreatorKind : int32_t
-{
-    kV1,      //!< "PLUGIN CREATOR_V1": nvinfer1::IPluginCreator (IPluginV2 family).
-    kV3One,   //!< "PLUGIN CREATOR_V3ONE": nvinfer1::IPluginCreatorV3One.
-    kV3Quick, //!< "PLUGIN CREATOR_V3QUICK": nvinfer1::IPluginCreatorV3Quick (Python quick plugins).
-};
-
-//! Printable name of a creator kind ("IPluginCreator", "IPluginCreatorV3One", "IPluginCreatorV3Quick").
-char const* creatorKindName(CreatorKind kind) noexcept;
 
 KILN_IGNORE_DEPRECATED_BEGIN
 
@@ -152,13 +146,6 @@ private:
         std::string fileName; //!< Base name of its file, for findLibrary().
     };
 
-    //! A shared resource and its reference count.
-    struct Resource
-    {
-        nvinfer1::IPluginResource* object{};
-        int64_t references{};
-    };
-
     using Key = std::tuple<std::string, std::string, std::string>;
 
     Status registerOne(nvinfer1::IPluginCreatorInterface& creator, char const* pluginNamespace);
@@ -184,8 +171,7 @@ private:
     std::vector<nvinfer1::IPluginCreatorInterface*> mRecursiveCreators;
     std::map<void*, Library> mLibraries;
 
-    std::mutex mResourceMutex; //!< Guards mResources.
-    std::map<std::string, Resource> mResources;
+    PluginResourceStore mResources{*this};
 };
 
 KILN_IGNORE_DEPRECATED_END
@@ -208,31 +194,5 @@ PluginRegistry& globalPluginRegistry() noexcept;
 //! registry) while parent search is enabled. `logger` is the owner's logger (nullptr: the process-wide one).
 std::unique_ptr<PluginRegistry> createLocalRegistry(nvinfer1::IPluginRegistry* parent,
     nvinfer1::ILogger* logger = nullptr, std::string label = "a local plugin registry");
-
-//! The directory given to setInternalLibraryPath() ("" if none).
-std::string internalLibraryPath();
-
-//! Store the directory of setInternalLibraryPath().
-void setInternalLibraryPathValue(std::string path);
-
-//!
-//! \brief Makes the ILoggerFinder handed to plugin libraries (their setLoggerFinder() entry point) return
-//! `logger` on this thread while the scope lives. Outside any scope the finder returns the process-wide registry
-//! logger. The runtime wraps plugin calls in one so that a library finds the logger of the engine calling it.
-//!
-class ScopedPluginLogger
-{
-public:
-    explicit ScopedPluginLogger(nvinfer1::ILogger* logger) noexcept;
-    ~ScopedPluginLogger() noexcept;
-    ScopedPluginLogger(ScopedPluginLogger const&) = delete;
-    ScopedPluginLogger& operator=(ScopedPluginLogger const&) = delete;
-
-private:
-    nvinfer1::ILogger* mPrevious;
-};
-
-//! The finder passed to plugin libraries' setLoggerFinder(); process-wide and never destroyed.
-nvinfer1::ILoggerFinder& pluginLoggerFinder() noexcept;
 
 } // namespace kiln

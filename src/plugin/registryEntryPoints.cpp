@@ -1,6 +1,7 @@
 // The extern "C" library entry points about plugin registries: getPluginRegistry(), getLogger(),
 // getBuilderPluginRegistry(), getBuilderSafePluginRegistry() and setInternalLibraryPath().
 #include "NvInfer.h"
+#include "plugin/pluginLibraryLoader.h"
 #include "plugin/pluginRegistry.h"
 
 #include <string>

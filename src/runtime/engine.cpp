@@ -1,11 +1,13 @@
 // Engine implementation: I/O and profile queries, serialization, and creation of contexts and inspectors.
 #include "runtime/engine.h"
 
-#include "api/apiGuard.h"
-#include "api/hostMemory.h"
+#include "core/apiGuard.h"
 #include "core/dataType.h"
+#include "core/hostMemory.h"
+#include "core/tensorFormat.h"
 #include "engine/engineReader.h"
 #include "engine/engineWriter.h"
+#include "engine/planValidation.h"
 #include "runtime/engineInspector.h"
 #include "runtime/executionContext.h"
 #include "runtime/runtimeConfig.h"

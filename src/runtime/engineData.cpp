@@ -5,6 +5,7 @@
 #include "core/quoting.h"
 
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 
 #include <algorithm>
 
@@ -34,92 +35,6 @@ int64_t EngineData::arenaCapacity(int32_t profile, int32_t t) const
 {
     auto const& capacity = plan.profiles[static_cast<size_t>(profile)].tensorCapacity;
     return static_cast<size_t>(t) < capacity.size() ? capacity[static_cast<size_t>(t)] : 0;
-}
-
-char const* formatName(TensorFormat format)
-{
-    switch (format)
-    {
-    case TensorFormat::kLINEAR: return "kLINEAR";
-    case TensorFormat::kCHW2: return "kCHW2";
-    case TensorFormat::kHWC8: return "kHWC8";
-    case TensorFormat::kCHW4: return "kCHW4";
-    case TensorFormat::kCHW16: return "kCHW16";
-    case TensorFormat::kCHW32: return "kCHW32";
-    case TensorFormat::kDHWC8: return "kDHWC8";
-    case TensorFormat::kCDHW32: return "kCDHW32";
-    case TensorFormat::kHWC: return "kHWC";
-    case TensorFormat::kDLA_LINEAR: return "kDLA_LINEAR";
-    case TensorFormat::kDLA_HWC4: return "kDLA_HWC4";
-    case TensorFormat::kHWC16: return "kHWC16";
-    case TensorFormat::kDHWC: return "kDHWC";
-    }
-    return "kUNKNOWN";
-}
-
-int32_t formatComponents(TensorFormat format)
-{
-    switch (format)
-    {
-    case TensorFormat::kCHW2: return 2;
-    case TensorFormat::kCHW4:
-    case TensorFormat::kDLA_HWC4: return 4;
-    case TensorFormat::kHWC8:
-    case TensorFormat::kDHWC8: return 8;
-    case TensorFormat::kCHW16:
-    case TensorFormat::kHWC16: return 16;
-    case TensorFormat::kCHW32:
-    case TensorFormat::kCDHW32: return 32;
-    case TensorFormat::kLINEAR:
-    case TensorFormat::kHWC:
-    case TensorFormat::kDLA_LINEAR:
-    case TensorFormat::kDHWC: return 1;
-    }
-    return 1;
-}
-
-int32_t formatVectorizedDim(TensorFormat format, int32_t rank)
-{
-    switch (format)
-    {
-    case TensorFormat::kCHW2:
-    case TensorFormat::kCHW4:
-    case TensorFormat::kCHW16:
-    case TensorFormat::kCHW32:
-    case TensorFormat::kHWC8:
-    case TensorFormat::kHWC16:
-    case TensorFormat::kDLA_HWC4: return rank >= 3 ? rank - 3 : -1;
-    case TensorFormat::kDHWC8:
-    case TensorFormat::kCDHW32: return rank >= 4 ? rank - 4 : -1;
-    case TensorFormat::kLINEAR:
-    case TensorFormat::kHWC:
-    case TensorFormat::kDLA_LINEAR:
-    case TensorFormat::kDHWC: return -1;
-    }
-    return -1;
-}
-
-std::string formatDescription(TensorFormat format, nvinfer1::DataType type)
-{
-    std::string const t = dataTypeName(type);
-    std::string text;
-    switch (format)
-    {
-    case TensorFormat::kLINEAR: text = "Row major linear " + t + " format"; break;
-    case TensorFormat::kCHW2: text = "Two wide channel vectorized row major " + t + " format"; break;
-    case TensorFormat::kCHW4: text = "Four wide channel vectorized row major " + t + " format"; break;
-    case TensorFormat::kCHW16: text = "Sixteen wide channel vectorized row major " + t + " format"; break;
-    case TensorFormat::kCHW32:
-    case TensorFormat::kCDHW32: text = "Thirty-two wide channel vectorized row major " + t + " format"; break;
-    case TensorFormat::kHWC8:
-    case TensorFormat::kDHWC8: text = "Channel major " + t + " format where channel % 8 == 0"; break;
-    case TensorFormat::kHWC16: text = "Channel major " + t + " format where channel % 16 == 0"; break;
-    case TensorFormat::kHWC:
-    case TensorFormat::kDHWC: text = "Channel major " + t + " format"; break;
-    case TensorFormat::kDLA_LINEAR: text = "DLA row major " + t + " format"; break;
-    case TensorFormat::kDLA_HWC4: text = "DLA channel major " + t + " format"; break;
-    }
-    return text + " (" + formatName(format) + ")";
 }
 
 namespace

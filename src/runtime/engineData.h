@@ -74,13 +74,4 @@ struct EngineData
 //! optimization profile, a shape symbol that no input binds).
 StatusOr<std::shared_ptr<EngineData const>> makeEngineData(Plan plan);
 
-//! TensorRT-style format description, e.g. "Row major linear FP32 format (kLINEAR)".
-std::string formatDescription(nvinfer1::TensorFormat format, nvinfer1::DataType type);
-//! Enumerator name of a format ("kLINEAR", "kCHW4", ...).
-char const* formatName(nvinfer1::TensorFormat format);
-//! Scalars per vector of a vectorized format (1 for kLINEAR, -1 where it depends on the tensor, e.g. kHWC).
-int32_t formatComponents(nvinfer1::TensorFormat format);
-//! Index of the vectorized dimension for a tensor of `rank`, or -1 for non-vectorized formats.
-int32_t formatVectorizedDim(nvinfer1::TensorFormat format, int32_t rank);
-
 } // namespace kiln

@@ -7,8 +7,9 @@
 // kONELINE prints the same fields as "Key: value" without quotes, one node per line.
 #include "runtime/engineInspector.h"
 
-#include "api/apiGuard.h"
+#include "core/apiGuard.h"
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 #include "engine/engineFormat.h"
 #include "network/inferContext.h"
 #include "runtime/engine.h"

@@ -3,7 +3,7 @@
 #include "runtime/executionContext.h"
 #include "core/quoting.h"
 
-#include "api/apiGuard.h"
+#include "core/apiGuard.h"
 #include "backends/common/pluginKernel.h"
 #include "core/dataType.h"
 #include "network/inferContext.h"

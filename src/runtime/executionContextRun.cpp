@@ -5,7 +5,7 @@
 // their allocators, and reports per-layer timings. On the CPU backend all of it is synchronous; on the CUDA backend
 // kernels are launched on the run's stream and the host waits only for values it must read (see the header). The
 // buffers and device traffic besides the arena are in executionContextDevice.cpp.
-#include "api/apiGuard.h"
+#include "core/apiGuard.h"
 #include "core/quoting.h"
 #include "core/dataType.h"
 #include "network/inferContext.h"

@@ -1,6 +1,6 @@
 // ExecutionContext: tensor addresses, output allocators, profiler and the plain settings (debug, NVTX,
 // persistent cache, aux streams, debug tensors, communicator) — including what the CPU backend does not support.
-#include "api/apiGuard.h"
+#include "core/apiGuard.h"
 #include "core/quoting.h"
 #include "core/dataType.h"
 #include "runtime/engine.h"

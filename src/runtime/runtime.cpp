@@ -1,7 +1,7 @@
 // Runtime implementation: engine deserialization from memory and from application stream readers.
 #include "runtime/runtime.h"
 
-#include "api/apiGuard.h"
+#include "core/apiGuard.h"
 #include "engine/engineFormat.h"
 #include "engine/engineReader.h"
 #include "plugin/pluginRegistry.h"

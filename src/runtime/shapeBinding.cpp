@@ -3,6 +3,7 @@
 #include "core/quoting.h"
 
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 
 #include <cstring>
 

@@ -3,6 +3,7 @@
 // With KILN_WRITE_FUZZ_SEEDS=<dir>, EngineFormatTest.WriteFuzzSeeds writes the fuzzer's seed engines there.
 #include "engine/engineReader.h"
 #include "engine/engineWriter.h"
+#include "engine/planValidation.h"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 // and value; refusal of version-1 engines. With KILN_WRITE_FUZZ_SEEDS=<dir>, WriteFuzzSeed writes plugin.kiln.
 #include "engine/engineReader.h"
 #include "engine/engineWriter.h"
+#include "engine/planValidation.h"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 #include "common/networkRunner.h"
 #include "engine/engineReader.h"
 #include "engine/engineWriter.h"
+#include "engine/planValidation.h"
 
 #include <memory>
 

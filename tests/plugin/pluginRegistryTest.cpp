@@ -2,6 +2,7 @@
 // namespaces, duplicates, parent search, resources, error reporting, thread safety and plugin libraries.
 #include "NvInfer.h"
 #include "NvInferPlugin.h"
+#include "plugin/pluginLibraryLoader.h"
 #include "plugin/pluginRegistry.h"
 #include "registryTestHelpers.h"
 

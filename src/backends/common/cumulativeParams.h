@@ -2,7 +2,7 @@
 // and the geometry of one run (outer x n x inner), with the validation messages.
 #pragma once
 
-#include "backends/common/geometry.h"
+#include "core/geometry.h"
 #include "backends/cpu/cpuKernel.h"
 
 #include <cstdint>

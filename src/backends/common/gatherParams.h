@@ -3,7 +3,7 @@
 // the validation messages.
 #pragma once
 
-#include "backends/common/geometry.h"
+#include "core/geometry.h"
 #include "backends/cpu/cpuKernel.h"
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // keepDims and the checks of one run's input and output (expected output shape), with the validation messages.
 #pragma once
 
-#include "backends/common/geometry.h"
+#include "core/geometry.h"
 #include "backends/cpu/cpuKernel.h"
 
 #include <cstdint>

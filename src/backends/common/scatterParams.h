@@ -2,7 +2,7 @@
 // of one run's data, indices, updates and output, with the validation messages.
 #pragma once
 
-#include "backends/common/geometry.h"
+#include "core/geometry.h"
 #include "backends/cpu/cpuKernel.h"
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // geometry of one run (outer x n x inner, k), with the validation messages.
 #pragma once
 
-#include "backends/common/geometry.h"
+#include "core/geometry.h"
 #include "backends/cpu/cpuKernel.h"
 
 #include <cstdint>

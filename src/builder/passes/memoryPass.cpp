@@ -5,11 +5,11 @@
 // (getAliasedInput) shares the input's slot; a plugin's workspace is a slot live during its node only
 // (PlanProfile::workspaceOffsets). Tensors whose shape depends on a data-dependent size (plugin size tensors)
 // stay out of the arena (offset -1): the runtime allocates them.
-#include "backends/cpu/kernels/identityReformat.h"
 #include "builder/buildContext.h"
 #include "builder/dataDependentShapes.h"
 #include "builder/passes/loopRegions.h"
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 #include "plugin/pluginAdapter.h"
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 #include "plugin/checker/checkSpec.h"
 
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 
 #include <cmath>
 
@@ -162,18 +163,6 @@ std::string dimsText(nvinfer1::Dims const& dims)
         text += (i > 0 ? "x" : "") + (dims.d[i] < 0 ? std::string("?") : std::to_string(dims.d[i]));
     }
     return text;
-}
-
-std::string formatName(nvinfer1::TensorFormat format)
-{
-    static char const* const kNAMES[] = {"kLINEAR", "kCHW2", "kHWC8", "kCHW4", "kCHW16", "kCHW32", "kDHWC8",
-        "kCDHW32", "kHWC", "kDLA_LINEAR", "kDLA_HWC4", "kHWC16", "kDHWC"};
-    auto const index = static_cast<int32_t>(format);
-    if (index >= 0 && index < static_cast<int32_t>(sizeof(kNAMES) / sizeof(kNAMES[0])))
-    {
-        return kNAMES[index];
-    }
-    return "format " + std::to_string(index);
 }
 
 std::string descText(nvinfer1::PluginTensorDesc const& desc)

@@ -45,8 +45,6 @@ bool checkableType(nvinfer1::DataType type);
 std::string dimsText(nvinfer1::Dims const& dims);
 //! "FP32 [2x3] linear" for a descriptor.
 std::string descText(nvinfer1::PluginTensorDesc const& desc);
-//! "kLINEAR" ... as TensorRT spells the TensorFormat values.
-std::string formatName(nvinfer1::TensorFormat format);
 //! Number of elements (0 when any extent is negative).
 int64_t dimsVolume(nvinfer1::Dims const& dims);
 //! "[0, 2, 1]": the multi-index of flat element `index` in `dims`.

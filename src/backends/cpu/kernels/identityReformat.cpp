@@ -3,7 +3,7 @@
 
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "core/dataType.h"
-#include "runtime/engineData.h"
+#include "core/tensorFormat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,70 +13,6 @@ namespace kiln
 {
 using nvinfer1::DataType;
 using nvinfer1::TensorFormat;
-
-bool formatLayout(TensorFormat format, int32_t rank, FormatLayout& layout)
-{
-    layout = FormatLayout{};
-    switch (format)
-    {
-    case TensorFormat::kLINEAR: return true;
-    case TensorFormat::kHWC:
-    case TensorFormat::kDHWC:
-    {
-        int32_t const minRank = format == TensorFormat::kHWC ? 3 : 4;
-        if (rank < minRank)
-        {
-            return false;
-        }
-        layout.linear = false;
-        layout.channelDim = rank - minRank;
-        layout.vector = 1;
-        layout.channelLast = true;
-        return true;
-    }
-    case TensorFormat::kCHW2:
-    case TensorFormat::kCHW4:
-    case TensorFormat::kCHW16:
-    case TensorFormat::kCHW32:
-    case TensorFormat::kCDHW32:
-    case TensorFormat::kHWC8:
-    case TensorFormat::kHWC16:
-    case TensorFormat::kDHWC8:
-    {
-        int32_t const dim = formatVectorizedDim(format, rank);
-        if (dim < 0)
-        {
-            return false;
-        }
-        layout.linear = false;
-        layout.channelDim = dim;
-        layout.vector = formatComponents(format);
-        layout.channelLast = format == TensorFormat::kHWC8 || format == TensorFormat::kHWC16
-            || format == TensorFormat::kDHWC8;
-        return true;
-    }
-    case TensorFormat::kDLA_LINEAR:
-    case TensorFormat::kDLA_HWC4: return false;
-    }
-    return false;
-}
-
-int64_t formattedVolume(TensorFormat format, std::vector<int64_t> const& dims)
-{
-    FormatLayout layout;
-    bool const known = formatLayout(format, static_cast<int32_t>(dims.size()), layout);
-    int64_t volume = 1;
-    for (size_t i = 0; i < dims.size(); ++i)
-    {
-        int64_t d = dims[i];
-        if (known && !layout.linear && static_cast<int32_t>(i) == layout.channelDim)
-        {
-            d = (d + layout.vector - 1) / layout.vector * layout.vector;
-        }
-        volume *= d;
-    }
-    return volume;
-}
 
 void storageIndices(FormatLayout const& layout, nvinfer1::Dims const& dims, std::vector<int64_t>& indices)
 {

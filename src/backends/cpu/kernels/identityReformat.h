@@ -12,28 +12,13 @@
 #pragma once
 
 #include "backends/cpu/cpuKernel.h"
+#include "core/tensorFormat.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace kiln
 {
-
-//! How a format stores a tensor of a given rank.
-struct FormatLayout
-{
-    bool linear{true};
-    int32_t channelDim{-1}; //!< the vectorized (channel) dimension
-    int32_t vector{1};      //!< channels per vector (1 for kHWC/kDHWC)
-    bool channelLast{false};
-};
-
-//! Layout of `format` for a tensor of `rank`; false when the format cannot hold such a tensor on Kiln (DLA formats,
-//! channel formats on too small a rank).
-bool formatLayout(nvinfer1::TensorFormat format, int32_t rank, FormatLayout& layout);
-
-//! Elements a tensor of `dims` occupies in `format` (the channel dimension padded to the vector size).
-int64_t formattedVolume(nvinfer1::TensorFormat format, std::vector<int64_t> const& dims);
 
 //! Storage index of every element, in row-major logical order, for a tensor of `dims` in `layout`.
 void storageIndices(FormatLayout const& layout, nvinfer1::Dims const& dims, std::vector<int64_t>& indices);

@@ -9,6 +9,7 @@
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 #include "backends/cuda/kernels/workspaceLayout.cuh"
+#include "core/tensorFormat.h"
 
 namespace kiln::cuda
 {

@@ -1,5 +1,5 @@
 // Attributes: typed access and JSON rendering.
-#include "network/attributes.h"
+#include "core/attributes.h"
 
 #include <cmath>
 #include <sstream>

@@ -1,5 +1,5 @@
 // HostMemory implementation.
-#include "api/hostMemory.h"
+#include "core/hostMemory.h"
 
 namespace kiln
 {
