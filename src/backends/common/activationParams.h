@@ -2,7 +2,7 @@
 // creation and the attributes and checks of one run, with the validation messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <vector>
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "backends/common/fusedEpilogue.h"
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 #include "network/layers/convolutionLayer.h"
 
 #include <cstdint>

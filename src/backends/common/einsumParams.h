@@ -3,7 +3,7 @@
 // summed ones) with, per input, the storage step of every letter (summed over repeated subscripts: diagonals).
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/geometry.h"
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // and the geometry (input [N, C, H, W], grid [N, Hout, Wout, 2]).
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // (outer x channels x inner around axis rank - 3) and coefficients.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>

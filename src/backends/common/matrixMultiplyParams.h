@@ -2,7 +2,7 @@
 // of A, B and the output, matrix extents) derived from the run's shapes, with the validation messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <utility>

@@ -3,7 +3,7 @@
 // the indices output's dims may show that dimension as -1 (unknown) at run time, so kernels never rely on it.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // checks of one run's input, scale, bias and output, with the validation messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <vector>

@@ -2,7 +2,7 @@
 // (outer x depth x inner output elements around the new axis).
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>

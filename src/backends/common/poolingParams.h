@@ -2,7 +2,7 @@
 // pooling type, blend factor, averageCountExcludesPadding) and the per-run shape checks with their messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 #include "network/layers/convolutionLayer.h"
 
 #include <vector>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/geometry.h"
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // geometry (strides of the sequence and batch axes) and the message for a sequence length out of range.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>

@@ -3,7 +3,7 @@
 // padding, with the validation messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <vector>

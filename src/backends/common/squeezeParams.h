@@ -2,7 +2,7 @@
 // of input 0 into the output; this checks the tensors and gives the byte count.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <vector>

@@ -2,7 +2,7 @@
 // of the CPU and CUDA backends.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <vector>
 
