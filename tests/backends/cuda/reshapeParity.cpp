@@ -34,19 +34,21 @@ public:
             (void) cudaFree(p);
         }
     }
-    //! A device view of `h` (uploaded) or, with `poison`, of its shape filled with 0xA5 bytes.
-    TensorView add(HostTensor const& h, bool poison = false)
+    //! A device view of `h` (uploaded) or, with `poison`, of its shape filled with 0xA5 bytes; `offset` bytes after
+    //! the start of its allocation (256-byte aligned), to give a run less aligned buffers.
+    TensorView add(HostTensor const& h, bool poison = false, size_t offset = 0)
     {
         TensorView v;
         v.type = h.type;
         v.dims = h.dims;
         size_t const bytes = h.bytes.size();
         void* p = nullptr;
-        EXPECT_EQ(cudaMalloc(&p, bytes == 0 ? 1 : bytes), cudaSuccess);
+        EXPECT_EQ(cudaMalloc(&p, bytes + offset + 1), cudaSuccess);
         mPointers.push_back(p);
-        EXPECT_EQ(poison ? cudaMemset(p, 0xA5, bytes) : cudaMemcpy(p, h.data(), bytes, cudaMemcpyHostToDevice),
+        void* const at = static_cast<uint8_t*>(p) + offset;
+        EXPECT_EQ(poison ? cudaMemset(at, 0xA5, bytes) : cudaMemcpy(at, h.data(), bytes, cudaMemcpyHostToDevice),
             cudaSuccess);
-        v.data = p;
+        v.data = at;
         return v;
     }
     void* allocate(int64_t bytes)
@@ -244,6 +246,51 @@ TEST(CudaReshape, MatrixMultiplyCublasLtPlanFollowsTheShapes)
         ASSERT_TRUE(k.run({memory.add(a), memory.add(b)}, {out}, memory, reshape));
         EXPECT_TRUE(near(download(out), expected, 1e-4));
     });
+}
+
+TEST(CudaReshape, MatrixMultiplyRunOnLessAlignedBuffersThanItsPlan)
+{
+    // The cuBLASLt plan of a reshape on 256-byte aligned buffers must not run on buffers aligned to one FP16 element:
+    // such a run makes (once) and uses a plan for that alignment.
+    KILN_REQUIRE_GPU();
+    PlanNode node;
+    node.kind = LayerType::kMATRIX_MULTIPLY;
+    node.name = "mmHalf";
+    node.tactic = "cublaslt";
+    node.attrs.setInt("op0", static_cast<int64_t>(nvinfer1::MatrixOperation::kNONE));
+    node.attrs.setInt("op1", static_cast<int64_t>(nvinfer1::MatrixOperation::kNONE));
+    KernelUnderTest k;
+    ASSERT_TRUE(k.create(setupOf(node, {DataType::kHALF, DataType::kHALF}, {2, 2}, DataType::kHALF, 2)));
+    int64_t const m = 24;
+    int64_t const n = 40;
+    int64_t const kk = 32;
+    std::mt19937 rng(14);
+    DeviceTensors memory;
+    bool first = true;
+    for (size_t const offset : {size_t{0}, size_t{2}, size_t{2}, size_t{0}})
+    {
+        SCOPED_TRACE("byte offset " + std::to_string(offset));
+        HostTensor const a = HostTensor::random(DataType::kHALF, dims({m, kk}), rng);
+        HostTensor const b = HostTensor::random(DataType::kHALF, dims({kk, n}), rng);
+        HostTensor expected(DataType::kHALF, dims({m, n}));
+        for (int64_t i = 0; i < m; ++i)
+        {
+            for (int64_t j = 0; j < n; ++j)
+            {
+                double acc = 0.0;
+                for (int64_t q = 0; q < kk; ++q)
+                {
+                    acc += a.at(i * kk + q) * b.at(q * n + j);
+                }
+                expected.set(i * n + j, acc);
+            }
+        }
+        TensorView const out = memory.add(expected, true, offset);
+        // Only the first pass reshapes (aligned buffers); the others run on the alignment they get.
+        ASSERT_TRUE(k.run({memory.add(a, false, offset), memory.add(b, false, offset)}, {out}, memory, first));
+        EXPECT_TRUE(near(download(out), expected, 1e-2));
+        first = false;
+    }
 }
 
 TEST(CudaReshape, ConvolutionPlanFollowsTheShapes)
