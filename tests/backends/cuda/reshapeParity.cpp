@@ -34,19 +34,21 @@ public:
             (void) cudaFree(p);
         }
     }
-    //! A device view of `h` (uploaded) or, with `poison`, of its shape filled with 0xA5 bytes.
-    TensorView add(HostTensor const& h, bool poison = false)
+    //! A device view of `h` (uploaded) or, with `poison`, of its shape filled with 0xA5 bytes; `offset` bytes after
+    //! the start of its allocation (256-byte aligned), to give a run less aligned buffers.
+    TensorView add(HostTensor const& h, bool poison = false, size_t offset = 0)
     {
         TensorView v;
         v.type = h.type;
         v.dims = h.dims;
         size_t const bytes = h.bytes.size();
         void* p = nullptr;
-        EXPECT_EQ(cudaMalloc(&p, bytes == 0 ? 1 : bytes), cudaSuccess);
+        EXPECT_EQ(cudaMalloc(&p, bytes + offset + 1), cudaSuccess);
         mPointers.push_back(p);
-        EXPECT_EQ(poison ? cudaMemset(p, 0xA5, bytes) : cudaMemcpy(p, h.data(), bytes, cudaMemcpyHostToDevice),
+        void* const at = static_cast<uint8_t*>(p) + offset;
+        EXPECT_EQ(poison ? cudaMemset(at, 0xA5, bytes) : cudaMemcpy(at, h.data(), bytes, cudaMemcpyHostToDevice),
             cudaSuccess);
-        v.data = p;
+        v.data = at;
         return v;
     }
     void* allocate(int64_t bytes)
@@ -186,64 +188,102 @@ TEST(CudaReshape, ElementWiseBroadcastMapFollowsTheShapes)
     });
 }
 
-TEST(CudaReshape, MatrixMultiplyCublasLtPlanFollowsTheShapes)
+//! A matrix multiply node of tactic "cublaslt": A [b0, b1, M, K] times B [b0', b1', N, K] transposed.
+PlanNode matmulNode(std::string const& name)
 {
-    KILN_REQUIRE_GPU();
     PlanNode node;
     node.kind = LayerType::kMATRIX_MULTIPLY;
-    node.name = "mm";
+    node.name = name;
     node.tactic = "cublaslt";
     node.attrs.setInt("op0", static_cast<int64_t>(nvinfer1::MatrixOperation::kNONE));
     node.attrs.setInt("op1", static_cast<int64_t>(nvinfer1::MatrixOperation::kTRANSPOSE));
-    KernelUnderTest k;
-    ASSERT_TRUE(k.create(setupOf(node, {DataType::kFLOAT, DataType::kFLOAT}, {4, 4}, DataType::kFLOAT, 4)));
-    struct Problem
-    {
-        std::array<int64_t, 2> batchA;
-        std::array<int64_t, 2> batchB;
-        int64_t m;
-        int64_t n;
-        int64_t k;
+    return node;
+}
+
+struct MatmulProblem
+{
+    std::array<int64_t, 2> batchA;
+    std::array<int64_t, 2> batchB;
+    int64_t m;
+    int64_t n;
+    int64_t k;
+};
+
+//! Random operands of `p` and the host reference of matmulNode's product (batch dims of extent 1 broadcast).
+std::array<HostTensor, 3> matmulCase(MatmulProblem const& p, DataType type, std::mt19937& rng)
+{
+    std::array<int64_t, 2> const batch{std::max(p.batchA[0], p.batchB[0]), std::max(p.batchA[1], p.batchB[1])};
+    HostTensor const a = HostTensor::random(type, dims({p.batchA[0], p.batchA[1], p.m, p.k}), rng);
+    HostTensor const b = HostTensor::random(type, dims({p.batchB[0], p.batchB[1], p.n, p.k}), rng);
+    HostTensor expected(type, dims({batch[0], batch[1], p.m, p.n}));
+    auto const matrix = [](std::array<int64_t, 2> const& d, int64_t i0, int64_t i1) {
+        return (d[0] == 1 ? 0 : i0) * d[1] + (d[1] == 1 ? 0 : i1);
     };
-    // A uniform batch (one strided call), B broadcast, a batch that is neither (one call per matrix), other extents,
-    // then the first problem again.
-    std::vector<Problem> const cases = {{{2, 2}, {2, 2}, 8, 4, 16}, {{3, 2}, {1, 1}, 5, 9, 6},
-        {{2, 1}, {1, 3}, 7, 5, 12}, {{1, 1}, {1, 1}, 33, 17, 40}, {{2, 2}, {2, 2}, 8, 4, 16}};
-    std::mt19937 rng(12);
-    DeviceTensors memory;
-    forEachShape(cases, [&](Problem const& p, bool reshape) {
-        std::array<int64_t, 2> const batch{std::max(p.batchA[0], p.batchB[0]), std::max(p.batchA[1], p.batchB[1])};
-        HostTensor const a = HostTensor::random(DataType::kFLOAT, dims({p.batchA[0], p.batchA[1], p.m, p.k}), rng);
-        HostTensor const b = HostTensor::random(DataType::kFLOAT, dims({p.batchB[0], p.batchB[1], p.n, p.k}), rng);
-        HostTensor expected(DataType::kFLOAT, dims({batch[0], batch[1], p.m, p.n}));
-        auto const matrix = [](std::array<int64_t, 2> const& d, int64_t i0, int64_t i1) {
-            return (d[0] == 1 ? 0 : i0) * d[1] + (d[1] == 1 ? 0 : i1);
-        };
-        for (int64_t i0 = 0; i0 < batch[0]; ++i0)
+    for (int64_t i0 = 0; i0 < batch[0]; ++i0)
+    {
+        for (int64_t i1 = 0; i1 < batch[1]; ++i1)
         {
-            for (int64_t i1 = 0; i1 < batch[1]; ++i1)
+            int64_t const ma = matrix(p.batchA, i0, i1);
+            int64_t const mb = matrix(p.batchB, i0, i1);
+            int64_t const mo = i0 * batch[1] + i1;
+            for (int64_t i = 0; i < p.m; ++i)
             {
-                int64_t const ma = matrix(p.batchA, i0, i1);
-                int64_t const mb = matrix(p.batchB, i0, i1);
-                int64_t const mo = i0 * batch[1] + i1;
-                for (int64_t i = 0; i < p.m; ++i)
+                for (int64_t j = 0; j < p.n; ++j)
                 {
-                    for (int64_t j = 0; j < p.n; ++j)
+                    double acc = 0.0;
+                    for (int64_t q = 0; q < p.k; ++q)
                     {
-                        double acc = 0.0;
-                        for (int64_t q = 0; q < p.k; ++q)
-                        {
-                            acc += a.at((ma * p.m + i) * p.k + q) * b.at((mb * p.n + j) * p.k + q); // B transposed
-                        }
-                        expected.set((mo * p.m + i) * p.n + j, acc);
+                        acc += a.at((ma * p.m + i) * p.k + q) * b.at((mb * p.n + j) * p.k + q); // B transposed
                     }
+                    expected.set((mo * p.m + i) * p.n + j, acc);
                 }
             }
         }
+    }
+    return {a, b, expected};
+}
+
+TEST(CudaReshape, MatrixMultiplyCublasLtPlanFollowsTheShapes)
+{
+    KILN_REQUIRE_GPU();
+    PlanNode const node = matmulNode("mm");
+    KernelUnderTest k;
+    ASSERT_TRUE(k.create(setupOf(node, {DataType::kFLOAT, DataType::kFLOAT}, {4, 4}, DataType::kFLOAT, 4)));
+    // A uniform batch (one strided call), B broadcast, a batch that is neither (one call per matrix), other extents,
+    // then the first problem again.
+    std::vector<MatmulProblem> const cases = {{{2, 2}, {2, 2}, 8, 4, 16}, {{3, 2}, {1, 1}, 5, 9, 6},
+        {{2, 1}, {1, 3}, 7, 5, 12}, {{1, 1}, {1, 1}, 33, 17, 40}, {{2, 2}, {2, 2}, 8, 4, 16}};
+    std::mt19937 rng(12);
+    DeviceTensors memory;
+    forEachShape(cases, [&](MatmulProblem const& p, bool reshape) {
+        auto const [a, b, expected] = matmulCase(p, DataType::kFLOAT, rng);
         TensorView const out = memory.add(expected, true);
         ASSERT_TRUE(k.run({memory.add(a), memory.add(b)}, {out}, memory, reshape));
         EXPECT_TRUE(near(download(out), expected, 1e-4));
     });
+}
+
+TEST(CudaReshape, MatrixMultiplyRunOnLessAlignedBuffersThanItsPlan)
+{
+    // The cuBLASLt plan of a reshape on 256-byte aligned buffers must not run on buffers aligned to one FP16 element:
+    // such a run makes (once) and uses a plan for that alignment.
+    KILN_REQUIRE_GPU();
+    PlanNode const node = matmulNode("mmHalf");
+    KernelUnderTest k;
+    ASSERT_TRUE(k.create(setupOf(node, {DataType::kHALF, DataType::kHALF}, {4, 4}, DataType::kHALF, 4)));
+    std::mt19937 rng(14);
+    DeviceTensors memory;
+    bool first = true;
+    for (size_t const offset : {size_t{0}, size_t{2}, size_t{2}, size_t{0}})
+    {
+        SCOPED_TRACE("byte offset " + std::to_string(offset));
+        auto const [a, b, expected] = matmulCase({{1, 1}, {1, 1}, 24, 40, 32}, DataType::kHALF, rng);
+        TensorView const out = memory.add(expected, true, offset);
+        // Only the first pass reshapes (aligned buffers); the others run on the alignment they get.
+        ASSERT_TRUE(k.run({memory.add(a, false, offset), memory.add(b, false, offset)}, {out}, memory, first));
+        EXPECT_TRUE(near(download(out), expected, 1e-2));
+        first = false;
+    }
 }
 
 TEST(CudaReshape, ConvolutionPlanFollowsTheShapes)
