@@ -344,7 +344,7 @@ TEST(CudaRuntime, BackendChoiceIsStrictWhenExplicitAndFallsBackByDefault)
         EXPECT_EQ(kiln::getBuilderBackend(&r.config()), kiln::BackendKind::kCUDA);
         loopBody(r);
         EXPECT_FALSE(r.build());
-        EXPECT_NE(r.logger().allErrors().find("cuda backend"), std::string::npos) << r.logger().allErrors();
+        EXPECT_NE(r.logger().allErrors().find("CUDA backend"), std::string::npos) << r.logger().allErrors();
     }
     {
         NetworkRunner r;
