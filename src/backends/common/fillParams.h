@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/hostDevice.h"
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <vector>
@@ -40,6 +40,13 @@ bool fillInputPresent(KernelSetup const& setup, std::vector<TensorView> const& i
 
 //! Reads "op" and "seed" and checks the output (buffer, a type `outTypeOk` accepts) and the dynamic alpha/beta.
 StatusOr<FillParams> makeFillParams(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, bool (*outTypeOk)(nvinfer1::DataType));
+
+//! "op" and "seed" (at kernel creation).
+StatusOr<FillParams> readFillParams(KernelSetup const& setup);
+
+//! The checks of makeFillParams after the attributes, without the output buffer (data not looked at: at reshape).
+Status fillShapes(KernelSetup const& setup, FillParams& p, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, bool (*outTypeOk)(nvinfer1::DataType));
 
 } // namespace kiln

@@ -7,7 +7,7 @@
 // Order: result = act(op(inputs) + add). Kernels that do not support an epilogue refuse the node at creation.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 namespace kiln
 {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "backends/common/geometry.h"
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>
@@ -31,5 +31,13 @@ Status gatherError(KernelSetup const& setup, std::string const& message);
 //! Reads "mode", "axis" and "nbElementWiseDims" and checks the data, indices and output against them.
 StatusOr<GatherParams> makeGatherParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! "mode", "axis" and "nbElementWiseDims" and their combination (at kernel creation): fills mode, axis and b.
+StatusOr<GatherParams> readGatherParams(KernelSetup const& setup);
+
+//! The checks of the data, indices and output against the attributes of `p`, filling the rest of it (data not looked
+//! at: at reshape).
+Status gatherShapes(KernelSetup const& setup, GatherParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 } // namespace kiln

@@ -2,7 +2,7 @@
 // and the geometry (input [N, C, H, W], grid [N, Hout, Wout, 2]).
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>
@@ -29,5 +29,12 @@ Status gridSampleError(KernelSetup const& setup, std::string const& message);
 
 StatusOr<GridSampleParams> makeGridSampleParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! "interpolationMode", "sampleMode" and "alignCorners" (at kernel creation).
+GridSampleParams readGridSampleParams(KernelSetup const& setup);
+
+//! The shape checks of makeGridSampleParams, filling the geometry of `p` (data not looked at: at reshape).
+Status gridSampleShapes(KernelSetup const& setup, GridSampleParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 } // namespace kiln

@@ -2,7 +2,7 @@
 // (outer x channels x inner around axis rank - 3) and coefficients.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>
@@ -29,5 +29,12 @@ Status lrnError(KernelSetup const& setup, std::string const& message);
 //! Checks the views and the attributes; FLOAT, HALF and BF16 only.
 StatusOr<LRNParams> makeLRNParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! The attributes ("window", "alpha", "beta", "k"), at kernel creation: fills half, alphaOverN, beta and k.
+StatusOr<LRNParams> readLRNParams(KernelSetup const& setup);
+
+//! The shape checks of makeLRNParams (data not looked at: at reshape): fills outer, channels, inner and empty.
+Status lrnShapes(KernelSetup const& setup, LRNParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 } // namespace kiln

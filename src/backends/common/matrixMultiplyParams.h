@@ -2,7 +2,7 @@
 // of A, B and the output, matrix extents) derived from the run's shapes, with the validation messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <utility>
@@ -33,6 +33,10 @@ bool isMatmulStorage(nvinfer1::DataType t);
 //! Checks the operands of a matrix multiply (counts, types, ranks, reduction extents, batch broadcasting, output
 //! dims, buffers) and derives the problem. Messages name the layer of `setup`.
 StatusOr<MatmulShape> makeMatmulShape(KernelSetup const& setup, nvinfer1::MatrixOperation op0,
+    nvinfer1::MatrixOperation op1, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! makeMatmulShape without the buffer checks (data not looked at: at reshape).
+StatusOr<MatmulShape> matmulShapes(KernelSetup const& setup, nvinfer1::MatrixOperation op0,
     nvinfer1::MatrixOperation op1, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
 //! Offsets, in whole matrices, of output batch `bi` (row-major over batchOut) in A and in B; extent-1 batch

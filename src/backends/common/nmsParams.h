@@ -4,7 +4,7 @@
 // never rely on it.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>
@@ -29,5 +29,12 @@ Status nmsError(KernelSetup const& setup, std::string const& message);
 //! Checks boxes, scores, maxOutputBoxesPerClass (+ optional IoU and score thresholds) and the two outputs.
 StatusOr<NMSParams> makeNMSParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! "boxFormat" and "topKBoxLimit" (at kernel creation).
+NMSParams readNMSParams(KernelSetup const& setup);
+
+//! The shape checks of makeNMSParams, filling the geometry of `p` (data not looked at: at reshape).
+Status nmsShapes(KernelSetup const& setup, NMSParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 } // namespace kiln

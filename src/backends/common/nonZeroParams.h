@@ -3,7 +3,7 @@
 // the indices output's dims may show that dimension as -1 (unknown) at run time, so kernels never rely on it.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>
@@ -17,6 +17,10 @@ Status nonZeroError(KernelSetup const& setup, std::string const& message);
 
 //! Checks one input, the INT32/INT64 [rank, count] indices output and the count output.
 Status checkNonZeroViews(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
+//! The shape and type checks of checkNonZeroViews (data not looked at: at reshape).
+Status checkNonZeroShapes(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs);
 
 } // namespace kiln

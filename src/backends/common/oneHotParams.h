@@ -2,7 +2,7 @@
 // (outer x depth x inner output elements around the new axis).
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <string>
@@ -24,5 +24,12 @@ Status oneHotError(KernelSetup const& setup, std::string const& message);
 
 StatusOr<OneHotParams> makeOneHotParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! The node's "axis" as stored (negative counts from the end), at kernel creation.
+int64_t readOneHotAxis(KernelSetup const& setup);
+
+//! The shape and type checks of makeOneHotParams around `axis` (data not looked at: at reshape).
+StatusOr<OneHotParams> oneHotShapes(KernelSetup const& setup, int64_t axis, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 } // namespace kiln

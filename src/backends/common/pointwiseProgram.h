@@ -19,7 +19,7 @@
 //                   type in the unfused network), b = -1
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 #include "engine/plan.h"
 #include "core/status.h"
 

@@ -2,7 +2,7 @@
 // pooling type, blend factor, averageCountExcludesPadding) and the per-run shape checks with their messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 #include "network/layers/convolutionLayer.h"
 
 #include <vector>
@@ -27,6 +27,10 @@ bool isPoolStorage(nvinfer1::DataType t);
 //! Checks one run's input and output against the configuration and returns the window extents. Messages name the
 //! layer.
 Status checkPoolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, std::vector<WindowExtent>& ext);
+
+//! checkPoolShapes without the buffer checks (data not looked at: at reshape).
+Status poolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, std::vector<WindowExtent>& ext);
 
 } // namespace kiln

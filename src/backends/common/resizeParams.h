@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/hostDevice.h"
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <vector>
 

@@ -3,7 +3,7 @@
 // validation messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <vector>
@@ -22,6 +22,14 @@ struct ScaleParams
 //! Checks the node at kernel creation: one input and output, "mode", "channelAxis", three weights slots of float
 //! types, a float input and a kernel-supported output type.
 Status checkScaleSetup(KernelSetup const& setup);
+
+//! checkScaleSetup, then "mode" and "channelAxis" (at kernel creation).
+StatusOr<ScaleParams> readScaleParams(KernelSetup const& setup);
+
+//! Checks the shapes of one input and output (same dims; data not looked at) against the mode and axis of `p` and
+//! derives the coefficient shape; weights whose count differs from it are an error (unless the input is empty).
+Status scaleShapes(KernelSetup const& setup, ScaleParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 //! Checks one run's input and output against the node and derives the coefficient shape; weights whose count
 //! differs from it are an error (unless the input is empty).

@@ -3,7 +3,7 @@
 // validation messages.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <cstdint>
 #include <vector>
@@ -37,6 +37,10 @@ StatusOr<ShuffleAttrs> readShuffleAttrs(KernelSetup const& setup);
 //! Checks one run's tensors and derives its geometry; `device` ("CPU", "GPU") names the backend in the message
 //! for an unsupported element size.
 StatusOr<ShuffleParams> makeShuffleParams(ShuffleAttrs const& attrs, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, char const* device);
+
+//! makeShuffleParams without the buffer checks (data not looked at: at reshape).
+StatusOr<ShuffleParams> shuffleShapes(ShuffleAttrs const& attrs, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, char const* device);
 
 } // namespace kiln

@@ -2,7 +2,7 @@
 // of the CPU and CUDA backends.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 
 #include <vector>
 
@@ -11,6 +11,10 @@ namespace kiln
 
 //! One present input and one present output of the same dimensions (messages name the node).
 Status checkUnaryViews(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! The reshape-time part of checkUnaryViews: one input and one output of the same dimensions (data not looked at).
+Status checkUnaryShapes(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
 } // namespace kiln
