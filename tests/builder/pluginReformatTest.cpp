@@ -4,6 +4,7 @@
 #include "backends/cpu/cpuKernel.h"
 #include "common/networkRunner.h"
 #include "core/dataType.h"
+#include "common/kernelRun.h"
 
 #include <gtest/gtest.h>
 
@@ -106,13 +107,13 @@ public:
             mError = kernel.status().message();
         }
     }
-    CpuKernel* kernel() { return mKernel.get(); }
+    Kernel* kernel() { return mKernel.get(); }
     std::string const& error() const { return mError; }
 
 private:
     PlanNode mNode;
     KernelSetup mSetup;
-    std::unique_ptr<CpuKernel> mKernel;
+    std::unique_ptr<Kernel> mKernel;
     std::string mError;
 };
 
@@ -164,7 +165,7 @@ TEST_P(ReformatLayoutTest, LinearToFormatAndBack)
 
     ReformatKernel toFormat(DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, DataType::kFLOAT, f, -1.F, rank);
     ASSERT_NE(toFormat.kernel(), nullptr) << toFormat.error();
-    ASSERT_TRUE(toFormat.kernel()->execute({view(in.data(), DataType::kFLOAT, dims)},
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*toFormat.kernel(), {view(in.data(), DataType::kFLOAT, dims)},
         {view(formatted.data(), DataType::kFLOAT, dims)}).isOk());
     std::vector<bool> written(static_cast<size_t>(stored), false);
     forEachIndex(dims, [&](std::vector<int64_t> const& i, int64_t linear) {
@@ -185,7 +186,7 @@ TEST_P(ReformatLayoutTest, LinearToFormatAndBack)
     std::fill(back.bytes.begin(), back.bytes.end(), uint8_t{0xFF});
     ReformatKernel toLinear(DataType::kFLOAT, f, -1.F, DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, rank);
     ASSERT_NE(toLinear.kernel(), nullptr) << toLinear.error();
-    ASSERT_TRUE(toLinear.kernel()->execute({view(formatted.data(), DataType::kFLOAT, dims)},
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*toLinear.kernel(), {view(formatted.data(), DataType::kFLOAT, dims)},
         {view(back.data(), DataType::kFLOAT, dims)}).isOk());
     EXPECT_TRUE(sameBits(back, in));
 }
@@ -203,11 +204,11 @@ TEST(ReformatKernelTest, TypeAndFormatTogether)
     std::vector<uint16_t> half(static_cast<size_t>(paddedElements(TensorFormat::kCHW4, dims)), 0x7E00);
     ReformatKernel to(DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, DataType::kHALF, TensorFormat::kCHW4, -1.F, 4);
     ASSERT_NE(to.kernel(), nullptr) << to.error();
-    ASSERT_TRUE(to.kernel()->execute({view(in.data(), DataType::kFLOAT, dims)}, {view(half.data(), DataType::kHALF, dims)}).isOk());
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*to.kernel(), {view(in.data(), DataType::kFLOAT, dims)}, {view(half.data(), DataType::kHALF, dims)}).isOk());
     HostTensor back(DataType::kFLOAT, makeDims(dims));
     ReformatKernel from(DataType::kHALF, TensorFormat::kCHW4, -1.F, DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, 4);
     ASSERT_NE(from.kernel(), nullptr) << from.error();
-    ASSERT_TRUE(from.kernel()->execute({view(half.data(), DataType::kHALF, dims)}, {view(back.data(), DataType::kFLOAT, dims)}).isOk());
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*from.kernel(), {view(half.data(), DataType::kHALF, dims)}, {view(back.data(), DataType::kFLOAT, dims)}).isOk());
     EXPECT_TRUE(allClose(back, in, 1e-3, 1e-3));
 }
 
@@ -220,7 +221,7 @@ TEST(ReformatKernelTest, Int8QuantizeAndDequantizeUseTheScales)
     std::vector<int8_t> q(40, 99);
     ReformatKernel quantize(DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, DataType::kINT8, TensorFormat::kLINEAR, scale, 1);
     ASSERT_NE(quantize.kernel(), nullptr) << quantize.error();
-    ASSERT_TRUE(quantize.kernel()->execute({view(in.data(), DataType::kFLOAT, dims)}, {view(q.data(), DataType::kINT8, dims)}).isOk());
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*quantize.kernel(), {view(in.data(), DataType::kFLOAT, dims)}, {view(q.data(), DataType::kINT8, dims)}).isOk());
     bool saturated = false;
     for (int64_t i = 0; i < 40; ++i)
     {
@@ -232,7 +233,7 @@ TEST(ReformatKernelTest, Int8QuantizeAndDequantizeUseTheScales)
     HostTensor back(DataType::kFLOAT, makeDims(dims));
     ReformatKernel dequantize(DataType::kINT8, TensorFormat::kLINEAR, scale, DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, 1);
     ASSERT_NE(dequantize.kernel(), nullptr) << dequantize.error();
-    ASSERT_TRUE(dequantize.kernel()->execute({view(q.data(), DataType::kINT8, dims)}, {view(back.data(), DataType::kFLOAT, dims)}).isOk());
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*dequantize.kernel(), {view(q.data(), DataType::kINT8, dims)}, {view(back.data(), DataType::kFLOAT, dims)}).isOk());
     for (int64_t i = 0; i < 40; ++i)
     {
         EXPECT_EQ(static_cast<float>(back.at(i)), static_cast<float>(q[static_cast<size_t>(i)]) * scale);

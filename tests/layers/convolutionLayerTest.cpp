@@ -4,6 +4,7 @@
 
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "common/kernelRun.h"
 
 #include <gtest/gtest.h>
 
@@ -348,11 +349,11 @@ HostTensor runKernel(ConvCase const& cc, DataType type, HostTensor const& x, Hos
     {
         return out;
     }
-    kiln::Status st = kernel.value()->execute(inputs, {{out.data(), type, out.dims}});
+    kiln::Status st = kiln::test::reshapeAndRun(*kernel.value(), inputs, {{out.data(), type, out.dims}});
     EXPECT_TRUE(st.isOk()) << st.message();
     // A second run on the same kernel object reuses the cached primitive and must give the same result.
     HostTensor again(type, makeDims(outDims));
-    st = kernel.value()->execute(inputs, {{again.data(), type, again.dims}});
+    st = kiln::test::reshapeAndRun(*kernel.value(), inputs, {{again.data(), type, again.dims}});
     EXPECT_TRUE(st.isOk()) << st.message();
     EXPECT_TRUE(kiln::test::sameBits(out, again));
     return out;
@@ -808,11 +809,11 @@ TEST(ConvolutionLayerTest, KernelRejectsInconsistentShapes)
         std::vector<float> x(2 * 3 * 7 * 6, 1.F);
         std::vector<float> y(1000, 0.F);
         // Output extent 9 instead of the 7 the padding gives.
-        kiln::Status st = kernel.value()->execute(
+        kiln::Status st = kiln::test::reshapeAndRun(*kernel.value(), 
             {{x.data(), DataType::kFLOAT, makeDims({2, 3, 7, 6})}}, {{y.data(), DataType::kFLOAT, makeDims({2, 4, 9, 3})}});
         EXPECT_FALSE(st.isOk());
         // Channels that do not match the weights.
-        st = kernel.value()->execute(
+        st = kiln::test::reshapeAndRun(*kernel.value(), 
             {{x.data(), DataType::kFLOAT, makeDims({2, 2, 7, 6})}}, {{y.data(), DataType::kFLOAT, makeDims({2, 4, 7, 3})}});
         EXPECT_FALSE(st.isOk());
         // A corrupt plan: missing attribute.

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "common/kernelRun.h"
 
 #include <gtest/gtest.h>
 
@@ -337,7 +338,7 @@ HostTensor runKernel(DeconvCase const& dc, DataType type, HostTensor const& x, H
     {
         return out;
     }
-    kiln::Status st = kernel.value()->execute(inputs, {{out.data(), type, out.dims}});
+    kiln::Status st = kiln::test::reshapeAndRun(*kernel.value(), inputs, {{out.data(), type, out.dims}});
     EXPECT_TRUE(st.isOk()) << st.message();
     return out;
 }

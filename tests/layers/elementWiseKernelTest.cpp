@@ -2,6 +2,7 @@
 // the typed load/store conversions, and kernel creation from corrupt plan nodes (must fail, never crash).
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "common/kernelRun.h"
 
 #include <gtest/gtest.h>
 
@@ -181,7 +182,7 @@ TEST(ElementWiseKernelTest, CorruptNodesFailKernelCreation)
     TensorView view;
     view.data = out;
     view.dims = dimsOf({3});
-    EXPECT_FALSE((*kernel)->execute({}, {view}).isOk());
+    EXPECT_FALSE(kiln::test::reshapeAndRun(*(*kernel), {}, {view}).isOk());
     // An elementwise kernel given shapes that do not broadcast fails instead of reading out of bounds.
     node.attrs.setInt("operation", 0);
     auto ew = kiln::createElementWiseKernel(setup);
@@ -191,7 +192,7 @@ TEST(ElementWiseKernelTest, CorruptNodesFailKernelCreation)
     TensorView va{a, DataType::kFLOAT, dimsOf({2}), nullptr};
     TensorView vc{c, DataType::kFLOAT, dimsOf({3}), nullptr};
     TensorView vo{out, DataType::kFLOAT, dimsOf({3}), nullptr};
-    EXPECT_FALSE((*ew)->execute({va, vc}, {vo}).isOk());
+    EXPECT_FALSE(kiln::test::reshapeAndRun(*(*ew), {va, vc}, {vo}).isOk());
 }
 
 
@@ -217,7 +218,7 @@ TEST(ElementWiseKernelTest, KernelsTolerateArbitraryTypesAndBytes)
     };
     struct Kind
     {
-        kiln::CpuKernelFactory factory;
+        kiln::KernelFactory factory;
         char const* attr;
         int32_t nbValues;
         int32_t nbInputs;
@@ -281,7 +282,7 @@ TEST(ElementWiseKernelTest, KernelsTolerateArbitraryTypesAndBytes)
                     buffers[0] = randomBytes(inputs[0].type, 12);
                     inputs[0].data = buffers[0].data();
                 }
-                (void) (*kernel)->execute(inputs, {o});
+                (void) kiln::test::reshapeAndRun(*(*kernel), inputs, {o});
             }
         }
     }

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "common/kernelRun.h"
 
 #include <gtest/gtest.h>
 
@@ -429,7 +430,7 @@ HostTensor runKernel(MatCase const& mc, DataType type, HostTensor const& a, Host
     {
         return out;
     }
-    kiln::Status st = kernel.value()->execute(
+    kiln::Status st = kiln::test::reshapeAndRun(*kernel.value(), 
         {{const_cast<void*>(a.data()), type, a.dims}, {const_cast<void*>(b.data()), type, b.dims}},
         {{out.data(), type, out.dims}});
     EXPECT_TRUE(st.isOk()) << st.message();

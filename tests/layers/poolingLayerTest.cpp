@@ -4,6 +4,7 @@
 
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "common/kernelRun.h"
 
 #include <gtest/gtest.h>
 
@@ -333,7 +334,7 @@ HostTensor runKernel(PoolCase const& pc, DataType type, HostTensor const& x, std
     {
         return out;
     }
-    kiln::Status st = kernel.value()->execute({{const_cast<void*>(x.data()), type, x.dims}}, {{out.data(), type, out.dims}});
+    kiln::Status st = kiln::test::reshapeAndRun(*kernel.value(), {{const_cast<void*>(x.data()), type, x.dims}}, {{out.data(), type, out.dims}});
     EXPECT_TRUE(st.isOk()) << st.message();
     return out;
 }

@@ -35,16 +35,29 @@ Status checkActivationSetup(KernelSetup const& setup)
     return Status::ok();
 }
 
-StatusOr<ActivationParams> makeActivationParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+namespace
 {
-    KILN_RETURN_IF_ERROR(checkUnaryViews(setup, inputs, outputs));
-    Attributes const& attrs = setup.node->attrs;
+ActivationParams activationAttributes(Attributes const& attrs)
+{
     ActivationParams p;
     p.type = static_cast<ActivationType>(attrs.getInt("type"));
     p.alpha = static_cast<float>(attrs.getFloat("alpha"));
     p.beta = static_cast<float>(attrs.getFloat("beta"));
     return p;
+}
+} // namespace
+
+StatusOr<ActivationParams> readActivationParams(KernelSetup const& setup)
+{
+    KILN_RETURN_IF_ERROR(checkActivationSetup(setup));
+    return activationAttributes(setup.node->attrs);
+}
+
+StatusOr<ActivationParams> makeActivationParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    KILN_RETURN_IF_ERROR(checkUnaryViews(setup, inputs, outputs));
+    return activationAttributes(setup.node->attrs);
 }
 
 } // namespace kiln

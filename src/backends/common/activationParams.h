@@ -1,5 +1,5 @@
 // Backend-neutral host-side logic of IActivationLayer kernels (CPU and CUDA): the checks of the node at kernel
-// creation and the attributes and checks of one run, with the validation messages.
+// creation, its attributes, and the checks of one run, with the validation messages.
 #pragma once
 
 #include "backends/kernel.h"
@@ -19,6 +19,9 @@ struct ActivationParams
 //! Checks the node at kernel creation: one input and output, "type", "alpha", "beta", and the types (float input,
 //! or INT32/INT64 for kRELU; a kernel-supported output type).
 Status checkActivationSetup(KernelSetup const& setup);
+
+//! checkActivationSetup, then the attributes (at kernel creation).
+StatusOr<ActivationParams> readActivationParams(KernelSetup const& setup);
 
 //! Checks one run's input and output (same dims) and reads the attributes.
 StatusOr<ActivationParams> makeActivationParams(

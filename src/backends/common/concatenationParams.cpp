@@ -18,30 +18,39 @@ Status concatError(KernelSetup const& setup, std::string const& message)
 
 } // namespace
 
-StatusOr<ConcatenationParams> makeConcatenationParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<int32_t> readConcatenationAxis(KernelSetup const& setup, int32_t rank)
 {
-    if (inputs.empty() || outputs.size() != 1 || !outputs[0].present())
+    if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS)
+    {
+        return concatError(setup, "output rank " + std::to_string(rank) + " is invalid");
+    }
+    if (!setup.node->attrs.has("axis"))
+    {
+        return rank >= 3 ? rank - 3 : 0;
+    }
+    StatusOr<int64_t> a = setup.node->attrs.requireInt("axis");
+    if (!a.isOk() || *a < 0 || *a >= rank)
+    {
+        return concatError(setup, "attribute 'axis' is missing or out of range");
+    }
+    return static_cast<int32_t>(*a);
+}
+
+StatusOr<ConcatenationParams> concatenationShapes(KernelSetup const& setup, int32_t axis,
+    std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.empty() || outputs.size() != 1)
     {
         return concatError(setup, "expects at least one input and one output");
     }
     TensorView const& out = outputs[0];
     int32_t const rank = out.dims.nbDims;
-    if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS)
+    if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS || axis < 0 || axis >= rank)
     {
         return concatError(setup, "output rank " + std::to_string(rank) + " is invalid");
     }
     ConcatenationParams p;
-    p.axis = rank >= 3 ? rank - 3 : 0;
-    if (setup.node->attrs.has("axis"))
-    {
-        StatusOr<int64_t> a = setup.node->attrs.requireInt("axis");
-        if (!a.isOk() || *a < 0 || *a >= rank)
-        {
-            return concatError(setup, "attribute 'axis' is missing or out of range");
-        }
-        p.axis = static_cast<int32_t>(*a);
-    }
+    p.axis = axis;
     int64_t const esize = elementSize(out.type);
     if (esize <= 0)
     {
@@ -50,7 +59,7 @@ StatusOr<ConcatenationParams> makeConcatenationParams(
     for (size_t i = 0; i < inputs.size(); ++i)
     {
         TensorView const& in = inputs[i];
-        if (!in.present() || in.type != out.type || in.dims.nbDims != rank)
+        if (in.type != out.type || in.dims.nbDims != rank)
         {
             return concatError(
                 setup, "input " + std::to_string(i) + " is missing or its rank/type differs from the output");
@@ -80,6 +89,25 @@ StatusOr<ConcatenationParams> makeConcatenationParams(
         p.innerBytes *= out.dims.d[d];
     }
     return p;
+}
+
+StatusOr<ConcatenationParams> makeConcatenationParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.empty() || outputs.size() != 1 || !outputs[0].present())
+    {
+        return concatError(setup, "expects at least one input and one output");
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+    {
+        if (!inputs[i].present())
+        {
+            return concatError(
+                setup, "input " + std::to_string(i) + " is missing or its rank/type differs from the output");
+        }
+    }
+    KILN_ASSIGN_OR_RETURN(int32_t const axis, readConcatenationAxis(setup, outputs[0].dims.nbDims));
+    return concatenationShapes(setup, axis, inputs, outputs);
 }
 
 } // namespace kiln

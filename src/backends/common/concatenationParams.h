@@ -23,4 +23,11 @@ struct ConcatenationParams
 StatusOr<ConcatenationParams> makeConcatenationParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! The node's "axis" for an output of `rank` (default: rank - 3, or 0 below rank 3), at kernel creation.
+StatusOr<int32_t> readConcatenationAxis(KernelSetup const& setup, int32_t rank);
+
+//! Checks the inputs' shapes and types against the output's along `axis` (data not looked at: at reshape).
+StatusOr<ConcatenationParams> concatenationShapes(KernelSetup const& setup, int32_t axis,
+    std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
 } // namespace kiln

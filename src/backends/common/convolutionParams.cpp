@@ -101,8 +101,12 @@ int64_t product(std::vector<int64_t> const& v)
 }
 } // namespace
 
-Status checkConvShapes(PlanNode const& node, ConvConfig const& cfg, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, int64_t slotKernelCount, int64_t slotBiasCount, ConvShapes& s)
+namespace
+{
+//! checkConvShapes with the presence of the kernel and bias inputs given, and the buffers checked or not.
+Status checkConvShapesWith(PlanNode const& node, ConvConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, int64_t slotKernelCount, int64_t slotBiasCount, bool kernelTensor,
+    bool biasTensor, bool checkBuffers, ConvShapes& s)
 {
     auto fail = [&](std::string const& msg) { return invalidArgument("layer '" + node.name + "': " + msg); };
     WindowParams const& p = cfg.params;
@@ -127,7 +131,7 @@ Status checkConvShapes(PlanNode const& node, ConvConfig const& cfg, std::vector<
     {
         return fail("input channels " + std::to_string(s.c) + " are not a positive multiple of nbGroups");
     }
-    if ((in.data == nullptr && in.volume() != 0) || (out.data == nullptr && out.volume() != 0))
+    if (checkBuffers && ((in.data == nullptr && in.volume() != 0) || (out.data == nullptr && out.volume() != 0)))
     {
         return fail("missing input or output buffer");
     }
@@ -151,7 +155,7 @@ Status checkConvShapes(PlanNode const& node, ConvConfig const& cfg, std::vector<
         }
     }
     std::vector<int64_t> const kShape = convKernelShape(cfg, s.c);
-    s.kernelTensor = inputs.size() > 1 && inputs[1].data != nullptr;
+    s.kernelTensor = inputs.size() > 1 && kernelTensor;
     if (s.kernelTensor)
     {
         TensorView const& kt = inputs[1];
@@ -165,7 +169,7 @@ Status checkConvShapes(PlanNode const& node, ConvConfig const& cfg, std::vector<
         return fail("kernel weights have " + std::to_string(slotKernelCount) + " values but "
             + std::to_string(product(kShape)) + " are needed");
     }
-    s.biasTensor = inputs.size() > 2 && inputs[2].data != nullptr;
+    s.biasTensor = inputs.size() > 2 && biasTensor;
     if (s.biasTensor)
     {
         TensorView const& bt = inputs[2];
@@ -181,6 +185,25 @@ Status checkConvShapes(PlanNode const& node, ConvConfig const& cfg, std::vector<
     }
     s.hasBias = s.biasTensor || slotBiasCount != 0;
     return Status::ok();
+}
+
+} // namespace
+
+Status checkConvShapes(PlanNode const& node, ConvConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, int64_t slotKernelCount, int64_t slotBiasCount, ConvShapes& s)
+{
+    bool const kernelTensor = inputs.size() > 1 && inputs[1].data != nullptr;
+    bool const biasTensor = inputs.size() > 2 && inputs[2].data != nullptr;
+    return checkConvShapesWith(
+        node, cfg, inputs, outputs, slotKernelCount, slotBiasCount, kernelTensor, biasTensor, true, s);
+}
+
+Status convShapes(KernelSetup const& setup, ConvConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, int64_t slotKernelCount, int64_t slotBiasCount, ConvShapes& s)
+{
+    auto const connected = [&](size_t slot) { return slot < setup.inputPresent.size() && setup.inputPresent[slot]; };
+    return checkConvShapesWith(
+        *setup.node, cfg, inputs, outputs, slotKernelCount, slotBiasCount, connected(1), connected(2), false, s);
 }
 
 } // namespace kiln

@@ -70,4 +70,10 @@ struct ConvShapes
 Status checkConvShapes(PlanNode const& node, ConvConfig const& cfg, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, int64_t slotKernelCount, int64_t slotBiasCount, ConvShapes& s);
 
+//! checkConvShapes at reshape: the kernel and bias inputs are present when the node connects them
+//! (KernelSetup::inputPresent); data is not looked at. `inputs` are the layer's own inputs (without a fused
+//! addition's).
+Status convShapes(KernelSetup const& setup, ConvConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, int64_t slotKernelCount, int64_t slotBiasCount, ConvShapes& s);
+
 } // namespace kiln

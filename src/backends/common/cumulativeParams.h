@@ -28,4 +28,15 @@ Status cumulativeError(KernelSetup const& setup, std::string const& message);
 StatusOr<CumulativeParams> makeCumulativeParams(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, bool hostData);
 
+//! "operation", "exclusive" and "reverse" (at kernel creation).
+StatusOr<CumulativeParams> readCumulativeParams(KernelSetup const& setup);
+
+//! The checks of the axis input's shape and type: one INT32/INT64 value (data not looked at).
+Status checkCumulativeAxisView(KernelSetup const& setup, TensorView const& axisView);
+
+//! Checks `axis` (the value of input 1, negative counting from the end) and the data input against the output, and
+//! fills the split of `p` (data not looked at).
+Status cumulativeShapes(KernelSetup const& setup, CumulativeParams& p, int64_t axis,
+    std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
 } // namespace kiln

@@ -13,27 +13,59 @@ Status einsumError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (Einsum): " + message);
 }
 
-StatusOr<EinsumParams> makeEinsumParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+namespace
 {
-    if (inputs.empty() || outputs.size() != 1)
+//! The node's equation for `nbInputs` inputs and one output (`nbOutputs`).
+StatusOr<EinsumEquation> parseFor(KernelSetup const& setup, size_t nbInputs, size_t nbOutputs)
+{
+    if (nbInputs == 0 || nbOutputs != 1)
     {
         return einsumError(setup, "expects at least one input and one output");
     }
     StatusOr<EinsumEquation> parsed
-        = parseEinsumEquation(setup.node->attrs.getString("equation"), static_cast<int32_t>(inputs.size()));
+        = parseEinsumEquation(setup.node->attrs.getString("equation"), static_cast<int32_t>(nbInputs));
     if (!parsed.isOk())
     {
         return einsumError(setup, parsed.status().message());
     }
-    EinsumEquation const& eq = *parsed;
+    return parsed;
+}
+} // namespace
+
+StatusOr<EinsumEquation> readEinsumEquation(KernelSetup const& setup)
+{
+    return parseFor(setup, setup.inputTypes.size(), setup.outputTypes.size());
+}
+
+StatusOr<EinsumParams> makeEinsumParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    KILN_ASSIGN_OR_RETURN(EinsumEquation const eq, parseFor(setup, inputs.size(), outputs.size()));
+    for (size_t i = 0; i < inputs.size(); ++i)
+    {
+        if (!inputs[i].present())
+        {
+            return einsumError(
+                setup, "input " + std::to_string(i) + " does not match its subscripts '" + eq.inputs[i] + "'");
+        }
+    }
+    return einsumShapes(setup, eq, inputs, outputs);
+}
+
+StatusOr<EinsumParams> einsumShapes(KernelSetup const& setup, EinsumEquation const& eq,
+    std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != eq.inputs.size() || outputs.size() != 1)
+    {
+        return einsumError(setup, "expects " + std::to_string(eq.inputs.size()) + " inputs and one output");
+    }
     std::array<int64_t, 26> extent;
     extent.fill(-1);
     for (size_t i = 0; i < inputs.size(); ++i)
     {
         TensorView const& in = inputs[i];
         std::string const& term = eq.inputs[i];
-        if (!in.present() || in.dims.nbDims != static_cast<int32_t>(term.size()))
+        if (in.dims.nbDims != static_cast<int32_t>(term.size()))
         {
             return einsumError(setup, "input " + std::to_string(i) + " does not match its subscripts '" + term + "'");
         }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backends/kernel.h"
+#include "network/layers/einsumEquation.h"
 
 #include <cstdint>
 #include <string>
@@ -27,5 +28,13 @@ Status einsumError(KernelSetup const& setup, std::string const& message);
 //! Parses the node's "equation" and checks it against the inputs' and the output's shapes.
 StatusOr<EinsumParams> makeEinsumParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! Parses the node's "equation" for its inputs (at kernel creation).
+StatusOr<EinsumEquation> readEinsumEquation(KernelSetup const& setup);
+
+//! Checks `eq` against the inputs' and the output's shapes and derives the loop nest (data not looked at: at
+//! reshape).
+StatusOr<EinsumParams> einsumShapes(KernelSetup const& setup, EinsumEquation const& eq,
+    std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
 } // namespace kiln

@@ -13,15 +13,13 @@ bool fillInputPresent(KernelSetup const& setup, std::vector<TensorView> const& i
     return inputs.size() > slot && setup.inputPresent.size() > slot && setup.inputPresent[slot];
 }
 
-StatusOr<FillParams> makeFillParams(KernelSetup const& setup, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, bool (*outTypeOk)(nvinfer1::DataType))
+StatusOr<FillParams> readFillParams(KernelSetup const& setup)
 {
-    if (outputs.size() != 1 || setup.node == nullptr)
+    if (setup.node == nullptr)
     {
-        return internalError("fill: expected one output");
+        return internalError("fill: no plan node");
     }
     Attributes const& attrs = setup.node->attrs;
-    TensorView const& out = outputs[0];
     KILN_ASSIGN_OR_RETURN(int64_t const opValue, attrs.requireInt("op"));
     FillParams p;
     KILN_ASSIGN_OR_RETURN(p.seed, attrs.requireInt("seed"));
@@ -30,12 +28,24 @@ StatusOr<FillParams> makeFillParams(KernelSetup const& setup, std::vector<Tensor
         return invalidArgument("fill: invalid operation " + std::to_string(opValue));
     }
     p.op = static_cast<FillOperation>(opValue);
+    return p;
+}
+
+Status fillShapes(KernelSetup const& setup, FillParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, bool (*outTypeOk)(nvinfer1::DataType))
+{
+    if (outputs.size() != 1)
+    {
+        return internalError("fill: expected one output");
+    }
+    TensorView const& out = outputs[0];
     p.volume = out.volume();
+    p.dynamic = false;
     if (p.volume == 0)
     {
-        return p;
+        return Status::ok();
     }
-    if (out.data == nullptr || !outTypeOk(out.type))
+    if (!outTypeOk(out.type))
     {
         return internalError("fill: missing output buffer or unsupported output type");
     }
@@ -44,6 +54,22 @@ StatusOr<FillParams> makeFillParams(KernelSetup const& setup, std::vector<Tensor
     {
         return invalidArgument("fill: the alpha or beta input is empty");
     }
+    return Status::ok();
+}
+
+StatusOr<FillParams> makeFillParams(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, bool (*outTypeOk)(nvinfer1::DataType))
+{
+    if (outputs.size() != 1 || setup.node == nullptr)
+    {
+        return internalError("fill: expected one output");
+    }
+    KILN_ASSIGN_OR_RETURN(FillParams p, readFillParams(setup));
+    if (outputs[0].volume() != 0 && outputs[0].data == nullptr)
+    {
+        return internalError("fill: missing output buffer or unsupported output type");
+    }
+    KILN_RETURN_IF_ERROR(fillShapes(setup, p, inputs, outputs, outTypeOk));
     return p;
 }
 

@@ -42,4 +42,11 @@ bool fillInputPresent(KernelSetup const& setup, std::vector<TensorView> const& i
 StatusOr<FillParams> makeFillParams(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, bool (*outTypeOk)(nvinfer1::DataType));
 
+//! "op" and "seed" (at kernel creation).
+StatusOr<FillParams> readFillParams(KernelSetup const& setup);
+
+//! The checks of makeFillParams after the attributes, without the output buffer (data not looked at: at reshape).
+Status fillShapes(KernelSetup const& setup, FillParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, bool (*outTypeOk)(nvinfer1::DataType));
+
 } // namespace kiln

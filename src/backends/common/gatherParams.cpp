@@ -119,14 +119,8 @@ Status gatherError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (Gather): " + message);
 }
 
-StatusOr<GatherParams> makeGatherParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<GatherParams> readGatherParams(KernelSetup const& setup)
 {
-    if (inputs.size() != 2 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
-        || !outputs[0].present())
-    {
-        return gatherError(setup, "expects data and indices inputs and one output");
-    }
     Attributes const& attrs = setup.node->attrs;
     StatusOr<int64_t> modeAttr = attrs.requireInt("mode");
     StatusOr<int64_t> axisAttr = attrs.requireInt("axis");
@@ -135,10 +129,46 @@ StatusOr<GatherParams> makeGatherParams(
     {
         return gatherError(setup, "missing or mistyped attribute 'mode', 'axis' or 'nbElementWiseDims'");
     }
+    int64_t const axis = *axisAttr;
+    int64_t const b = *bAttr;
+    if (axis < 0 || axis >= nvinfer1::Dims::MAX_DIMS || b < 0 || b >= nvinfer1::Dims::MAX_DIMS)
+    {
+        return gatherError(setup, "attribute 'axis' or 'nbElementWiseDims' is out of range");
+    }
+    GatherParams p;
+    p.axis = static_cast<int32_t>(axis);
+    p.b = static_cast<int32_t>(b);
+    switch (static_cast<GatherMode>(*modeAttr))
+    {
+    case GatherMode::kDEFAULT:
+        if (b > 1)
+        {
+            return gatherError(setup, "kDEFAULT accepts nbElementWiseDims 0 or 1");
+        }
+        p.mode = GatherMode::kDEFAULT;
+        return p;
+    case GatherMode::kELEMENT:
+        if (b != 0)
+        {
+            return gatherError(setup, "kELEMENT needs nbElementWiseDims 0");
+        }
+        p.mode = GatherMode::kELEMENT;
+        return p;
+    case GatherMode::kND: p.mode = GatherMode::kND; return p;
+    }
+    return gatherError(setup, "invalid mode " + std::to_string(*modeAttr));
+}
+
+Status gatherShapes(KernelSetup const& setup, GatherParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 2 || outputs.size() != 1)
+    {
+        return gatherError(setup, "expects data and indices inputs and one output");
+    }
     TensorView const& data = inputs[0];
     TensorView const& indices = inputs[1];
     TensorView const& out = outputs[0];
-    GatherParams p;
     p.esize = elementSize(data.type);
     if (p.esize <= 0 || out.type != data.type)
     {
@@ -169,38 +199,30 @@ StatusOr<GatherParams> makeGatherParams(
             return gatherError(setup, "negative indices extent");
         }
     }
-    int64_t const axis = *axisAttr;
-    int64_t const b = *bAttr;
-    if (axis < 0 || axis >= nvinfer1::Dims::MAX_DIMS || b < 0 || b >= nvinfer1::Dims::MAX_DIMS)
+    p.k = 0;
+    p.dataBatch = 1;
+    p.indexBatch = 1;
+    p.batch = 1;
+    switch (p.mode)
     {
-        return gatherError(setup, "attribute 'axis' or 'nbElementWiseDims' is out of range");
+    case GatherMode::kDEFAULT: return checkDefault(setup, data, indices, out, p);
+    case GatherMode::kELEMENT: return checkElement(setup, data, indices, out, p.axis);
+    case GatherMode::kND: break;
     }
-    p.axis = static_cast<int32_t>(axis);
-    p.b = static_cast<int32_t>(b);
-    switch (static_cast<GatherMode>(*modeAttr))
+    return checkND(setup, data, indices, out, p);
+}
+
+StatusOr<GatherParams> makeGatherParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 2 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
+        || !outputs[0].present())
     {
-    case GatherMode::kDEFAULT:
-        if (b > 1)
-        {
-            return gatherError(setup, "kDEFAULT accepts nbElementWiseDims 0 or 1");
-        }
-        p.mode = GatherMode::kDEFAULT;
-        KILN_RETURN_IF_ERROR(checkDefault(setup, data, indices, out, p));
-        return p;
-    case GatherMode::kELEMENT:
-        if (b != 0)
-        {
-            return gatherError(setup, "kELEMENT needs nbElementWiseDims 0");
-        }
-        p.mode = GatherMode::kELEMENT;
-        KILN_RETURN_IF_ERROR(checkElement(setup, data, indices, out, p.axis));
-        return p;
-    case GatherMode::kND:
-        p.mode = GatherMode::kND;
-        KILN_RETURN_IF_ERROR(checkND(setup, data, indices, out, p));
-        return p;
+        return gatherError(setup, "expects data and indices inputs and one output");
     }
-    return gatherError(setup, "invalid mode " + std::to_string(*modeAttr));
+    KILN_ASSIGN_OR_RETURN(GatherParams p, readGatherParams(setup));
+    KILN_RETURN_IF_ERROR(gatherShapes(setup, p, inputs, outputs));
+    return p;
 }
 
 } // namespace kiln

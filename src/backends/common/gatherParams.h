@@ -32,4 +32,12 @@ Status gatherError(KernelSetup const& setup, std::string const& message);
 StatusOr<GatherParams> makeGatherParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! "mode", "axis" and "nbElementWiseDims" and their combination (at kernel creation): fills mode, axis and b.
+StatusOr<GatherParams> readGatherParams(KernelSetup const& setup);
+
+//! The checks of the data, indices and output against the attributes of `p`, filling the rest of it (data not looked
+//! at: at reshape).
+Status gatherShapes(KernelSetup const& setup, GatherParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 } // namespace kiln

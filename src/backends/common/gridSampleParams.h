@@ -30,4 +30,11 @@ Status gridSampleError(KernelSetup const& setup, std::string const& message);
 StatusOr<GridSampleParams> makeGridSampleParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! "interpolationMode", "sampleMode" and "alignCorners" (at kernel creation).
+GridSampleParams readGridSampleParams(KernelSetup const& setup);
+
+//! The shape checks of makeGridSampleParams, filling the geometry of `p` (data not looked at: at reshape).
+Status gridSampleShapes(KernelSetup const& setup, GridSampleParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 } // namespace kiln

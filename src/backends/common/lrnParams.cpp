@@ -12,10 +12,26 @@ Status lrnError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (LRN): " + message);
 }
 
-StatusOr<LRNParams> makeLRNParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<LRNParams> readLRNParams(KernelSetup const& setup)
 {
-    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
+    Attributes const& attrs = setup.node->attrs;
+    int64_t const window = attrs.getInt("window", 0);
+    if (window < 1 || window % 2 == 0)
+    {
+        return lrnError(setup, "invalid window size " + std::to_string(window));
+    }
+    LRNParams p;
+    p.half = (window - 1) / 2;
+    p.alphaOverN = attrs.getFloat("alpha") / static_cast<double>(window);
+    p.beta = attrs.getFloat("beta");
+    p.k = attrs.getFloat("k");
+    return p;
+}
+
+Status lrnShapes(KernelSetup const& setup, LRNParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 1 || outputs.size() != 1)
     {
         return lrnError(setup, "expects one input and one output");
     }
@@ -26,14 +42,9 @@ StatusOr<LRNParams> makeLRNParams(
     {
         return lrnError(setup, "input must have rank >= 3 and the output its shape and type");
     }
-    Attributes const& attrs = setup.node->attrs;
-    int64_t const window = attrs.getInt("window", 0);
-    if (window < 1 || window % 2 == 0)
-    {
-        return lrnError(setup, "invalid window size " + std::to_string(window));
-    }
     int32_t const axis = rank - 3;
-    LRNParams p;
+    p.outer = 1;
+    p.inner = 1;
     for (int32_t d = 0; d < rank; ++d)
     {
         if (out.dims.d[d] != in.dims.d[d])
@@ -50,15 +61,23 @@ StatusOr<LRNParams> makeLRNParams(
         }
     }
     p.channels = in.dims.d[axis];
-    p.half = (window - 1) / 2;
-    p.alphaOverN = attrs.getFloat("alpha") / static_cast<double>(window);
-    p.beta = attrs.getFloat("beta");
-    p.k = attrs.getFloat("k");
     p.empty = p.outer * p.inner * p.channels == 0;
     if (!p.empty && in.type != DataType::kFLOAT && in.type != DataType::kHALF && in.type != DataType::kBF16)
     {
         return lrnError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
     }
+    return Status::ok();
+}
+
+StatusOr<LRNParams> makeLRNParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
+    {
+        return lrnError(setup, "expects one input and one output");
+    }
+    KILN_ASSIGN_OR_RETURN(LRNParams p, readLRNParams(setup));
+    KILN_RETURN_IF_ERROR(lrnShapes(setup, p, inputs, outputs));
     return p;
 }
 

@@ -30,4 +30,11 @@ Status lrnError(KernelSetup const& setup, std::string const& message);
 StatusOr<LRNParams> makeLRNParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! The attributes ("window", "alpha", "beta", "k"), at kernel creation: fills half, alphaOverN, beta and k.
+StatusOr<LRNParams> readLRNParams(KernelSetup const& setup);
+
+//! The shape checks of makeLRNParams (data not looked at: at reshape): fills outer, channels, inner and empty.
+Status lrnShapes(KernelSetup const& setup, LRNParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 } // namespace kiln

@@ -30,6 +30,21 @@ bool isMatmulStorage(DataType t)
 StatusOr<MatmulShape> makeMatmulShape(KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1,
     std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
+    KILN_ASSIGN_OR_RETURN(MatmulShape s, matmulShapes(setup, op0, op1, inputs, outputs));
+    TensorView const& a = inputs[0];
+    TensorView const& b = inputs[1];
+    TensorView const& out = outputs[0];
+    if ((a.data == nullptr && a.volume() != 0) || (b.data == nullptr && b.volume() != 0)
+        || (out.data == nullptr && out.volume() != 0))
+    {
+        return invalidArgument("layer '" + setup.node->name + "': missing input or output buffer");
+    }
+    return s;
+}
+
+StatusOr<MatmulShape> matmulShapes(KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1,
+    std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
     auto const fail = [&setup](std::string const& msg) {
         return invalidArgument("layer '" + setup.node->name + "': " + msg);
     };
@@ -101,11 +116,6 @@ StatusOr<MatmulShape> makeMatmulShape(KernelSetup const& setup, MatrixOperation 
     if (std::vector<int64_t>(out.dims.d, out.dims.d + out.dims.nbDims) != expected)
     {
         return fail("output dimensions do not match the operands");
-    }
-    if ((a.data == nullptr && a.volume() != 0) || (b.data == nullptr && b.volume() != 0)
-        || (out.data == nullptr && out.volume() != 0))
-    {
-        return fail("missing input or output buffer");
     }
     return s;
 }

@@ -35,6 +35,10 @@ bool isMatmulStorage(nvinfer1::DataType t);
 StatusOr<MatmulShape> makeMatmulShape(KernelSetup const& setup, nvinfer1::MatrixOperation op0,
     nvinfer1::MatrixOperation op1, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! makeMatmulShape without the buffer checks (data not looked at: at reshape).
+StatusOr<MatmulShape> matmulShapes(KernelSetup const& setup, nvinfer1::MatrixOperation op0,
+    nvinfer1::MatrixOperation op1, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
 //! Offsets, in whole matrices, of output batch `bi` (row-major over batchOut) in A and in B; extent-1 batch
 //! dimensions broadcast.
 void matmulBatchOffsets(MatmulShape const& s, int64_t bi, int64_t& offA, int64_t& offB);

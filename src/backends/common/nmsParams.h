@@ -30,4 +30,11 @@ Status nmsError(KernelSetup const& setup, std::string const& message);
 StatusOr<NMSParams> makeNMSParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! "boxFormat" and "topKBoxLimit" (at kernel creation).
+NMSParams readNMSParams(KernelSetup const& setup);
+
+//! The shape checks of makeNMSParams, filling the geometry of `p` (data not looked at: at reshape).
+Status nmsShapes(KernelSetup const& setup, NMSParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 } // namespace kiln

@@ -10,10 +10,10 @@ Status nonZeroError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (NonZero): " + message);
 }
 
-Status checkNonZeroViews(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+Status checkNonZeroShapes(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs)
 {
-    if (inputs.size() != 1 || outputs.size() != 2 || !inputs[0].present() || outputs[1].data == nullptr)
+    if (inputs.size() != 1 || outputs.size() != 2)
     {
         return nonZeroError(setup, "expects one input, the indices output and the count output");
     }
@@ -24,6 +24,16 @@ Status checkNonZeroViews(KernelSetup const& setup, std::vector<TensorView> const
         return nonZeroError(setup, "the indices output must be an INT32/INT64 [rank, count] tensor");
     }
     return Status::ok();
+}
+
+Status checkNonZeroViews(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 1 || outputs.size() != 2 || !inputs[0].present() || outputs[1].data == nullptr)
+    {
+        return nonZeroError(setup, "expects one input, the indices output and the count output");
+    }
+    return checkNonZeroShapes(setup, inputs, outputs);
 }
 
 } // namespace kiln

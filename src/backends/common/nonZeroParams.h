@@ -19,4 +19,8 @@ Status nonZeroError(KernelSetup const& setup, std::string const& message);
 Status checkNonZeroViews(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs);
 
+//! The shape and type checks of checkNonZeroViews (data not looked at: at reshape).
+Status checkNonZeroShapes(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 } // namespace kiln

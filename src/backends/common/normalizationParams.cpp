@@ -23,14 +23,8 @@ bool isNormFloat(DataType t)
 
 } // namespace
 
-StatusOr<NormalizationParams> makeNormalizationParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<NormalizationParams> readNormalizationParams(KernelSetup const& setup)
 {
-    if (inputs.size() != 3 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
-        || !inputs[2].present() || !outputs[0].present())
-    {
-        return normError(setup, "expects input, scale and bias and one output");
-    }
     Attributes const& attrs = setup.node->attrs;
     StatusOr<double> epsAttr = attrs.requireFloat("epsilon");
     StatusOr<int64_t> maskAttr = attrs.requireInt("axes");
@@ -39,11 +33,21 @@ StatusOr<NormalizationParams> makeNormalizationParams(
     {
         return normError(setup, "missing or mistyped attribute 'epsilon', 'axes' or 'nbGroups'");
     }
-    bool const v2 = attrs.getInt("v2", 0) != 0;
     NormalizationParams p;
     p.eps = *epsAttr;
     p.mask = *maskAttr;
     p.groups = *groupsAttr;
+    p.v2 = attrs.getInt("v2", 0) != 0;
+    return p;
+}
+
+Status normalizationShapes(KernelSetup const& setup, NormalizationParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 3 || outputs.size() != 1)
+    {
+        return normError(setup, "expects input, scale and bias and one output");
+    }
     TensorView const& x = inputs[0];
     TensorView const& scale = inputs[1];
     TensorView const& bias = inputs[2];
@@ -70,7 +74,7 @@ StatusOr<NormalizationParams> makeNormalizationParams(
             + "an axes mask without axes 0 and 1");
     }
     p.perGroup = p.groups > 1 ? channels / p.groups : 1;
-    p.perGroupScale = p.groups > 1 && !v2;
+    p.perGroupScale = p.groups > 1 && !p.v2;
     for (int32_t d = 0; d < rank; ++d)
     {
         if (x.dims.d[d] < 0 || y.dims.d[d] != x.dims.d[d])
@@ -88,6 +92,19 @@ StatusOr<NormalizationParams> makeNormalizationParams(
             }
         }
     }
+    return Status::ok();
+}
+
+StatusOr<NormalizationParams> makeNormalizationParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 3 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
+        || !inputs[2].present() || !outputs[0].present())
+    {
+        return normError(setup, "expects input, scale and bias and one output");
+    }
+    KILN_ASSIGN_OR_RETURN(NormalizationParams p, readNormalizationParams(setup));
+    KILN_RETURN_IF_ERROR(normalizationShapes(setup, p, inputs, outputs));
     return p;
 }
 

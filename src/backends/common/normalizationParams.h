@@ -19,10 +19,19 @@ struct NormalizationParams
     int32_t rank{0};
     int64_t perGroup{1};        //!< channels per group (1 when groups == 1)
     bool perGroupScale{false};  //!< scale/bias have one value per group on axis 1 (groups > 1, not v2)
+    bool v2{false};             //!< attribute "v2": scale/bias per channel even with groups
 };
 
 //! Reads "epsilon", "axes", "nbGroups" and "v2" and checks inputs (x, scale, bias) and the output against them.
 StatusOr<NormalizationParams> makeNormalizationParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! "epsilon", "axes", "nbGroups" and "v2" (at kernel creation).
+StatusOr<NormalizationParams> readNormalizationParams(KernelSetup const& setup);
+
+//! The checks of input, scale, bias and output against the attributes of `p`, filling the rest of it (data not
+//! looked at: at reshape).
+Status normalizationShapes(KernelSetup const& setup, NormalizationParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 } // namespace kiln

@@ -12,11 +12,15 @@ Status oneHotError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (OneHot): " + message);
 }
 
-StatusOr<OneHotParams> makeOneHotParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+int64_t readOneHotAxis(KernelSetup const& setup)
 {
-    if (inputs.size() != 3 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
-        || !outputs[0].present())
+    return setup.node->attrs.getInt("axis", -1);
+}
+
+StatusOr<OneHotParams> oneHotShapes(KernelSetup const& setup, int64_t axis, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 3 || outputs.size() != 1)
     {
         return oneHotError(setup, "expects indices, values and depth inputs and one output");
     }
@@ -29,7 +33,6 @@ StatusOr<OneHotParams> makeOneHotParams(
     {
         return oneHotError(setup, "output rank/type or values shape do not match the inputs");
     }
-    int64_t axis = setup.node->attrs.getInt("axis", -1);
     if (axis < 0)
     {
         axis += rank + 1;
@@ -52,6 +55,17 @@ StatusOr<OneHotParams> makeOneHotParams(
     p.depth = out.dims.d[axis];
     p.esize = elementSize(values.type);
     return p;
+}
+
+StatusOr<OneHotParams> makeOneHotParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 3 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
+        || !outputs[0].present())
+    {
+        return oneHotError(setup, "expects indices, values and depth inputs and one output");
+    }
+    return oneHotShapes(setup, readOneHotAxis(setup), inputs, outputs);
 }
 
 } // namespace kiln

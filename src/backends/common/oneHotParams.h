@@ -25,4 +25,11 @@ Status oneHotError(KernelSetup const& setup, std::string const& message);
 StatusOr<OneHotParams> makeOneHotParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! The node's "axis" as stored (negative counts from the end), at kernel creation.
+int64_t readOneHotAxis(KernelSetup const& setup);
+
+//! The shape and type checks of makeOneHotParams around `axis` (data not looked at: at reshape).
+StatusOr<OneHotParams> oneHotShapes(KernelSetup const& setup, int64_t axis, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 } // namespace kiln

@@ -38,9 +38,10 @@ bool isPoolStorage(DataType t)
     return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16 || t == DataType::kINT8;
 }
 
-
-Status checkPoolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<TensorView> const& inputs,
-    std::vector<TensorView> const& outputs, std::vector<WindowExtent>& ext)
+namespace
+{
+Status checkPoolShapesWith(PlanNode const& node, PoolConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, bool checkBuffers, std::vector<WindowExtent>& ext)
 {
     auto fail = [&](std::string const& msg) { return invalidArgument("layer '" + node.name + "': " + msg); };
     WindowParams const& p = cfg.params;
@@ -59,7 +60,7 @@ Status checkPoolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<
     {
         return fail("unsupported input/output type");
     }
-    if ((in.data == nullptr && in.volume() != 0) || (out.data == nullptr && out.volume() != 0))
+    if (checkBuffers && ((in.data == nullptr && in.volume() != 0) || (out.data == nullptr && out.volume() != 0)))
     {
         return fail("missing input or output buffer");
     }
@@ -83,6 +84,18 @@ Status checkPoolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<
     }
     return Status::ok();
 }
+} // namespace
 
+Status checkPoolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, std::vector<WindowExtent>& ext)
+{
+    return checkPoolShapesWith(node, cfg, inputs, outputs, true, ext);
+}
+
+Status poolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, std::vector<WindowExtent>& ext)
+{
+    return checkPoolShapesWith(node, cfg, inputs, outputs, false, ext);
+}
 
 } // namespace kiln

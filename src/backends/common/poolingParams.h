@@ -29,4 +29,8 @@ bool isPoolStorage(nvinfer1::DataType t);
 Status checkPoolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, std::vector<WindowExtent>& ext);
 
+//! checkPoolShapes without the buffer checks (data not looked at: at reshape).
+Status poolShapes(PlanNode const& node, PoolConfig const& cfg, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, std::vector<WindowExtent>& ext);
+
 } // namespace kiln

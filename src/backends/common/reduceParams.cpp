@@ -11,13 +11,8 @@ Status reduceError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (Reduce): " + message);
 }
 
-StatusOr<ReduceParams> makeReduceParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<ReduceParams> readReduceParams(KernelSetup const& setup)
 {
-    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
-    {
-        return reduceError(setup, "expects one input and one output");
-    }
     Attributes const& attrs = setup.node->attrs;
     StatusOr<int64_t> opAttr = attrs.requireInt("operation");
     StatusOr<int64_t> maskAttr = attrs.requireInt("axes");
@@ -34,6 +29,16 @@ StatusOr<ReduceParams> makeReduceParams(
     p.op = static_cast<ReduceOperation>(*opAttr);
     p.mask = *maskAttr;
     p.keepDims = *keepAttr != 0;
+    return p;
+}
+
+Status reduceShapes(KernelSetup const& setup, ReduceParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 1 || outputs.size() != 1)
+    {
+        return reduceError(setup, "expects one input and one output");
+    }
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
     p.rank = in.dims.nbDims;
@@ -46,6 +51,9 @@ StatusOr<ReduceParams> makeReduceParams(
     {
         return reduceError(setup, "input and output types differ");
     }
+    p.inVolume = 1;
+    p.outVolume = 1;
+    p.count = 1;
     std::vector<int64_t> expected;
     for (int32_t d = 0; d < p.rank; ++d)
     {
@@ -74,6 +82,18 @@ StatusOr<ReduceParams> makeReduceParams(
     {
         return reduceError(setup, why);
     }
+    return Status::ok();
+}
+
+StatusOr<ReduceParams> makeReduceParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
+    {
+        return reduceError(setup, "expects one input and one output");
+    }
+    KILN_ASSIGN_OR_RETURN(ReduceParams p, readReduceParams(setup));
+    KILN_RETURN_IF_ERROR(reduceShapes(setup, p, inputs, outputs));
     return p;
 }
 

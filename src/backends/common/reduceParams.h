@@ -30,4 +30,12 @@ Status reduceError(KernelSetup const& setup, std::string const& message);
 StatusOr<ReduceParams> makeReduceParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! "operation", "axes" and "keepDims" (at kernel creation).
+StatusOr<ReduceParams> readReduceParams(KernelSetup const& setup);
+
+//! The checks of the input and the output against the attributes of `p`, filling its geometry (data not looked at:
+//! at reshape).
+Status reduceShapes(KernelSetup const& setup, ReduceParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 } // namespace kiln

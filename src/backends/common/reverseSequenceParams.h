@@ -19,6 +19,8 @@ struct ReverseSequenceParams
     int64_t batchStride{1}; //!< elements between neighbours along the batch axis
     int64_t total{0};
     int64_t esize{0};
+    int64_t batchAxis{1};    //!< attribute "batchAxis"
+    int64_t sequenceAxis{0}; //!< attribute "sequenceAxis"
 };
 
 //! A kFAILED_EXECUTION status "layer '<name>' (ReverseSequence): <message>".
@@ -26,6 +28,13 @@ Status reverseSequenceError(KernelSetup const& setup, std::string const& message
 
 StatusOr<ReverseSequenceParams> makeReverseSequenceParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! "batchAxis" and "sequenceAxis" (at kernel creation).
+ReverseSequenceParams readReverseSequenceParams(KernelSetup const& setup);
+
+//! The shape and type checks of makeReverseSequenceParams and the geometry (data not looked at: at reshape).
+Status reverseSequenceShapes(KernelSetup const& setup, ReverseSequenceParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 //! OK when 0 <= len <= seqLen, else the error naming sequenceLens[b].
 Status checkSequenceLength(KernelSetup const& setup, int64_t b, int64_t len, int64_t seqLen);

@@ -67,22 +67,36 @@ Status checkScaleSetup(KernelSetup const& setup)
     return Status::ok();
 }
 
-StatusOr<ScaleParams> makeScaleParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+namespace
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
+ScaleParams scaleAttributes(Attributes const& attrs)
+{
     ScaleParams p;
-    p.mode = static_cast<ScaleMode>(setup.node->attrs.getInt("mode"));
-    p.axis = static_cast<int32_t>(setup.node->attrs.getInt("channelAxis"));
+    p.mode = static_cast<ScaleMode>(attrs.getInt("mode"));
+    p.axis = static_cast<int32_t>(attrs.getInt("channelAxis"));
+    return p;
+}
+} // namespace
+
+StatusOr<ScaleParams> readScaleParams(KernelSetup const& setup)
+{
+    KILN_RETURN_IF_ERROR(checkScaleSetup(setup));
+    return scaleAttributes(setup.node->attrs);
+}
+
+Status scaleShapes(KernelSetup const& setup, ScaleParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    KILN_RETURN_IF_ERROR(ew::checkViewCounts(setup, inputs, outputs, 1, 1));
+    TensorView const& in = inputs[0];
+    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, outputs[0].dims, "input and output"));
     if (p.mode != ScaleMode::kUNIFORM && (p.axis < 0 || p.axis >= in.dims.nbDims))
     {
         return invalidArgument("Scale node '" + setup.node->name + "': channel axis " + std::to_string(p.axis)
             + " is out of range for input dimensions " + ew::dimsToString(in.dims));
     }
     p.coeffDims = coefficientDims(in.dims, p.mode, p.axis);
+    p.coeffCount = 1;
     for (int32_t i = 0; i < p.coeffDims.nbDims; ++i)
     {
         p.coeffCount *= p.coeffDims.d[i];
@@ -97,6 +111,15 @@ StatusOr<ScaleParams> makeScaleParams(
                 + " for input dimensions " + ew::dimsToString(in.dims));
         }
     }
+    return Status::ok();
+}
+
+StatusOr<ScaleParams> makeScaleParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
+    ScaleParams p = scaleAttributes(setup.node->attrs);
+    KILN_RETURN_IF_ERROR(scaleShapes(setup, p, inputs, outputs));
     return p;
 }
 

@@ -23,6 +23,14 @@ struct ScaleParams
 //! types, a float input and a kernel-supported output type.
 Status checkScaleSetup(KernelSetup const& setup);
 
+//! checkScaleSetup, then "mode" and "channelAxis" (at kernel creation).
+StatusOr<ScaleParams> readScaleParams(KernelSetup const& setup);
+
+//! Checks the shapes of one input and output (same dims; data not looked at) against the mode and axis of `p` and
+//! derives the coefficient shape; weights whose count differs from it are an error (unless the input is empty).
+Status scaleShapes(KernelSetup const& setup, ScaleParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 //! Checks one run's input and output against the node and derives the coefficient shape; weights whose count
 //! differs from it are an error (unless the input is empty).
 StatusOr<ScaleParams> makeScaleParams(

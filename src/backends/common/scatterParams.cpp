@@ -71,14 +71,8 @@ Status scatterError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (Scatter): " + message);
 }
 
-StatusOr<ScatterParams> makeScatterParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<ScatterParams> readScatterParams(KernelSetup const& setup)
 {
-    if (inputs.size() != 3 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
-        || !inputs[2].present() || !outputs[0].present())
-    {
-        return scatterError(setup, "expects data, indices and updates inputs and one output");
-    }
     Attributes const& attrs = setup.node->attrs;
     StatusOr<int64_t> modeAttr = attrs.requireInt("mode");
     StatusOr<int64_t> axisAttr = attrs.requireInt("axis");
@@ -86,11 +80,27 @@ StatusOr<ScatterParams> makeScatterParams(
     {
         return scatterError(setup, "missing or mistyped attribute 'mode' or 'axis'");
     }
+    ScatterParams p;
+    p.axisAttr = *axisAttr;
+    switch (static_cast<ScatterMode>(*modeAttr))
+    {
+    case ScatterMode::kELEMENT: p.mode = ScatterMode::kELEMENT; return p;
+    case ScatterMode::kND: p.mode = ScatterMode::kND; return p;
+    }
+    return scatterError(setup, "invalid mode " + std::to_string(*modeAttr));
+}
+
+Status scatterShapes(KernelSetup const& setup, ScatterParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 3 || outputs.size() != 1)
+    {
+        return scatterError(setup, "expects data, indices and updates inputs and one output");
+    }
     TensorView const& data = inputs[0];
     TensorView const& indices = inputs[1];
     TensorView const& updates = inputs[2];
     TensorView const& out = outputs[0];
-    ScatterParams p;
     p.esize = elementSize(data.type);
     if (p.esize <= 0 || out.type != data.type || updates.type != data.type)
     {
@@ -114,26 +124,30 @@ StatusOr<ScatterParams> makeScatterParams(
             return scatterError(setup, "output shape differs from the data shape in dimension " + std::to_string(d));
         }
     }
-    int64_t const axis = *axisAttr;
-    switch (static_cast<ScatterMode>(*modeAttr))
+    if (p.mode == ScatterMode::kELEMENT)
     {
-    case ScatterMode::kELEMENT:
-        if (axis < 0 || axis >= r)
+        if (p.axisAttr < 0 || p.axisAttr >= r)
         {
-            return scatterError(setup, "axis " + std::to_string(axis) + " is out of range");
+            return scatterError(setup, "axis " + std::to_string(p.axisAttr) + " is out of range");
         }
-        p.mode = ScatterMode::kELEMENT;
-        p.axis = static_cast<int32_t>(axis);
-        KILN_RETURN_IF_ERROR(checkElementShapes(setup, data, indices, updates, p.axis));
-        return p;
-    case ScatterMode::kND:
+        p.axis = static_cast<int32_t>(p.axisAttr);
+        return checkElementShapes(setup, data, indices, updates, p.axis);
+    }
+    KILN_ASSIGN_OR_RETURN(p.k, checkNDShapes(setup, data, indices, updates));
+    return Status::ok();
+}
+
+StatusOr<ScatterParams> makeScatterParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 3 || outputs.size() != 1 || !inputs[0].present() || !inputs[1].present()
+        || !inputs[2].present() || !outputs[0].present())
     {
-        p.mode = ScatterMode::kND;
-        KILN_ASSIGN_OR_RETURN(p.k, checkNDShapes(setup, data, indices, updates));
-        return p;
+        return scatterError(setup, "expects data, indices and updates inputs and one output");
     }
-    }
-    return scatterError(setup, "invalid mode " + std::to_string(*modeAttr));
+    KILN_ASSIGN_OR_RETURN(ScatterParams p, readScatterParams(setup));
+    KILN_RETURN_IF_ERROR(scatterShapes(setup, p, inputs, outputs));
+    return p;
 }
 
 } // namespace kiln

@@ -68,6 +68,17 @@ StatusOr<ShuffleAttrs> readShuffleAttrs(KernelSetup const& setup)
 StatusOr<ShuffleParams> makeShuffleParams(ShuffleAttrs const& attrs, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, char const* device)
 {
+    KILN_ASSIGN_OR_RETURN(ShuffleParams p, shuffleShapes(attrs, inputs, outputs, device));
+    if (p.volume != 0 && (inputs[0].data == nullptr || outputs[0].data == nullptr))
+    {
+        return internalError("shuffle: missing buffer");
+    }
+    return p;
+}
+
+StatusOr<ShuffleParams> shuffleShapes(ShuffleAttrs const& attrs, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, char const* device)
+{
     if (inputs.empty() || outputs.size() != 1)
     {
         return internalError("shuffle: expected a data input and one output");
@@ -94,10 +105,6 @@ StatusOr<ShuffleParams> makeShuffleParams(ShuffleAttrs const& attrs, std::vector
     if (p.volume == 0)
     {
         return p;
-    }
-    if (in.data == nullptr || out.data == nullptr)
-    {
-        return internalError("shuffle: missing buffer");
     }
     KILN_ASSIGN_OR_RETURN(p.perm1, readPermutation(attrs.first, in.dims.nbDims, "first transpose"));
     KILN_ASSIGN_OR_RETURN(p.perm2, readPermutation(attrs.second, out.dims.nbDims, "second transpose"));

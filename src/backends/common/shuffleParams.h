@@ -39,4 +39,8 @@ StatusOr<ShuffleAttrs> readShuffleAttrs(KernelSetup const& setup);
 StatusOr<ShuffleParams> makeShuffleParams(ShuffleAttrs const& attrs, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, char const* device);
 
+//! makeShuffleParams without the buffer checks (data not looked at: at reshape).
+StatusOr<ShuffleParams> shuffleShapes(ShuffleAttrs const& attrs, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, char const* device);
+
 } // namespace kiln

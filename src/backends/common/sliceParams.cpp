@@ -15,10 +15,9 @@ namespace
 {
 
 //! A parameter list from an input (evaluated values, else its integer data) or from the static attribute.
-StatusOr<std::optional<std::vector<int64_t>>> parameter(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, size_t slot, char const* key, bool hostData)
+StatusOr<std::optional<std::vector<int64_t>>> parameter(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    size_t slot, char const* key, std::optional<std::vector<int64_t>> const& attribute, bool hostData)
 {
-    Attributes const& attrs = setup.node->attrs;
     if (sliceInputPresent(setup, inputs, slot))
     {
         TensorView const& t = inputs[slot];
@@ -50,12 +49,18 @@ StatusOr<std::optional<std::vector<int64_t>>> parameter(
         }
         return std::optional<std::vector<int64_t>>(std::move(v));
     }
-    if (attrs.has(key))
+    return attribute;
+}
+
+//! The attribute `key` when the node has it.
+StatusOr<std::optional<std::vector<int64_t>>> optionalInts(Attributes const& attrs, char const* key)
+{
+    if (!attrs.has(key))
     {
-        KILN_ASSIGN_OR_RETURN(auto v, attrs.requireInts(key));
-        return std::optional<std::vector<int64_t>>(std::move(v));
+        return std::optional<std::vector<int64_t>>();
     }
-    return std::optional<std::vector<int64_t>>();
+    KILN_ASSIGN_OR_RETURN(auto v, attrs.requireInts(key));
+    return std::optional<std::vector<int64_t>>(std::move(v));
 }
 
 } // namespace
@@ -65,10 +70,54 @@ bool sliceInputPresent(KernelSetup const& setup, std::vector<TensorView> const& 
     return inputs.size() > slot && setup.inputPresent.size() > slot && setup.inputPresent[slot];
 }
 
+StatusOr<SliceAttrs> readSliceAttrs(KernelSetup const& setup)
+{
+    if (setup.node == nullptr)
+    {
+        return internalError("slice: no plan node");
+    }
+    Attributes const& attrs = setup.node->attrs;
+    KILN_ASSIGN_OR_RETURN(int64_t const modeValue, attrs.requireInt("mode"));
+    if (modeValue < 0 || modeValue >= nvinfer1::EnumMax<SampleMode>())
+    {
+        return invalidArgument("slice: invalid sample mode " + std::to_string(modeValue));
+    }
+    SliceAttrs a;
+    a.mode = static_cast<SampleMode>(modeValue);
+    KILN_ASSIGN_OR_RETURN(a.start, optionalInts(attrs, "start"));
+    KILN_ASSIGN_OR_RETURN(a.size, optionalInts(attrs, "size"));
+    KILN_ASSIGN_OR_RETURN(a.stride, optionalInts(attrs, "stride"));
+    KILN_ASSIGN_OR_RETURN(a.axes, optionalInts(attrs, "axes"));
+    return a;
+}
+
+bool sliceParametersNeedData(KernelSetup const& setup, std::vector<TensorView> const& inputs)
+{
+    for (size_t slot : {kSLICE_START, kSLICE_SIZE, kSLICE_STRIDE, kSLICE_AXES})
+    {
+        if (sliceInputPresent(setup, inputs, slot) && inputs[slot].values == nullptr && inputs[slot].volume() > 0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 StatusOr<SliceParams> makeSliceParams(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, bool hostData)
 {
     if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
+    {
+        return internalError("slice: expected a data input and one output");
+    }
+    KILN_ASSIGN_OR_RETURN(SliceAttrs const attrs, readSliceAttrs(setup));
+    return sliceParamsFor(setup, attrs, inputs, outputs, hostData);
+}
+
+StatusOr<SliceParams> sliceParamsFor(KernelSetup const& setup, SliceAttrs const& attrs,
+    std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, bool hostData)
+{
+    if (inputs.empty() || outputs.size() != 1)
     {
         return internalError("slice: expected a data input and one output");
     }
@@ -79,17 +128,12 @@ StatusOr<SliceParams> makeSliceParams(KernelSetup const& setup, std::vector<Tens
     {
         return internalError("slice: output rank or type differs from the input");
     }
-    KILN_ASSIGN_OR_RETURN(int64_t const modeValue, setup.node->attrs.requireInt("mode"));
-    if (modeValue < 0 || modeValue >= nvinfer1::EnumMax<SampleMode>())
-    {
-        return invalidArgument("slice: invalid sample mode " + std::to_string(modeValue));
-    }
     SliceParams p;
-    p.mode = static_cast<SampleMode>(modeValue);
-    KILN_ASSIGN_OR_RETURN(auto start, parameter(setup, inputs, kSLICE_START, "start", hostData));
-    KILN_ASSIGN_OR_RETURN(auto size, parameter(setup, inputs, kSLICE_SIZE, "size", hostData));
-    KILN_ASSIGN_OR_RETURN(auto stride, parameter(setup, inputs, kSLICE_STRIDE, "stride", hostData));
-    KILN_ASSIGN_OR_RETURN(auto axes, parameter(setup, inputs, kSLICE_AXES, "axes", hostData));
+    p.mode = attrs.mode;
+    KILN_ASSIGN_OR_RETURN(auto start, parameter(setup, inputs, kSLICE_START, "start", attrs.start, hostData));
+    KILN_ASSIGN_OR_RETURN(auto size, parameter(setup, inputs, kSLICE_SIZE, "size", attrs.size, hostData));
+    KILN_ASSIGN_OR_RETURN(auto stride, parameter(setup, inputs, kSLICE_STRIDE, "stride", attrs.stride, hostData));
+    KILN_ASSIGN_OR_RETURN(auto axes, parameter(setup, inputs, kSLICE_AXES, "axes", attrs.axes, hostData));
     if (!start || !stride)
     {
         return invalidArgument("slice: start or stride is missing");
@@ -128,17 +172,29 @@ StatusOr<SliceParams> makeSliceParams(KernelSetup const& setup, std::vector<Tens
     return p;
 }
 
-StatusOr<PaddingParams> makePaddingParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<PaddingAttrs> readPaddingAttrs(KernelSetup const& setup)
 {
-    if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
+    if (setup.node == nullptr)
+    {
+        return internalError("padding: no plan node");
+    }
+    PaddingAttrs a;
+    KILN_ASSIGN_OR_RETURN(a.pre, setup.node->attrs.requireInts("pre_padding"));
+    KILN_ASSIGN_OR_RETURN(a.post, setup.node->attrs.requireInts("post_padding"));
+    return a;
+}
+
+StatusOr<PaddingParams> paddingShapes(
+    PaddingAttrs const& attrs, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.empty() || outputs.size() != 1)
     {
         return internalError("padding: expected one input and one output");
     }
     TensorView const& in = inputs[0];
     TensorView const& out = outputs[0];
-    KILN_ASSIGN_OR_RETURN(auto const pre, setup.node->attrs.requireInts("pre_padding"));
-    KILN_ASSIGN_OR_RETURN(auto const post, setup.node->attrs.requireInts("post_padding"));
+    std::vector<int64_t> const& pre = attrs.pre;
+    std::vector<int64_t> const& post = attrs.post;
     int32_t const rank = in.dims.nbDims;
     auto const k = static_cast<int32_t>(pre.size());
     if (post.size() != pre.size() || k > rank || out.dims.nbDims != rank || in.type != out.type)
@@ -164,6 +220,17 @@ StatusOr<PaddingParams> makePaddingParams(
         }
     }
     return p;
+}
+
+StatusOr<PaddingParams> makePaddingParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.empty() || outputs.size() != 1 || setup.node == nullptr)
+    {
+        return internalError("padding: expected one input and one output");
+    }
+    KILN_ASSIGN_OR_RETURN(PaddingAttrs const attrs, readPaddingAttrs(setup));
+    return paddingShapes(attrs, inputs, outputs);
 }
 
 } // namespace kiln

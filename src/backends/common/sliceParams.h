@@ -6,6 +6,7 @@
 #include "backends/kernel.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace kiln
@@ -35,6 +36,27 @@ bool sliceInputPresent(KernelSetup const& setup, std::vector<TensorView> const& 
 StatusOr<SliceParams> makeSliceParams(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, bool hostData);
 
+//! A slice node's attributes: the sample mode and the static parameter lists (each absent when not set).
+struct SliceAttrs
+{
+    nvinfer1::SampleMode mode{nvinfer1::SampleMode::kSTRICT_BOUNDS};
+    std::optional<std::vector<int64_t>> start;
+    std::optional<std::vector<int64_t>> size;
+    std::optional<std::vector<int64_t>> stride;
+    std::optional<std::vector<int64_t>> axes;
+};
+
+//! "mode" and the "start", "size", "stride" and "axes" attributes (at kernel creation).
+StatusOr<SliceAttrs> readSliceAttrs(KernelSetup const& setup);
+
+//! True when a connected parameter input (start, size, stride or axes) has no evaluated values, so that its data
+//! must be read at each run.
+bool sliceParametersNeedData(KernelSetup const& setup, std::vector<TensorView> const& inputs);
+
+//! makeSliceParams with the attributes already read: parameter inputs win over `attrs`.
+StatusOr<SliceParams> sliceParamsFor(KernelSetup const& setup, SliceAttrs const& attrs,
+    std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, bool hostData);
+
 //! A padding: output coordinate o of dimension d reads input coordinate o - shift[d] (zero outside the input).
 struct PaddingParams
 {
@@ -44,5 +66,19 @@ struct PaddingParams
 //! Reads "pre_padding"/"post_padding" and checks them against the tensors.
 StatusOr<PaddingParams> makePaddingParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! A padding node's attributes.
+struct PaddingAttrs
+{
+    std::vector<int64_t> pre;  //!< "pre_padding" of the trailing dimensions
+    std::vector<int64_t> post; //!< "post_padding"
+};
+
+//! "pre_padding" and "post_padding" (at kernel creation).
+StatusOr<PaddingAttrs> readPaddingAttrs(KernelSetup const& setup);
+
+//! Checks `attrs` against the tensors' shapes and types (data not looked at: at reshape).
+StatusOr<PaddingParams> paddingShapes(
+    PaddingAttrs const& attrs, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
 } // namespace kiln

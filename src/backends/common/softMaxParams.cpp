@@ -12,10 +12,25 @@ Status softMaxError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (SoftMax): " + message);
 }
 
-StatusOr<SoftMaxParams> makeSoftMaxParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<int32_t> readSoftMaxAxis(KernelSetup const& setup, int32_t rank)
 {
-    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
+    int32_t axis = rank >= 3 ? rank - 3 : 0;
+    if (setup.node->attrs.has("axes"))
+    {
+        StatusOr<int64_t> mask = setup.node->attrs.requireInt("axes");
+        if (!mask.isOk() || *mask <= 0 || std::popcount(static_cast<uint64_t>(*mask)) != 1)
+        {
+            return softMaxError(setup, "attribute 'axes' must be a one-bit mask");
+        }
+        axis = std::countr_zero(static_cast<uint64_t>(*mask));
+    }
+    return axis;
+}
+
+StatusOr<SoftMaxParams> softMaxShapes(KernelSetup const& setup, int32_t axis, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 1 || outputs.size() != 1)
     {
         return softMaxError(setup, "expects one input and one output");
     }
@@ -33,16 +48,6 @@ StatusOr<SoftMaxParams> makeSoftMaxParams(
             return softMaxError(setup, "input and output shapes differ in dimension " + std::to_string(d));
         }
     }
-    int32_t axis = rank >= 3 ? rank - 3 : 0;
-    if (setup.node->attrs.has("axes"))
-    {
-        StatusOr<int64_t> mask = setup.node->attrs.requireInt("axes");
-        if (!mask.isOk() || *mask <= 0 || std::popcount(static_cast<uint64_t>(*mask)) != 1)
-        {
-            return softMaxError(setup, "attribute 'axes' must be a one-bit mask");
-        }
-        axis = std::countr_zero(static_cast<uint64_t>(*mask));
-    }
     if (axis >= rank)
     {
         return softMaxError(
@@ -51,6 +56,17 @@ StatusOr<SoftMaxParams> makeSoftMaxParams(
     SoftMaxParams p;
     static_cast<AxisSplit&>(p) = splitAtAxis(in.dims, axis);
     return p;
+}
+
+StatusOr<SoftMaxParams> makeSoftMaxParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 1 || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
+    {
+        return softMaxError(setup, "expects one input and one output");
+    }
+    KILN_ASSIGN_OR_RETURN(int32_t const axis, readSoftMaxAxis(setup, inputs[0].dims.nbDims));
+    return softMaxShapes(setup, axis, inputs, outputs);
 }
 
 } // namespace kiln

@@ -24,4 +24,11 @@ Status softMaxError(KernelSetup const& setup, std::string const& message);
 StatusOr<SoftMaxParams> makeSoftMaxParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! The axis from "axes" for an input of `rank` (default rank - 3, or 0 below rank 3), at kernel creation.
+StatusOr<int32_t> readSoftMaxAxis(KernelSetup const& setup, int32_t rank);
+
+//! The shape checks of makeSoftMaxParams around `axis` (data not looked at: at reshape).
+StatusOr<SoftMaxParams> softMaxShapes(KernelSetup const& setup, int32_t axis, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
+
 } // namespace kiln

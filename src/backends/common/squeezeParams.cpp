@@ -6,17 +6,35 @@
 namespace kiln
 {
 
+namespace
+{
+Status squeezeError(KernelSetup const& setup)
+{
+    char const* kind = setup.node->kind == nvinfer1::LayerType::kSQUEEZE ? "Squeeze" : "Unsqueeze";
+    return failedExecution(
+        "layer '" + setup.node->name + "' (" + kind + "): the output must hold the input's elements in the input's type");
+}
+} // namespace
+
+StatusOr<int64_t> squeezeShapeBytes(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.empty() || outputs.size() != 1 || inputs[0].volume() != outputs[0].volume()
+        || inputs[0].type != outputs[0].type)
+    {
+        return squeezeError(setup);
+    }
+    return byteSize(inputs[0].type, inputs[0].volume());
+}
+
 StatusOr<int64_t> squeezeCopyBytes(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
 {
-    char const* kind = setup.node->kind == nvinfer1::LayerType::kSQUEEZE ? "Squeeze" : "Unsqueeze";
-    if (inputs.empty() || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present()
-        || inputs[0].volume() != outputs[0].volume() || inputs[0].type != outputs[0].type)
+    if (inputs.empty() || outputs.size() != 1 || !inputs[0].present() || !outputs[0].present())
     {
-        return failedExecution("layer '" + setup.node->name + "' (" + kind
-            + "): the output must hold the input's elements in the input's type");
+        return squeezeError(setup);
     }
-    return byteSize(inputs[0].type, inputs[0].volume());
+    return squeezeShapeBytes(setup, inputs, outputs);
 }
 
 } // namespace kiln

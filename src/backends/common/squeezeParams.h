@@ -14,4 +14,8 @@ namespace kiln
 StatusOr<int64_t> squeezeCopyBytes(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! squeezeCopyBytes at reshape: the shapes and types only (data not looked at).
+StatusOr<int64_t> squeezeShapeBytes(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
 } // namespace kiln

@@ -14,14 +14,8 @@ Status topKError(KernelSetup const& setup, std::string const& message)
     return failedExecution("layer '" + setup.node->name + "' (TopK): " + message);
 }
 
-StatusOr<TopKParams> makeTopKParams(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+StatusOr<TopKParams> readTopKParams(KernelSetup const& setup)
 {
-    if (inputs.empty() || inputs.size() > 2 || outputs.size() != 2 || !inputs[0].present() || !outputs[0].present()
-        || !outputs[1].present())
-    {
-        return topKError(setup, "expects a data input (and optionally k) and two outputs");
-    }
     Attributes const& attrs = setup.node->attrs;
     StatusOr<int64_t> opAttr = attrs.requireInt("operation");
     StatusOr<int64_t> maskAttr = attrs.requireInt("axes");
@@ -35,11 +29,22 @@ StatusOr<TopKParams> makeTopKParams(
     }
     TopKParams p;
     p.op = static_cast<TopKOperation>(*opAttr);
+    p.mask = *maskAttr;
+    return p;
+}
+
+Status topKShapes(KernelSetup const& setup, TopKParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    if (inputs.empty() || inputs.size() > 2 || outputs.size() != 2)
+    {
+        return topKError(setup, "expects a data input (and optionally k) and two outputs");
+    }
     TensorView const& in = inputs[0];
     TensorView const& values = outputs[0];
     TensorView const& indices = outputs[1];
     int32_t const rank = in.dims.nbDims;
-    int64_t const mask = *maskAttr;
+    int64_t const mask = p.mask;
     if (rank < 1 || rank > nvinfer1::Dims::MAX_DIMS || mask <= 0 || std::popcount(static_cast<uint64_t>(mask)) != 1
         || (mask >> rank) != 0)
     {
@@ -65,6 +70,19 @@ StatusOr<TopKParams> makeTopKParams(
         return topKError(setup, "k = " + std::to_string(p.k) + " is out of range for axis " + std::to_string(p.axis)
             + " of extent " + std::to_string(p.n));
     }
+    return Status::ok();
+}
+
+StatusOr<TopKParams> makeTopKParams(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.empty() || inputs.size() > 2 || outputs.size() != 2 || !inputs[0].present() || !outputs[0].present()
+        || !outputs[1].present())
+    {
+        return topKError(setup, "expects a data input (and optionally k) and two outputs");
+    }
+    KILN_ASSIGN_OR_RETURN(TopKParams p, readTopKParams(setup));
+    KILN_RETURN_IF_ERROR(topKShapes(setup, p, inputs, outputs));
     return p;
 }
 

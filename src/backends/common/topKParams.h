@@ -17,6 +17,7 @@ struct TopKParams : AxisSplit
 {
     nvinfer1::TopKOperation op{nvinfer1::TopKOperation::kMAX};
     int64_t k{0}; //!< elements kept along the axis (the outputs' extent)
+    int64_t mask{0}; //!< attribute "axes": a one-bit mask
 };
 
 //! A kFAILED_EXECUTION status "layer '<name>' (TopK): <message>".
@@ -25,5 +26,13 @@ Status topKError(KernelSetup const& setup, std::string const& message);
 //! Reads "operation" and "axes" and checks the input and the two outputs (values, indices) against them.
 StatusOr<TopKParams> makeTopKParams(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! "operation" and "axes" (at kernel creation).
+StatusOr<TopKParams> readTopKParams(KernelSetup const& setup);
+
+//! The checks of the input and the two outputs against the attributes of `p`, filling the split and k (data not
+//! looked at: at reshape).
+Status topKShapes(KernelSetup const& setup, TopKParams& p, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs);
 
 } // namespace kiln

@@ -13,4 +13,11 @@ Status checkUnaryViews(
     return ew::checkSameDims(setup, inputs[0].dims, outputs[0].dims, "input and output");
 }
 
+Status checkUnaryShapes(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    KILN_RETURN_IF_ERROR(ew::checkViewCounts(setup, inputs, outputs, 1, 1));
+    return ew::checkSameDims(setup, inputs[0].dims, outputs[0].dims, "input and output");
+}
+
 } // namespace kiln

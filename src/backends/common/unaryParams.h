@@ -13,4 +13,8 @@ namespace kiln
 Status checkUnaryViews(
     KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
 
+//! The reshape-time part of checkUnaryViews: one input and one output of the same dimensions (data not looked at).
+Status checkUnaryShapes(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
 } // namespace kiln

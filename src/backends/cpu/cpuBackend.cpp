@@ -1,4 +1,5 @@
-// The CPU backend behind the Backend interface: CPU kernels from the kernel table, host memory, synchronous copies.
+// The CPU backend behind the Backend interface: the kernel table's kernels (returned as they are), host memory,
+// synchronous copies.
 #include "backends/backend.h"
 #include "backends/cpu/cpuKernel.h"
 
@@ -13,41 +14,23 @@ namespace kiln
 namespace
 {
 
-//! A CpuKernel seen as a backend Kernel (the CPU kernels need no run context).
-class CpuKernelAdapter final : public Kernel
-{
-public:
-    explicit CpuKernelAdapter(std::unique_ptr<CpuKernel> kernel)
-        : mKernel(std::move(kernel))
-    {
-    }
-    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        RunContext const&) override
-    {
-        return mKernel->execute(inputs, outputs);
-    }
-
-private:
-    std::unique_ptr<CpuKernel> mKernel;
-};
-
 class CpuSession final : public BackendSession
 {
 public:
     StatusOr<std::unique_ptr<Kernel>> createKernel(KernelSetup const& setup) override
     {
         PlanNode const& node = *setup.node;
-        CpuKernelFactory const factory = cpuKernelFactory(node.kind);
+        KernelFactory const factory = cpuKernelFactory(node.kind);
         if (factory == nullptr)
         {
             return unsupported(std::string("the CPU backend does not implement ") + layerKindName(node.kind) + " layers");
         }
-        KILN_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> kernel, factory(setup));
+        KILN_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory(setup));
         if (kernel == nullptr)
         {
             return internalError(std::string("the CPU kernel factory of ") + layerKindName(node.kind) + " returned no kernel");
         }
-        return std::unique_ptr<Kernel>(std::make_unique<CpuKernelAdapter>(std::move(kernel)));
+        return kernel;
     }
 };
 

@@ -5,6 +5,7 @@
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
 #include "common/networkRunner.h"
 #include "core/dataType.h"
+#include "common/kernelRun.h"
 
 #include <gtest/gtest.h>
 
@@ -120,7 +121,7 @@ PlanNode convNode(bool deconv, int64_t k)
     return node;
 }
 
-StatusOr<std::unique_ptr<CpuKernel>> makeKernel(PlanNode const& node, std::vector<HostTensor> const& inputs,
+StatusOr<std::unique_ptr<Kernel>> makeKernel(PlanNode const& node, std::vector<HostTensor> const& inputs,
     DataType outType, std::vector<WeightsView> const& weights)
 {
     KernelSetup setup;
@@ -154,7 +155,7 @@ HostTensor run(PlanNode const& node, std::vector<HostTensor> inputs, DataType ou
     {
         ins.push_back(viewOf(h));
     }
-    Status const st = (*kernel)->execute(ins, {viewOf(out)});
+    Status const st = kiln::test::reshapeAndRun(*(*kernel), ins, {viewOf(out)});
     EXPECT_TRUE(st.isOk()) << st.message();
     return out;
 }
@@ -364,12 +365,12 @@ TEST(FusedEpilogueCpu, KernelErrors)
     HostTensor xIn = x;
     HostTensor addIn = addBad;
     HostTensor out(DataType::kFLOAT, makeDims({1, 4, 6, 6}));
-    Status const st = (*k)->execute({viewOf(xIn), viewOf(addIn)}, {viewOf(out)});
+    Status const st = kiln::test::reshapeAndRun(*(*k), {viewOf(xIn), viewOf(addIn)}, {viewOf(out)});
     ASSERT_FALSE(st.isOk());
     EXPECT_NE(st.message().find("conv"), std::string::npos) << st.message();
     EXPECT_NE(st.message().find("broadcast"), std::string::npos) << st.message();
     // A run without the added input.
-    Status const missing = (*k)->execute({viewOf(xIn)}, {viewOf(out)});
+    Status const missing = kiln::test::reshapeAndRun(*(*k), {viewOf(xIn)}, {viewOf(out)});
     ASSERT_FALSE(missing.isOk());
     EXPECT_NE(missing.message().find("fused addition"), std::string::npos) << missing.message();
 }

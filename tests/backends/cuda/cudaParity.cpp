@@ -11,6 +11,7 @@
 #include "kiln/KilnBackend.h"
 #include "runtime/engineData.h"
 #include "runtime/shapeBinding.h"
+#include "common/kernelRun.h"
 
 #include <cuda_runtime_api.h>
 
@@ -351,7 +352,7 @@ int32_t checkParity(NetworkFn const& build, ParityOptions const& options)
     {
         PlanNode const& node = p.nodes[n];
         KernelSetup const setup = makeKernelSetup(p, node);
-        CpuKernelFactory factory = cpuKernelFactory(node.kind);
+        KernelFactory factory = cpuKernelFactory(node.kind);
         if (factory == nullptr)
         {
             ADD_FAILURE() << "node '" << node.name << "': no CPU kernel for layer kind " << kindName(node.kind);
@@ -376,7 +377,7 @@ int32_t checkParity(NetworkFn const& build, ParityOptions const& options)
             std::memset(tensors[ti].data(), 0xA5, tensors[ti].bytes.size());
             outs.push_back(view(t, true));
         }
-        Status const run = (*kernel)->execute(ins, outs);
+        Status const run = kiln::test::reshapeAndRun(*(*kernel), ins, outs);
         if (!run.isOk())
         {
             ADD_FAILURE() << "CPU run of node '" << node.name << "': " << run.message();
@@ -462,14 +463,14 @@ bool checkKernel(PlanNode const& node, std::vector<HostTensor> const& inputs, st
     cpuNode.tactic.clear();
     KernelSetup cpuSetup = setup;
     cpuSetup.node = &cpuNode;
-    CpuKernelFactory factory = cpuKernelFactory(node.kind);
+    KernelFactory factory = cpuKernelFactory(node.kind);
     if (factory == nullptr || ::kiln::cuda::cudaKernelFactory(node.kind) == nullptr)
     {
         ADD_FAILURE() << where << ": no CPU or CUDA kernel for this kind";
         return false;
     }
     auto kernel = factory(cpuSetup);
-    Status const run = kernel.isOk() ? (*kernel)->execute(ins, outs) : kernel.status();
+    Status const run = kernel.isOk() ? kiln::test::reshapeAndRun(*(*kernel), ins, outs) : kernel.status();
     if (!run.isOk())
     {
         ADD_FAILURE() << where << ": CPU reference: " << run.message();

@@ -6,6 +6,7 @@
 #include "cudaParity.h"
 
 #include "backends/cuda/cudaKernel.h"
+#include "common/kernelRun.h"
 
 #include <gtest/gtest.h>
 
@@ -106,7 +107,7 @@ TEST(CudaParity, ReverseSequenceHostLengthOutOfRange)
     TensorView ov{out.data(), DataType::kFLOAT, dims({4, 2})};
     auto cpu = cpuKernelFactory(node.kind)(setup);
     ASSERT_TRUE(cpu.isOk());
-    Status const cpuStatus = (*cpu)->execute({in, lv}, {ov});
+    Status const cpuStatus = kiln::test::reshapeAndRun(*(*cpu), {in, lv}, {ov});
     auto gpu = ::kiln::cuda::cudaKernelFactory(node.kind)(setup);
     ASSERT_TRUE(gpu.isOk()) << gpu.status().message();
     Status gpuStatus = (*gpu)->reshape({in, lv}, {ov});

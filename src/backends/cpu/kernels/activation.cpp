@@ -2,6 +2,7 @@
 // alpha and beta as TensorRT defines them, are listed in docs/layers/elementwise.md.
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/common/activationParams.h"
+#include "backends/common/unaryParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 
 namespace kiln
@@ -70,55 +71,84 @@ void applyActivation(Act type, float alpha, float beta, float const* x, float* r
     }
 }
 
-Status executeActivation(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the activation and its alpha/beta (readActivationParams); reshape: the shapes and the element count.
+class ActivationKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(ActivationParams const p, makeActivationParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    Act const type = p.type;
-    float const alpha = p.alpha;
-    float const beta = p.beta;
-    int64_t const n = out.volume();
-    if (in.type == nvinfer1::DataType::kFLOAT && out.type == nvinfer1::DataType::kFLOAT)
+public:
+    ActivationKernel(KernelSetup const& setup, ActivationParams params)
+        : mSetup(setup)
+        , mParams(params)
+        , mFloat(ew::isFloatKernelType(setup.inputTypes[0]))
+        , mFloat32(setup.inputTypes[0] == DataType::kFLOAT && setup.outputTypes[0] == DataType::kFLOAT)
     {
-        // FP32 in and out: compute in place of the chunked conversions (the common case).
-        applyActivation(type, alpha, beta, static_cast<float const*>(in.data), static_cast<float*>(out.data), n);
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mVolume = -1;
+        KILN_RETURN_IF_ERROR(checkUnaryShapes(mSetup, inputs, outputs));
+        mVolume = outputs[0].volume();
         return Status::ok();
     }
-    bool const floatDomain = ew::isFloatKernelType(in.type);
-    for (int64_t start = 0; start < n; start += ew::kCHUNK)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        int64_t const m = std::min(ew::kCHUNK, n - start);
-        if (floatDomain)
+        if (mVolume < 0)
         {
-            float x[ew::kCHUNK];
-            float r[ew::kCHUNK];
-            ew::loadChunk(in.data, in.type, start, 1, m, x);
-            applyActivation(type, alpha, beta, x, r, m);
-            ew::storeChunk(out.data, out.type, start, m, r);
+            return notReshaped(mSetup, "Activation");
         }
-        else
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        Act const type = mParams.type;
+        float const alpha = mParams.alpha;
+        float const beta = mParams.beta;
+        int64_t const n = mVolume;
+        if (mFloat32)
         {
-            // Integer inputs: only kRELU is accepted by inference.
-            int64_t x[ew::kCHUNK];
-            ew::loadChunk(in.data, in.type, start, 1, m, x);
-            for (int64_t i = 0; i < m; ++i)
+            // FP32 in and out: compute in place of the chunked conversions (the common case).
+            applyActivation(type, alpha, beta, static_cast<float const*>(in.data), static_cast<float*>(out.data), n);
+            return Status::ok();
+        }
+        for (int64_t start = 0; start < n; start += ew::kCHUNK)
+        {
+            int64_t const m = std::min(ew::kCHUNK, n - start);
+            if (mFloat)
             {
-                x[i] = x[i] > 0 ? x[i] : 0;
+                float x[ew::kCHUNK];
+                float r[ew::kCHUNK];
+                ew::loadChunk(in.data, in.type, start, 1, m, x);
+                applyActivation(type, alpha, beta, x, r, m);
+                ew::storeChunk(out.data, out.type, start, m, r);
             }
-            ew::storeChunk(out.data, out.type, start, m, x);
+            else
+            {
+                // Integer inputs: only kRELU is accepted by inference.
+                int64_t x[ew::kCHUNK];
+                ew::loadChunk(in.data, in.type, start, 1, m, x);
+                for (int64_t i = 0; i < m; ++i)
+                {
+                    x[i] = x[i] > 0 ? x[i] : 0;
+                }
+                ew::storeChunk(out.data, out.type, start, m, x);
+            }
         }
+        return Status::ok();
     }
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    ActivationParams mParams;
+    bool mFloat;
+    bool mFloat32;
+    int64_t mVolume{-1}; //!< output elements; -1 until a successful reshape
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createActivationKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createActivationKernel(KernelSetup const& setup)
 {
-    KILN_RETURN_IF_ERROR(checkActivationSetup(setup));
-    return makeFunctionKernel(setup, executeActivation);
+    KILN_ASSIGN_OR_RETURN(ActivationParams const params, readActivationParams(setup));
+    return std::unique_ptr<Kernel>(std::make_unique<ActivationKernel>(setup, params));
 }
 
 } // namespace kiln

@@ -10,35 +10,55 @@ namespace kiln
 namespace
 {
 
-Status executeAssertion(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the layer's message; reshape: the condition's element count; run: the first false element fails.
+class AssertionKernel final : public Kernel
 {
-    if (inputs.size() != 1 || !outputs.empty())
+public:
+    explicit AssertionKernel(KernelSetup const& setup)
+        : mSetup(setup)
+        , mMessage(setup.node->attrs.getString("message"))
     {
-        return failedExecution("layer '" + setup.node->name + "' (Assertion): expected 1 input and no outputs, got "
-            + std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
     }
-    TensorView const& cond = inputs[0];
-    int64_t const n = cond.volume();
-    if (n > 0 && cond.data == nullptr)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        return failedExecution("layer '" + setup.node->name + "' (Assertion): the condition has no data");
-    }
-    auto const* bytes = static_cast<uint8_t const*>(cond.data);
-    for (int64_t i = 0; i < n; ++i)
-    {
-        if (bytes[i] == 0)
+        mVolume = -1;
+        if (inputs.size() != 1 || !outputs.empty())
         {
-            return failedExecution(assertionFailureMessage(setup.node->name, setup.node->attrs.getString("message"))
-                + " (element " + std::to_string(i) + " of the condition is false)");
+            return failedExecution("layer '" + mSetup.node->name + "' (Assertion): expected 1 input and no outputs, got "
+                + std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
         }
+        mVolume = inputs[0].volume();
+        return Status::ok();
     }
-    return Status::ok();
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const&, RunContext const&) override
+    {
+        if (mVolume < 0)
+        {
+            return notReshaped(mSetup, "Assertion");
+        }
+        auto const* bytes = static_cast<uint8_t const*>(inputs[0].data);
+        for (int64_t i = 0; i < mVolume; ++i)
+        {
+            if (bytes[i] == 0)
+            {
+                return failedExecution(assertionFailureMessage(mSetup.node->name, mMessage) + " (element "
+                    + std::to_string(i) + " of the condition is false)");
+            }
+        }
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    std::string mMessage;
+    int64_t mVolume{-1}; //!< condition elements; -1 until a successful reshape
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createAssertionKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createAssertionKernel(KernelSetup const& setup)
 {
     if (setup.inputTypes.size() != 1 || !setup.outputTypes.empty())
     {
@@ -49,7 +69,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createAssertionKernel(KernelSetup const& se
         return invalidArgument("Assertion node '" + setup.node->name + "': condition has type "
             + dataTypeName(setup.inputTypes[0]) + "; it must be BOOL");
     }
-    return makeFunctionKernel(setup, executeAssertion);
+    return std::unique_ptr<Kernel>(std::make_unique<AssertionKernel>(setup));
 }
 
 } // namespace kiln

@@ -10,17 +10,6 @@ using nvinfer1::DataType;
 namespace
 {
 
-Status executeConvert(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
-{
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 1, 1));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
-    ew::convertElements(in.data, in.type, out.data, out.type, out.volume());
-    return Status::ok();
-}
-
 Status checkConvertTypes(KernelSetup const& setup, char const* kind)
 {
     if (!ew::isKernelType(setup.inputTypes[0]) || !ew::isKernelType(setup.outputTypes[0]))
@@ -33,7 +22,7 @@ Status checkConvertTypes(KernelSetup const& setup, char const* kind)
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createCastKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createCastKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Cast"));
     KILN_ASSIGN_OR_RETURN(int64_t const toType, setup.node->attrs.requireInt("toType"));
@@ -42,7 +31,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createCastKernel(KernelSetup const& setup)
         return invalidArgument("Cast node '" + setup.node->name + "': invalid target type " + std::to_string(toType));
     }
     KILN_RETURN_IF_ERROR(checkConvertTypes(setup, "Cast"));
-    return makeFunctionKernel(setup, executeConvert);
+    return std::unique_ptr<Kernel>(std::make_unique<ew::ConvertKernel>(setup, "Cast"));
 }
 
 } // namespace kiln

@@ -10,28 +10,50 @@ using nvinfer1::DataType;
 namespace
 {
 
-Status executeConstant(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the weights (checked by the factory); reshape: the output holds exactly the weights' elements.
+class ConstantKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 0, 1));
-    TensorView const& out = outputs[0];
-    WeightsView const& w = setup.weights[0];
-    if (w.count != out.volume())
+public:
+    explicit ConstantKernel(KernelSetup const& setup)
+        : mSetup(setup)
+        , mWeights(setup.weights[0])
     {
-        return invalidArgument("Constant node '" + setup.node->name + "': " + std::to_string(w.count)
-            + " weights for an output of " + std::to_string(out.volume()) + " elements " + ew::dimsToString(out.dims));
     }
-    if (w.count > 0 && w.data == nullptr)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        return internalError("Constant node '" + setup.node->name + "': the weights have no data");
+        mReady = false;
+        KILN_RETURN_IF_ERROR(ew::checkViewCounts(mSetup, inputs, outputs, 0, 1));
+        TensorView const& out = outputs[0];
+        if (mWeights.count != out.volume())
+        {
+            return invalidArgument("Constant node '" + mSetup.node->name + "': " + std::to_string(mWeights.count)
+                + " weights for an output of " + std::to_string(out.volume()) + " elements "
+                + ew::dimsToString(out.dims));
+        }
+        mReady = true;
+        return Status::ok();
     }
-    ew::convertElements(w.data, w.type, out.data, out.type, w.count);
-    return Status::ok();
-}
+
+    Status run(std::vector<TensorView> const&, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Constant");
+        }
+        ew::convertElements(mWeights.data, mWeights.type, outputs[0].data, outputs[0].type, mWeights.count);
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    WeightsView mWeights;
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createConstantKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createConstantKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 0, 1, "Constant"));
     if (setup.weights.empty())
@@ -49,7 +71,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createConstantKernel(KernelSetup const& set
         return invalidArgument("Constant node '" + setup.node->name + "': unsupported output type "
             + dataTypeName(setup.outputTypes[0]));
     }
-    return makeFunctionKernel(setup, executeConstant);
+    return std::unique_ptr<Kernel>(std::make_unique<ConstantKernel>(setup));
 }
 
 } // namespace kiln

@@ -1,7 +1,7 @@
 // CPU convolution kernel (also runs deconvolution, see deconvolution.cpp): a plain reference implementation in
-// double precision, and a oneDNN implementation whose primitives are created per input shape and cached in the
-// kernel object. Kernel and bias come from weights or from inputs 1/2. A fused epilogue ("fuse.*": add of the last
-// input, activation) is applied to the output afterwards (fusedEpilogueCpu.h).
+// double precision, and a oneDNN implementation whose primitives are created at reshape per input shape and cached
+// in the kernel object. Kernel and bias come from weights or from inputs 1/2. A fused epilogue ("fuse.*": add of the
+// last input, activation) is applied to the output afterwards (fusedEpilogueCpu.h).
 #include "backends/common/convolutionParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
@@ -118,6 +118,7 @@ struct OneDnnConvEntry
     dnnl::reorder srcReorder;
     dnnl::reorder dstReorder;
     dnnl::reorder weightsReorder;
+    std::unordered_map<int, memory> args; //!< the primitive's arguments (handles set per run)
 };
 
 //! Shapes and descriptors of one oneDNN convolution/deconvolution.
@@ -237,7 +238,10 @@ std::vector<uint8_t> packValues(double const* v, int64_t count, memory::data_typ
 }
 #endif
 
-class ConvolutionKernel final : public CpuKernel
+//! create: the configuration, tactic and epilogue, and the weights slots as double; reshape: the shapes, the
+//! epilogue's plan and either the oneDNN primitives, reorders and arguments for these shapes (looked up in or added to
+//! a per-shape cache) or the reference kernel's geometry and scratch; run: the convolution, then the epilogue.
+class ConvolutionKernel final : public Kernel
 {
 public:
     ConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, CpuTactic tactic, FusedEpilogue epilogue)
@@ -260,80 +264,109 @@ public:
         }
     }
 
-    Status execute(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
+        mReady = false;
         if (mEpilogue.hasAdd && allInputs.size() < 2)
         {
             return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's input is missing");
         }
         std::vector<TensorView> const inputs(allInputs.begin(), allInputs.end() - (mEpilogue.hasAdd ? 1 : 0));
-        KILN_RETURN_IF_ERROR(compute(inputs, outputs));
-        Status const e = applyFusedEpilogueCpu(mEpilogue, outputs[0], mEpilogue.hasAdd ? &allInputs.back() : nullptr);
-        return e.isOk() ? e : e.withContext("layer '" + mSetup.node->name + "'");
+        KILN_RETURN_IF_ERROR(convShapes(mSetup, mCfg, inputs, outputs, static_cast<int64_t>(mSlotWeights.size()),
+            static_cast<int64_t>(mSlotBias.size()), mShapes));
+        TensorView const& out = outputs.at(0);
+        StatusOr<FusedEpiloguePlan> plan
+            = prepareFusedEpilogueCpu(mEpilogue, out.type, out.dims, mEpilogue.hasAdd ? &allInputs.back() : nullptr);
+        if (!plan.isOk())
+        {
+            return plan.status().withContext("layer '" + mSetup.node->name + "'");
+        }
+        mEpiloguePlan = std::move(*plan);
+        mOutVolume = out.volume();
+        mInVolume = inputs[0].volume();
+        mB.resize(mShapes.biasTensor ? static_cast<size_t>(mCfg.k) : 0);
+#if KILN_HAVE_ONEDNN
+        mEntry = nullptr;
+        if (mTactic == CpuTactic::kONEDNN && mInVolume > 0 && mOutVolume > 0)
+        {
+            OneDnnConvEntry* entry = findOrCreateEntry(inputs, outputs, mShapes);
+            mEntry = entry != nullptr && entry->usable ? entry : nullptr;
+        }
+        if (mEntry == nullptr)
+#endif
+        {
+            mGeometry = toGeometry3(mCfg.params, mShapes.ext);
+            mX.resize(static_cast<size_t>(mInVolume));
+            mW.resize(mShapes.kernelTensor ? static_cast<size_t>(inputs[1].volume()) : 0);
+            mY.resize(static_cast<size_t>(mOutVolume));
+        }
+        mReady = true;
+        return Status::ok();
     }
 
-private:
-    using Shapes = ConvShapes;
-
-    Status compute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        Shapes s;
-        KILN_RETURN_IF_ERROR(checkConvShapes(*mSetup.node, mCfg, inputs, outputs,
-            static_cast<int64_t>(mSlotWeights.size()), static_cast<int64_t>(mSlotBias.size()), s));
-        if (outputs[0].volume() == 0)
+        if (!mReady)
+        {
+            return notReshaped(mSetup, mCfg.deconvolution ? "Deconvolution" : "Convolution");
+        }
+        if (mOutVolume == 0)
         {
             return Status::ok();
         }
 #if KILN_HAVE_ONEDNN
-        if (mTactic == CpuTactic::kONEDNN && inputs[0].volume() > 0)
+        if (mEntry != nullptr)
         {
-            OneDnnConvEntry* entry = findOrCreateEntry(inputs, outputs, s);
-            if (entry != nullptr && entry->usable)
-            {
-                return runOneDnn(*entry, inputs, outputs);
-            }
+            KILN_RETURN_IF_ERROR(runOneDnn(*mEntry, inputs, outputs));
         }
+        else
 #endif
-        return runReference(inputs, outputs, s);
+        {
+            runReference(inputs, outputs);
+        }
+        runFusedEpilogueCpu(mEpiloguePlan, outputs[0], mEpilogue.hasAdd ? &inputs.back() : nullptr);
+        return Status::ok();
     }
 
-    Status runReference(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, Shapes const& s)
+private:
+    //! The bias tensor (input 2) as double in mB.
+    void loadBiasTensor(std::vector<TensorView> const& inputs)
+    {
+        convertToDouble(inputs[2].data, inputs[2].type, mCfg.k, mB.data());
+    }
+
+    void runReference(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
     {
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
-        Geometry3 const g = toGeometry3(mCfg.params, s.ext);
-        mX.resize(static_cast<size_t>(in.volume()));
-        convertToDouble(in.data, in.type, in.volume(), mX.data());
+        ConvShapes const& s = mShapes;
+        convertToDouble(in.data, in.type, mInVolume, mX.data());
         double const* w = mSlotWeights.data();
         if (s.kernelTensor)
         {
-            mW.resize(static_cast<size_t>(inputs[1].volume()));
-            convertToDouble(inputs[1].data, inputs[1].type, inputs[1].volume(), mW.data());
+            convertToDouble(inputs[1].data, inputs[1].type, static_cast<int64_t>(mW.size()), mW.data());
             w = mW.data();
         }
         double const* bias = mSlotBias.empty() ? nullptr : mSlotBias.data();
         if (s.biasTensor)
         {
-            mB.resize(static_cast<size_t>(mCfg.k));
-            convertToDouble(inputs[2].data, inputs[2].type, mCfg.k, mB.data());
+            loadBiasTensor(inputs);
             bias = mB.data();
         }
-        mY.resize(static_cast<size_t>(out.volume()));
         if (mCfg.deconvolution)
         {
-            referenceDeconvolution(g, s.n, s.c, mCfg.k, mCfg.groups, mX.data(), w, bias, mY.data());
+            referenceDeconvolution(mGeometry, s.n, s.c, mCfg.k, mCfg.groups, mX.data(), w, bias, mY.data());
         }
         else
         {
-            referenceConvolution(g, s.n, s.c, mCfg.k, mCfg.groups, mX.data(), w, bias, mY.data());
+            referenceConvolution(mGeometry, s.n, s.c, mCfg.k, mCfg.groups, mX.data(), w, bias, mY.data());
         }
-        convertFromDouble(mY.data(), out.type, out.volume(), out.data);
-        return Status::ok();
+        convertFromDouble(mY.data(), out.type, mOutVolume, out.data);
     }
 
 #if KILN_HAVE_ONEDNN
     OneDnnConvEntry* findOrCreateEntry(
-        std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, Shapes const& s)
+        std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, ConvShapes const& s)
     {
         std::vector<int64_t> key = dimsVector(inputs[0].dims);
         std::vector<int64_t> const outDims = dimsVector(outputs[0].dims);
@@ -367,7 +400,7 @@ private:
     }
 
     void buildEntry(OneDnnConvEntry& e, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        Shapes const& s)
+        ConvShapes const& s)
     {
         TensorView const& in = inputs[0];
         memory::data_type const dt = oneDnnType(in.type);
@@ -378,6 +411,10 @@ private:
         }
         OneDnnConvDescs d = makeConvDescs(mCfg, dt, dimsVector(in.dims), s.ext, s.hasBias);
         dnnl::engine& eng = oneDnnEngine();
+        if (!mStream)
+        {
+            mStream.emplace(eng);
+        }
         e.prim = dnnl::primitive(d.pd);
         e.userSrc = memory(d.userSrc, eng, nullptr);
         e.userDst = memory(d.userDst, eng, nullptr);
@@ -394,13 +431,16 @@ private:
             e.dstReorder = dnnl::reorder(e.dst, e.userDst);
         }
         e.reorderWeights = d.pd.weights_desc() != d.userWeights;
+        memory weights;
         if (s.kernelTensor)
         {
             e.userWeights = memory(d.userWeights, eng, nullptr);
+            weights = e.userWeights;
             if (e.reorderWeights)
             {
                 e.weights = memory(d.pd.weights_desc(), eng);
                 e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
+                weights = e.weights;
             }
         }
         else
@@ -408,10 +448,12 @@ private:
             std::vector<uint8_t> packed = packValues(mSlotWeights.data(), static_cast<int64_t>(mSlotWeights.size()), dt);
             memory user(d.userWeights, eng, packed.data());
             e.weights = memory(d.pd.weights_desc(), eng);
-            dnnl::stream& strm = stream();
-            dnnl::reorder(user, e.weights).execute(strm, user, e.weights);
-            strm.wait();
+            dnnl::reorder(user, e.weights).execute(*mStream, user, e.weights);
+            mStream->wait();
+            weights = e.weights;
         }
+        e.args = {{DNNL_ARG_SRC, e.reorderSrc ? e.src : e.userSrc}, {DNNL_ARG_WEIGHTS, weights},
+            {DNNL_ARG_DST, e.reorderDst ? e.dst : e.userDst}};
         if (s.hasBias)
         {
             e.bias = memory(d.bias, eng);
@@ -423,6 +465,7 @@ private:
                     b[i] = static_cast<float>(mSlotBias[static_cast<size_t>(i)]);
                 }
             }
+            e.args.emplace(DNNL_ARG_BIAS, e.bias);
         }
     }
 
@@ -430,14 +473,13 @@ private:
     {
         try
         {
-            dnnl::stream& strm = stream();
+            dnnl::stream& strm = *mStream;
             e.userSrc.set_data_handle(inputs[0].data);
             e.userDst.set_data_handle(outputs[0].data);
             if (e.reorderSrc)
             {
                 e.srcReorder.execute(strm, e.userSrc, e.src);
             }
-            memory weights = e.weights;
             if (e.userWeights)
             {
                 e.userWeights.set_data_handle(inputs[1].data);
@@ -445,28 +487,17 @@ private:
                 {
                     e.weightsReorder.execute(strm, e.userWeights, e.weights);
                 }
-                else
-                {
-                    weights = e.userWeights;
-                }
             }
-            std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.reorderSrc ? e.src : e.userSrc},
-                {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, e.reorderDst ? e.dst : e.userDst}};
-            if (e.bias)
+            if (e.bias && mShapes.biasTensor)
             {
-                if (inputs.size() > 2 && inputs[2].data != nullptr)
+                loadBiasTensor(inputs);
+                float* b = static_cast<float*>(e.bias.get_data_handle());
+                for (int64_t i = 0; i < mCfg.k; ++i)
                 {
-                    mB.resize(static_cast<size_t>(mCfg.k));
-                    convertToDouble(inputs[2].data, inputs[2].type, mCfg.k, mB.data());
-                    float* b = static_cast<float*>(e.bias.get_data_handle());
-                    for (int64_t i = 0; i < mCfg.k; ++i)
-                    {
-                        b[i] = static_cast<float>(mB[static_cast<size_t>(i)]);
-                    }
+                    b[i] = static_cast<float>(mB[static_cast<size_t>(i)]);
                 }
-                args.emplace(DNNL_ARG_BIAS, e.bias);
             }
-            e.prim.execute(strm, args);
+            e.prim.execute(strm, e.args);
             if (e.reorderDst)
             {
                 e.dstReorder.execute(strm, e.dst, e.userDst);
@@ -485,17 +516,9 @@ private:
         }
     }
 
-    dnnl::stream& stream()
-    {
-        if (!mStream)
-        {
-            mStream.emplace(oneDnnEngine());
-        }
-        return *mStream;
-    }
-
     static constexpr size_t kMAX_CACHED_SHAPES = 16;
     std::vector<std::unique_ptr<OneDnnConvEntry>> mCache;
+    OneDnnConvEntry* mEntry{nullptr}; //!< the current shapes' primitives, or nullptr for the reference kernel
     std::optional<dnnl::stream> mStream;
 #endif
 
@@ -505,15 +528,21 @@ private:
     FusedEpilogue mEpilogue;
     std::vector<double> mSlotWeights;
     std::vector<double> mSlotBias;
+    ConvShapes mShapes;
+    Geometry3 mGeometry;
+    FusedEpiloguePlan mEpiloguePlan;
+    int64_t mInVolume{0};
+    int64_t mOutVolume{0};
     std::vector<double> mX;
     std::vector<double> mW;
     std::vector<double> mB;
     std::vector<double> mY;
+    bool mReady{false};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createConvolutionLikeKernel(KernelSetup const& setup, bool deconvolution)
+StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeKernel(KernelSetup const& setup, bool deconvolution)
 {
     if (setup.node == nullptr)
     {
@@ -541,7 +570,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createConvolutionLikeKernel(KernelSetup con
                 + " has no data or a non-float type");
         }
     }
-    return std::unique_ptr<CpuKernel>(std::make_unique<ConvolutionKernel>(setup, std::move(cfg), tactic, epilogue));
+    return std::unique_ptr<Kernel>(std::make_unique<ConvolutionKernel>(setup, std::move(cfg), tactic, epilogue));
 }
 
 std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool deconvolution)
@@ -616,7 +645,7 @@ std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool d
 #endif
 }
 
-StatusOr<std::unique_ptr<CpuKernel>> createConvolutionKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createConvolutionKernel(KernelSetup const& setup)
 {
     return createConvolutionLikeKernel(setup, false);
 }

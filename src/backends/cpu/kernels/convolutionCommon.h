@@ -3,7 +3,7 @@
 // oneDNN engine, type mapping and primitive checks.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 #include "core/dataType.h"
 #include "network/layers/convolutionLayer.h"
 
@@ -78,7 +78,7 @@ struct Geometry3
 Geometry3 toGeometry3(WindowParams const& p, std::vector<WindowExtent> const& ext);
 
 // Convolution and deconvolution share one kernel object (convolution.cpp); these are its entry points.
-StatusOr<std::unique_ptr<CpuKernel>> createConvolutionLikeKernel(KernelSetup const& setup, bool deconvolution);
+StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeKernel(KernelSetup const& setup, bool deconvolution);
 std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool deconvolution);
 
 //! Reference deconvolution (deconvolution.cpp): x [N, C, in...], w [C, K/G, k...], bias [K] or empty,

@@ -14,6 +14,11 @@ namespace
 using nvinfer1::CumulativeOperation;
 using nvinfer1::DataType;
 
+//! The storage types the kernel sums.
+template <typename T>
+constexpr bool kIS_CUMULATIVE_TYPE = std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>
+    || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+
 template <typename T>
 void cumulativeSum(T const* in, T* out, int64_t outer, int64_t n, int64_t inner, bool exclusive, bool reverse)
 {
@@ -44,51 +49,99 @@ void cumulativeSum(T const* in, T* out, int64_t outer, int64_t n, int64_t inner,
     }
 }
 
-Status executeCumulative(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: operation, direction and types; reshape: the axis (when input 1 has an evaluated value) and the split
+//! around it; an axis known only from its data is read, and the split derived, at each run.
+class CumulativeKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(CumulativeParams const p, makeCumulativeParams(setup, inputs, outputs, true));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    int64_t const outer = p.outer;
-    int64_t const inner = p.inner;
-    int64_t const n = p.n;
-    if (outer * inner * n == 0)
+public:
+    CumulativeKernel(KernelSetup const& setup, CumulativeParams params)
+        : mSetup(setup)
+        , mParams(params)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mState = State::kNONE;
+        if (inputs.size() != 2 || outputs.size() != 1)
+        {
+            return cumulativeError(mSetup, "expects data and axis inputs and one output");
+        }
+        KILN_RETURN_IF_ERROR(checkCumulativeAxisView(mSetup, inputs[1]));
+        if (inputs[1].values == nullptr)
+        {
+            mState = State::kAXIS_FROM_DATA;
+            return Status::ok();
+        }
+        KILN_RETURN_IF_ERROR(cumulativeShapes(mSetup, mParams, inputs[1].values[0], inputs, outputs));
+        mState = State::kREADY;
         return Status::ok();
     }
-    bool const exclusive = p.exclusive;
-    bool const reverse = p.reverse;
-    Status status;
-    bool const known = dispatchType(in.type, [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>
-            || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>)
-        {
-            cumulativeSum(static_cast<T const*>(in.data), static_cast<T*>(out.data), outer, n, inner, exclusive,
-                reverse);
-        }
-        else
-        {
-            status = cumulativeError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
-        }
-    });
-    if (!known)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        return cumulativeError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+        if (mState == State::kNONE)
+        {
+            return notReshaped(mSetup, "Cumulative");
+        }
+        if (mState == State::kAXIS_FROM_DATA)
+        {
+            TensorView const& axisView = inputs[1];
+            KILN_RETURN_IF_ERROR(
+                cumulativeShapes(mSetup, mParams, loadInt(axisView.data, axisView.type, 0), inputs, outputs));
+        }
+        CumulativeParams const& p = mParams;
+        if (p.outer * p.inner * p.n == 0)
+        {
+            return Status::ok();
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        dispatchType(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (kIS_CUMULATIVE_TYPE<T>)
+            {
+                cumulativeSum(static_cast<T const*>(in.data), static_cast<T*>(out.data), p.outer, p.n, p.inner,
+                    p.exclusive, p.reverse);
+            }
+        });
+        return Status::ok();
     }
-    return status;
-}
+
+private:
+    enum class State
+    {
+        kNONE,           //!< not reshaped
+        kREADY,          //!< the axis was known at reshape
+        kAXIS_FROM_DATA, //!< the axis is read from input 1's data at each run
+    };
+
+    KernelSetup mSetup;
+    CumulativeParams mParams;
+    State mState{State::kNONE};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createCumulativeKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createCumulativeKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Cumulative kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeCumulative);
+    if (setup.inputTypes.size() != 2 || setup.outputTypes.size() != 1 || !setup.inputPresent[0]
+        || !setup.inputPresent[1])
+    {
+        return cumulativeError(setup, "expects data and axis inputs and one output");
+    }
+    KILN_ASSIGN_OR_RETURN(CumulativeParams const params, readCumulativeParams(setup));
+    bool supported = false;
+    dispatchType(setup.inputTypes[0], [&](auto tag) { supported = kIS_CUMULATIVE_TYPE<decltype(tag)>; });
+    if (!supported)
+    {
+        return cumulativeError(setup, std::string("type ") + dataTypeName(setup.inputTypes[0]) + " is not supported");
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<CumulativeKernel>(setup, params));
 }
 
 } // namespace kiln

@@ -79,7 +79,7 @@ void referenceDeconvolution(Geometry3 const& g, int64_t n, int64_t c, int64_t k,
     }
 }
 
-StatusOr<std::unique_ptr<CpuKernel>> createDeconvolutionKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createDeconvolutionKernel(KernelSetup const& setup)
 {
     return createConvolutionLikeKernel(setup, true);
 }

@@ -141,35 +141,61 @@ void runChunks(Op op, ew::BroadcastWalker const& walker, TensorView const& a, Te
     });
 }
 
-Status executeElementWise(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the operation and the compute domain; reshape: the broadcast walk of the operands over the output.
+class ElementWiseKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 2, 1));
-    auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
-    TensorView const& a = inputs[0];
-    TensorView const& b = inputs[1];
-    TensorView const& out = outputs[0];
-    auto walker = ew::BroadcastWalker::make(out.dims, {a.dims, b.dims});
-    if (!walker.isOk())
+public:
+    ElementWiseKernel(KernelSetup const& setup, Op op)
+        : mSetup(setup)
+        , mOp(op)
+        , mFloat(ew::isFloatKernelType(setup.inputTypes[0]) || ew::isFloatKernelType(setup.inputTypes[1]))
     {
-        return walker.status().withContext("ElementWise node '" + setup.node->name + "'");
     }
-    if (ew::isFloatKernelType(a.type) || ew::isFloatKernelType(b.type))
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        runChunks<float>(op, *walker, a, b, out);
+        mReady = false;
+        KILN_RETURN_IF_ERROR(ew::checkViewCounts(mSetup, inputs, outputs, 2, 1));
+        auto walker = ew::BroadcastWalker::make(outputs[0].dims, {inputs[0].dims, inputs[1].dims});
+        if (!walker.isOk())
+        {
+            return walker.status().withContext("ElementWise node '" + mSetup.node->name + "'");
+        }
+        mWalker = std::move(*walker);
+        mReady = true;
+        return Status::ok();
     }
-    else
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        runChunks<int64_t>(op, *walker, a, b, out);
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "ElementWise");
+        }
+        if (mFloat)
+        {
+            runChunks<float>(mOp, mWalker, inputs[0], inputs[1], outputs[0]);
+        }
+        else
+        {
+            runChunks<int64_t>(mOp, mWalker, inputs[0], inputs[1], outputs[0]);
+        }
+        return Status::ok();
     }
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    Op mOp;
+    bool mFloat;
+    bool mReady{false};
+    ew::BroadcastWalker mWalker;
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createPointwiseProgramKernel(KernelSetup const& setup); // pointwiseProgram.cpp
+StatusOr<std::unique_ptr<Kernel>> createPointwiseProgramKernel(KernelSetup const& setup); // pointwiseProgram.cpp
 
-StatusOr<std::unique_ptr<CpuKernel>> createElementWiseKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createElementWiseKernel(KernelSetup const& setup)
 {
     if (setup.node != nullptr && setup.node->attrs.has("pw.program"))
     {
@@ -194,7 +220,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createElementWiseKernel(KernelSetup const& 
         return invalidArgument("ElementWise node '" + setup.node->name + "': unsupported output type "
             + dataTypeName(setup.outputTypes[0]));
     }
-    return makeFunctionKernel(setup, executeElementWise);
+    return std::unique_ptr<Kernel>(std::make_unique<ElementWiseKernel>(setup, static_cast<Op>(op)));
 }
 
 } // namespace kiln

@@ -3,7 +3,7 @@
 // and chunked typed load/store of any storage type into a compute buffer (float or int64).
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 #include "core/dataType.h"
 
 #include <algorithm>
@@ -371,7 +371,7 @@ void storeChunk(void* data, nvinfer1::DataType type, int64_t offset, int64_t n, 
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Checks shared by kernel factories and execute()
+// Checks shared by kernel factories and reshape()
 // ---------------------------------------------------------------------------------------------------------
 
 //! Kernel-creation check of I/O counts.
@@ -398,17 +398,25 @@ inline Status checkIoCounts(KernelSetup const& setup, size_t nbInputs, size_t nb
     return Status::ok();
 }
 
-//! Execute-time check of view counts and that non-empty views have data.
+//! Reshape-time check of the number of views (the node's slots).
+inline Status checkViewCounts(KernelSetup const& setup, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, size_t nbInputs, size_t nbOutputs)
+{
+    if (inputs.size() != nbInputs || outputs.size() != nbOutputs)
+    {
+        return internalError("node '" + (setup.node != nullptr ? setup.node->name : std::string("?")) + "': got "
+            + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) + " outputs, expected "
+            + std::to_string(nbInputs) + " and " + std::to_string(nbOutputs));
+    }
+    return Status::ok();
+}
+
+//! Check of view counts and that non-empty views have data and kernel types (for kernels that check at a run).
 inline Status checkViews(KernelSetup const& setup, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs, size_t nbInputs, size_t nbOutputs)
 {
+    KILN_RETURN_IF_ERROR(checkViewCounts(setup, inputs, outputs, nbInputs, nbOutputs));
     std::string const name = setup.node != nullptr ? setup.node->name : std::string("?");
-    if (inputs.size() != nbInputs || outputs.size() != nbOutputs)
-    {
-        return internalError("node '" + name + "': got " + std::to_string(inputs.size()) + " inputs and "
-            + std::to_string(outputs.size()) + " outputs, expected " + std::to_string(nbInputs) + " and "
-            + std::to_string(nbOutputs));
-    }
     for (size_t i = 0; i < inputs.size(); ++i)
     {
         if (inputs[i].data == nullptr && inputs[i].volume() != 0)
@@ -436,7 +444,7 @@ inline Status checkViews(KernelSetup const& setup, std::vector<TensorView> const
     return Status::ok();
 }
 
-//! Execute-time check that two views have identical dimensions.
+//! Check that two views have identical dimensions.
 inline Status checkSameDims(KernelSetup const& setup, nvinfer1::Dims const& a, nvinfer1::Dims const& b,
     char const* what)
 {
@@ -484,5 +492,48 @@ inline void convertElements(void const* src, nvinfer1::DataType srcType, void* d
         }
     }
 }
+
+//! The kernel of the element conversions (ICastLayer, IIdentityLayer, conditional inputs): the input's elements in
+//! the output's type (convertElements). reshape checks that input and output have the same dims.
+class ConvertKernel final : public Kernel
+{
+public:
+    ConvertKernel(KernelSetup const& setup, char const* kind)
+        : mSetup(setup)
+        , mKind(kind)
+    {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mVolume = -1;
+        KILN_RETURN_IF_ERROR(checkViewCounts(mSetup, inputs, outputs, 1, 1));
+        KILN_RETURN_IF_ERROR(checkSameDims(mSetup, inputs[0].dims, outputs[0].dims, "input and output"));
+        mVolume = outputs[0].volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (mVolume < 0)
+        {
+            return internalError(std::string(mKind) + " node '" + mSetup.node->name
+                + "': run() without a successful reshape() for the current shapes");
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        if (in.data == out.data && in.type == out.type)
+        {
+            return Status::ok(); // the builder aliased the output onto the input
+        }
+        convertElements(in.data, in.type, out.data, out.type, mVolume);
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    char const* mKind;
+    int64_t mVolume{-1}; //!< elements; -1 until a successful reshape
+};
 
 } // namespace kiln::ew

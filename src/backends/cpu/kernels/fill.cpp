@@ -6,6 +6,7 @@
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
+#include <array>
 #include <cmath>
 
 namespace kiln
@@ -16,155 +17,190 @@ using nvinfer1::FillOperation;
 namespace
 {
 
-//! Element i of a parameter input, from evaluated values (shape tensors) or from its data.
-StatusOr<double> paramAt(TensorView const& t, int64_t i)
+using DimArray = std::array<int64_t, nvinfer1::Dims::MAX_DIMS>;
+
+bool anyElementType(DataType t)
 {
-    if (t.values != nullptr)
-    {
-        return static_cast<double>(t.values[i]);
-    }
-    if (t.data == nullptr)
-    {
-        return internalError("fill: a parameter input has no data");
-    }
-    return loadElement(t.data, t.type, i);
+    return elementSize(t) > 0;
 }
 
-StatusOr<int64_t> paramIntAt(TensorView const& t, int64_t i)
+//! alpha and the per-dimension (linspace) or second (random) beta, as doubles and, for exact integer linspaces, as
+//! int64.
+struct FillCoefficients
 {
-    if (t.values != nullptr)
-    {
-        return t.values[i];
-    }
-    if (t.data == nullptr)
-    {
-        return internalError("fill: a parameter input has no data");
-    }
-    return loadInt(t.data, t.type, i);
-}
+    double alpha{0.0};
+    std::array<double, nvinfer1::Dims::MAX_DIMS> beta{};
+    int64_t alphaInt{0};
+    DimArray betaInt{};
+};
 
-Status runFill(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: operation, seed and the static alpha/beta; reshape: the output's strides and, for alpha/beta inputs whose
+//! values shape inference evaluated, the coefficients; inputs known only from their data are read at each run.
+class FillKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(FillParams const p,
-        makeFillParams(setup, inputs, outputs, [](DataType t) { return elementSize(t) > 0; }));
-    if (p.volume == 0)
+public:
+    FillKernel(KernelSetup const& setup, FillParams params)
+        : mSetup(setup)
+        , mParams(params)
     {
-        return Status::ok();
+        Attributes const& attrs = setup.node->attrs;
+        mIntParams = attrs.getInt("int_params", 0) != 0;
+        double const alpha = mIntParams ? static_cast<double>(attrs.getInt("alpha_int", 0)) : attrs.getFloat("alpha", 0.0);
+        double const beta = mIntParams ? static_cast<double>(attrs.getInt("beta_int", 1)) : attrs.getFloat("beta", 1.0);
+        mStatic.alpha = alpha;
+        mStatic.beta.fill(beta);
+        mStatic.alphaInt = attrs.getInt("alpha_int", 0);
+        mStatic.betaInt.fill(attrs.getInt("beta_int", 1));
     }
-    Attributes const& attrs = setup.node->attrs;
-    TensorView const& out = outputs[0];
-    FillOperation const op = p.op;
-    int64_t const seed = p.seed;
-    int64_t const volume = p.volume;
-    int32_t const rank = out.dims.nbDims;
-    bool const dynamic = p.dynamic;
-    bool const intParams = !dynamic && attrs.getInt("int_params", 0) != 0;
-    bool const dynIntParams = dynamic && (inputs[1].type == DataType::kINT32 || inputs[1].type == DataType::kINT64);
-    bool const intOut = out.type == DataType::kINT32 || out.type == DataType::kINT64;
 
-    if (op == FillOperation::kLINSPACE)
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        std::vector<int64_t> const strides = contiguousStrides(out.dims);
-        if ((intParams || dynIntParams) && intOut)
+        mReady = false;
+        KILN_RETURN_IF_ERROR(fillShapes(mSetup, mParams, inputs, outputs, anyElementType));
+        TensorView const& out = outputs[0];
+        mRank = out.dims.nbDims;
+        int64_t stride = 1;
+        for (int32_t d = mRank - 1; d >= 0; --d)
         {
-            // Exact integer arithmetic.
-            int64_t alpha = attrs.getInt("alpha_int", 0);
-            std::vector<int64_t> beta(static_cast<size_t>(rank), attrs.getInt("beta_int", 1));
-            if (dynamic)
-            {
-                KILN_ASSIGN_OR_RETURN(alpha, paramIntAt(inputs[1], 0));
-                if (inputs[2].volume() != rank)
-                {
-                    return invalidArgument("fill: beta must have one element per output dimension");
-                }
-                for (int32_t d = 0; d < rank; ++d)
-                {
-                    KILN_ASSIGN_OR_RETURN(beta[static_cast<size_t>(d)], paramIntAt(inputs[2], d));
-                }
-            }
-            for (int64_t i = 0; i < volume; ++i)
-            {
-                int64_t v = alpha;
-                int64_t rest = i;
-                for (int32_t d = 0; d < rank; ++d)
-                {
-                    int64_t const idx = rest / strides[static_cast<size_t>(d)];
-                    rest -= idx * strides[static_cast<size_t>(d)];
-                    v += beta[static_cast<size_t>(d)] * idx;
-                }
-                storeInt(out.data, out.type, i, v);
-            }
-            return Status::ok();
+            mStrides[static_cast<size_t>(d)] = stride;
+            stride *= out.dims.d[d];
         }
-        double alpha = intParams ? static_cast<double>(attrs.getInt("alpha_int", 0)) : attrs.getFloat("alpha", 0.0);
-        std::vector<double> beta(static_cast<size_t>(rank),
-            intParams ? static_cast<double>(attrs.getInt("beta_int", 1)) : attrs.getFloat("beta", 1.0));
-        if (dynamic)
+        mIntOut = out.type == DataType::kINT32 || out.type == DataType::kINT64;
+        mCoefficients = mStatic;
+        mReadAtRun = false;
+        if (mParams.volume > 0 && mParams.dynamic)
         {
-            KILN_ASSIGN_OR_RETURN(alpha, paramAt(inputs[1], 0));
-            if (inputs[2].volume() != rank)
+            if (mParams.op == FillOperation::kLINSPACE && inputs[2].volume() != mRank)
             {
                 return invalidArgument("fill: beta must have one element per output dimension");
             }
-            for (int32_t d = 0; d < rank; ++d)
+            mDynamicInt = inputs[1].type == DataType::kINT32 || inputs[1].type == DataType::kINT64;
+            mReadAtRun = inputs[1].values == nullptr || inputs[2].values == nullptr;
+            if (!mReadAtRun)
             {
-                KILN_ASSIGN_OR_RETURN(beta[static_cast<size_t>(d)], paramAt(inputs[2], d));
+                readCoefficients(inputs);
             }
         }
-        for (int64_t i = 0; i < volume; ++i)
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
         {
-            double v = alpha;
-            int64_t rest = i;
-            for (int32_t d = 0; d < rank; ++d)
+            return notReshaped(mSetup, "Fill");
+        }
+        if (mParams.volume == 0)
+        {
+            return Status::ok();
+        }
+        if (mReadAtRun)
+        {
+            readCoefficients(inputs);
+        }
+        TensorView const& out = outputs[0];
+        if (mParams.op == FillOperation::kLINSPACE)
+        {
+            bool const exact = (mParams.dynamic ? mDynamicInt : mIntParams) && mIntOut;
+            if (exact)
             {
-                int64_t const idx = rest / strides[static_cast<size_t>(d)];
-                rest -= idx * strides[static_cast<size_t>(d)];
-                v += beta[static_cast<size_t>(d)] * static_cast<double>(idx);
+                linspace(mCoefficients.alphaInt, mCoefficients.betaInt, [&](int64_t i, int64_t v) {
+                    storeInt(out.data, out.type, i, v);
+                });
             }
-            storeElement(out.data, out.type, i, v);
+            else
+            {
+                linspace(mCoefficients.alpha, mCoefficients.beta, [&](int64_t i, double v) {
+                    storeElement(out.data, out.type, i, v);
+                });
+            }
+            return Status::ok();
+        }
+        double const alpha = mCoefficients.alpha;
+        double const beta = mCoefficients.beta[0];
+        auto const s = static_cast<uint64_t>(mParams.seed);
+        if (mParams.op == FillOperation::kRANDOM_UNIFORM)
+        {
+            for (int64_t i = 0; i < mParams.volume; ++i)
+            {
+                double const u = uniformAt(s, static_cast<uint64_t>(i));
+                storeElement(out.data, out.type, i, alpha + (beta - alpha) * u);
+            }
+            return Status::ok();
+        }
+        constexpr double kTWO_PI = 6.283185307179586476925286766559;
+        for (int64_t i = 0; i < mParams.volume; ++i)
+        {
+            double const u1 = 1.0 - uniformAt(s, 2 * static_cast<uint64_t>(i)); // (0, 1]: log stays finite
+            double const u2 = uniformAt(s, 2 * static_cast<uint64_t>(i) + 1);
+            double const z = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTWO_PI * u2);
+            storeElement(out.data, out.type, i, alpha + beta * z);
         }
         return Status::ok();
     }
 
-    double alpha = intParams ? static_cast<double>(attrs.getInt("alpha_int", 0)) : attrs.getFloat("alpha", 0.0);
-    double beta = intParams ? static_cast<double>(attrs.getInt("beta_int", 1)) : attrs.getFloat("beta", 1.0);
-    if (dynamic)
+private:
+    //! alpha + sum(beta[d] * index[d]) for every element, handed to `store(i, value)`.
+    template <typename V, typename Store>
+    void linspace(V alpha, std::array<V, nvinfer1::Dims::MAX_DIMS> const& beta, Store&& store) const
     {
-        KILN_ASSIGN_OR_RETURN(alpha, paramAt(inputs[1], 0));
-        KILN_ASSIGN_OR_RETURN(beta, paramAt(inputs[2], 0));
-    }
-    auto const s = static_cast<uint64_t>(seed);
-    if (op == FillOperation::kRANDOM_UNIFORM)
-    {
-        for (int64_t i = 0; i < volume; ++i)
+        for (int64_t i = 0; i < mParams.volume; ++i)
         {
-            double const u = uniformAt(s, static_cast<uint64_t>(i));
-            storeElement(out.data, out.type, i, alpha + (beta - alpha) * u);
+            V v = alpha;
+            int64_t rest = i;
+            for (int32_t d = 0; d < mRank; ++d)
+            {
+                int64_t const idx = rest / mStrides[static_cast<size_t>(d)];
+                rest -= idx * mStrides[static_cast<size_t>(d)];
+                v += beta[static_cast<size_t>(d)] * static_cast<V>(idx);
+            }
+            store(i, v);
         }
-        return Status::ok();
     }
-    constexpr double kTWO_PI = 6.283185307179586476925286766559;
-    for (int64_t i = 0; i < volume; ++i)
+
+    //! Element i of a parameter input, from its evaluated values (shape tensors) or from its data.
+    static double paramAt(TensorView const& t, int64_t i)
     {
-        double const u1 = 1.0 - uniformAt(s, 2 * static_cast<uint64_t>(i)); // (0, 1]: log stays finite
-        double const u2 = uniformAt(s, 2 * static_cast<uint64_t>(i) + 1);
-        double const z = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTWO_PI * u2);
-        storeElement(out.data, out.type, i, alpha + beta * z);
+        return t.values != nullptr ? static_cast<double>(t.values[i]) : loadElement(t.data, t.type, i);
     }
-    return Status::ok();
-}
+    static int64_t paramIntAt(TensorView const& t, int64_t i)
+    {
+        return t.values != nullptr ? t.values[i] : loadInt(t.data, t.type, i);
+    }
+
+    //! The dynamic alpha (input 1) and beta (input 2: one per dimension for a linspace, else one).
+    void readCoefficients(std::vector<TensorView> const& inputs)
+    {
+        int32_t const nbBeta = mParams.op == FillOperation::kLINSPACE ? mRank : 1;
+        mCoefficients.alpha = paramAt(inputs[1], 0);
+        mCoefficients.alphaInt = paramIntAt(inputs[1], 0);
+        for (int32_t d = 0; d < nbBeta; ++d)
+        {
+            mCoefficients.beta[static_cast<size_t>(d)] = paramAt(inputs[2], d);
+            mCoefficients.betaInt[static_cast<size_t>(d)] = paramIntAt(inputs[2], d);
+        }
+    }
+
+    KernelSetup mSetup;
+    FillParams mParams;
+    bool mIntParams{false};          //!< static alpha/beta are integers ("int_params")
+    FillCoefficients mStatic;        //!< from the attributes
+    FillCoefficients mCoefficients;  //!< of the current shapes (static, or from the inputs)
+    int32_t mRank{0};
+    DimArray mStrides{};             //!< row-major strides of the output
+    bool mIntOut{false};
+    bool mDynamicInt{false};         //!< the alpha input is an integer tensor
+    bool mReadAtRun{false};          //!< alpha/beta inputs without evaluated values: read their data at each run
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createFillKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createFillKernel(KernelSetup const& setup)
 {
-    if (setup.node == nullptr)
-    {
-        return internalError("fill: no plan node");
-    }
-    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("op").status());
-    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("seed").status());
-    return makeFunctionKernel(setup, runFill);
+    KILN_ASSIGN_OR_RETURN(FillParams const params, readFillParams(setup));
+    return std::unique_ptr<Kernel>(std::make_unique<FillKernel>(setup, params));
 }
 
 } // namespace kiln

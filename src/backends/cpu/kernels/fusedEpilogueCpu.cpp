@@ -5,6 +5,7 @@
 #include "core/dataType.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -78,28 +79,30 @@ float fusedActivationCpu(ActivationType type, float alpha, float beta, float v)
     return v;
 }
 
-Status applyFusedEpilogueCpu(FusedEpilogue const& epilogue, TensorView const& output, TensorView const* add)
+StatusOr<FusedEpiloguePlan> prepareFusedEpilogueCpu(
+    FusedEpilogue const& epilogue, DataType outputType, nvinfer1::Dims const& outputDims, TensorView const* add)
 {
+    FusedEpiloguePlan plan;
+    plan.epilogue = epilogue;
+    plan.outDims = outputDims;
     if (epilogue.empty())
     {
-        return Status::ok();
+        return plan;
     }
-    if (!isEpilogueType(output.type))
+    if (!isEpilogueType(outputType))
     {
-        return invalidArgument(std::string("fused epilogue: output type ") + dataTypeName(output.type)
+        return invalidArgument(std::string("fused epilogue: output type ") + dataTypeName(outputType)
             + " is not supported (kFLOAT, kHALF or kBF16)");
     }
-    int64_t const n = output.volume();
-    if (n > 0 && output.data == nullptr)
+    int32_t const rank = outputDims.nbDims;
+    plan.volume = 1;
+    for (int32_t i = 0; i < rank; ++i)
     {
-        return invalidArgument("fused epilogue: missing output buffer");
+        plan.volume *= outputDims.d[i];
     }
-    int32_t const rank = output.dims.nbDims;
-    // Strides of the added tensor over the output's index space (0 along broadcast dimensions).
-    std::vector<int64_t> addStrides(static_cast<size_t>(std::max(rank, 0)), 0);
     if (epilogue.hasAdd)
     {
-        if (add == nullptr || (add->data == nullptr && add->volume() != 0))
+        if (add == nullptr)
         {
             return invalidArgument("fused epilogue: the added tensor is missing");
         }
@@ -111,26 +114,37 @@ Status applyFusedEpilogueCpu(FusedEpilogue const& epilogue, TensorView const& ou
         int32_t const lead = rank - add->dims.nbDims;
         if (lead < 0)
         {
-            return invalidArgument("fused epilogue: added tensor " + dimsText(add->dims) + " has a higher rank than the output "
-                + dimsText(output.dims));
+            return invalidArgument("fused epilogue: added tensor " + dimsText(add->dims)
+                + " has a higher rank than the output " + dimsText(outputDims));
         }
         int64_t s = 1;
         for (int32_t i = add->dims.nbDims - 1; i >= 0; --i)
         {
             int64_t const a = add->dims.d[i];
-            int64_t const o = output.dims.d[i + lead];
+            int64_t const o = outputDims.d[i + lead];
             if (a != o && a != 1)
             {
                 return invalidArgument("fused epilogue: added tensor " + dimsText(add->dims)
-                    + " does not broadcast to the output " + dimsText(output.dims));
+                    + " does not broadcast to the output " + dimsText(outputDims));
             }
-            addStrides[static_cast<size_t>(i + lead)] = a == 1 ? 0 : s;
+            plan.addStrides[static_cast<size_t>(i + lead)] = a == 1 ? 0 : s;
             s *= a;
         }
     }
-    std::vector<int64_t> index(static_cast<size_t>(std::max(rank, 0)), 0);
+    return plan;
+}
+
+void runFusedEpilogueCpu(FusedEpiloguePlan const& plan, TensorView const& output, TensorView const* add)
+{
+    FusedEpilogue const& epilogue = plan.epilogue;
+    if (epilogue.empty())
+    {
+        return;
+    }
+    int32_t const rank = plan.outDims.nbDims;
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> index{};
     int64_t addOffset = 0;
-    for (int64_t i = 0; i < n; ++i)
+    for (int64_t i = 0; i < plan.volume; ++i)
     {
         float v = static_cast<float>(loadElement(output.data, output.type, i));
         if (epilogue.hasAdd)
@@ -146,15 +160,33 @@ Status applyFusedEpilogueCpu(FusedEpilogue const& epilogue, TensorView const& ou
         for (int32_t d = rank - 1; d >= 0; --d)
         {
             size_t const j = static_cast<size_t>(d);
-            addOffset += addStrides[j];
-            if (++index[j] < output.dims.d[d])
+            addOffset += plan.addStrides[j];
+            if (++index[j] < plan.outDims.d[d])
             {
                 break;
             }
-            addOffset -= addStrides[j] * index[j];
+            addOffset -= plan.addStrides[j] * index[j];
             index[j] = 0;
         }
     }
+}
+
+Status applyFusedEpilogueCpu(FusedEpilogue const& epilogue, TensorView const& output, TensorView const* add)
+{
+    if (epilogue.empty())
+    {
+        return Status::ok();
+    }
+    KILN_ASSIGN_OR_RETURN(FusedEpiloguePlan const plan, prepareFusedEpilogueCpu(epilogue, output.type, output.dims, add));
+    if (plan.volume > 0 && output.data == nullptr)
+    {
+        return invalidArgument("fused epilogue: missing output buffer");
+    }
+    if (epilogue.hasAdd && add->data == nullptr && add->volume() != 0)
+    {
+        return invalidArgument("fused epilogue: the added tensor is missing");
+    }
+    runFusedEpilogueCpu(plan, output, add);
     return Status::ok();
 }
 

@@ -4,10 +4,29 @@
 #pragma once
 
 #include "backends/common/fusedEpilogue.h"
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
+
+#include <array>
 
 namespace kiln
 {
+
+//! An epilogue prepared for one output shape (at a kernel's reshape): the added tensor's strides over the output.
+struct FusedEpiloguePlan
+{
+    FusedEpilogue epilogue;
+    nvinfer1::Dims outDims{};
+    int64_t volume{0};
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> addStrides{}; //!< 0 along broadcast dimensions
+};
+
+//! Checks the epilogue against the output's type and dims and the added tensor's type and dims (`add`: required when
+//! epilogue.hasAdd; its data is not looked at) and derives the plan. Errors as applyFusedEpilogueCpu's.
+StatusOr<FusedEpiloguePlan> prepareFusedEpilogueCpu(
+    FusedEpilogue const& epilogue, nvinfer1::DataType outputType, nvinfer1::Dims const& outputDims, TensorView const* add);
+
+//! Runs a prepared epilogue on `output` in place (`add`: the added tensor, of the prepared shape, when hasAdd).
+void runFusedEpilogueCpu(FusedEpiloguePlan const& plan, TensorView const& output, TensorView const* add);
 
 //! Applies `epilogue` to `output` in place. `add` is the fused addition's tensor (required when epilogue.hasAdd,
 //! ignored otherwise): its dims must equal the output's or broadcast to them (same rank after left-padding with 1s,

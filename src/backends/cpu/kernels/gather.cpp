@@ -6,6 +6,8 @@
 #include "core/dataType.h"
 
 #include <cstring>
+#include <algorithm>
+#include <array>
 #include <vector>
 
 namespace kiln
@@ -30,68 +32,76 @@ Status loadIndex(KernelSetup const& setup, TensorView const& indices, int64_t po
     return Status::ok();
 }
 
-Status gatherDefault(KernelSetup const& setup, TensorView const& data, TensorView const& indices,
-    TensorView const& out, GatherParams const& p)
+using DimArray = std::array<int64_t, nvinfer1::Dims::MAX_DIMS>;
+
+//! Everything a run needs besides the data, derived at reshape.
+struct GatherGeometry
 {
-    int32_t const r = data.dims.nbDims;
-    int32_t const q = indices.dims.nbDims;
-    int32_t const axis = p.axis;
-    int32_t const b = p.b;
-    int64_t const esize = p.esize;
-    int64_t const batch = p.batch;
-    int64_t const dataBatch = p.dataBatch;
-    int64_t const indexBatch = p.indexBatch;
-    int64_t const outer = dimsProduct(data.dims, b, axis);
-    int64_t const extent = data.dims.d[axis];
-    int64_t const innerBytes = dimsProduct(data.dims, axis + 1, r) * esize;
-    int64_t const perBatch = dimsProduct(indices.dims, b, q);
+    GatherParams p;
+    int32_t rank{0};         //!< data rank
+    int64_t outer{1};        //!< kDEFAULT: product of the data dims between b and the axis
+    int64_t extent{0};       //!< kDEFAULT/kELEMENT: the data extent along the axis
+    int64_t innerBytes{0};   //!< kDEFAULT: bytes of one gathered block
+    int64_t perBatch{0};     //!< kDEFAULT: indices per batch item
+    int64_t volume{0};       //!< kELEMENT: elements gathered
+    int64_t tuples{0};       //!< kND: index tuples per batch item
+    int64_t sliceBytes{0};   //!< kND: bytes of one gathered slice
+    int64_t batchElems{0};   //!< kND: data elements per batch item
+    DimArray dataDims{};     //!< data extents
+    DimArray dataStrides{};  //!< row-major data strides (elements)
+    DimArray indicesDims{};  //!< indices extents
+};
+
+Status gatherDefault(KernelSetup const& setup, GatherGeometry const& g, TensorView const& data,
+    TensorView const& indices, TensorView const& out)
+{
+    GatherParams const& p = g.p;
     auto const* src = static_cast<uint8_t const*>(data.data);
     auto* dst = static_cast<uint8_t*>(out.data);
-    for (int64_t n = 0; n < batch; ++n)
+    for (int64_t n = 0; n < p.batch; ++n)
     {
-        int64_t const db = dataBatch == 1 ? 0 : n;
-        int64_t const ib = indexBatch == 1 ? 0 : n;
-        for (int64_t o = 0; o < outer; ++o)
+        int64_t const db = p.dataBatch == 1 ? 0 : n;
+        int64_t const ib = p.indexBatch == 1 ? 0 : n;
+        for (int64_t o = 0; o < g.outer; ++o)
         {
-            for (int64_t j = 0; j < perBatch; ++j)
+            for (int64_t j = 0; j < g.perBatch; ++j)
             {
                 int64_t index = 0;
-                KILN_RETURN_IF_ERROR(loadIndex(setup, indices, ib * perBatch + j, extent, axis, index));
-                if (innerBytes > 0)
+                KILN_RETURN_IF_ERROR(loadIndex(setup, indices, ib * g.perBatch + j, g.extent, p.axis, index));
+                if (g.innerBytes > 0)
                 {
-                    std::memcpy(dst, src + ((db * outer + o) * extent + index) * innerBytes,
-                        static_cast<size_t>(innerBytes));
+                    std::memcpy(dst, src + ((db * g.outer + o) * g.extent + index) * g.innerBytes,
+                        static_cast<size_t>(g.innerBytes));
                 }
-                dst += innerBytes;
+                dst += g.innerBytes;
             }
         }
     }
     return Status::ok();
 }
 
-Status gatherElement(KernelSetup const& setup, TensorView const& data, TensorView const& indices,
-    TensorView const& out, int32_t axis, int64_t esize)
+Status gatherElement(KernelSetup const& setup, GatherGeometry const& g, TensorView const& data,
+    TensorView const& indices, TensorView const& out)
 {
-    int32_t const r = data.dims.nbDims;
-    std::vector<int64_t> const dataStrides = contiguousStrides(data.dims);
-    int64_t const volume = dimsProduct(indices.dims, 0, r);
-    int64_t const extent = data.dims.d[axis];
-    std::vector<int64_t> coord(static_cast<size_t>(r), 0);
+    int32_t const r = g.rank;
+    int32_t const axis = g.p.axis;
+    int64_t const esize = g.p.esize;
+    DimArray coord{};
     auto const* src = static_cast<uint8_t const*>(data.data);
     auto* dst = static_cast<uint8_t*>(out.data);
-    for (int64_t flat = 0; flat < volume; ++flat)
+    for (int64_t flat = 0; flat < g.volume; ++flat)
     {
         int64_t index = 0;
-        KILN_RETURN_IF_ERROR(loadIndex(setup, indices, flat, extent, axis, index));
+        KILN_RETURN_IF_ERROR(loadIndex(setup, indices, flat, g.extent, axis, index));
         int64_t offset = 0;
         for (int32_t d = 0; d < r; ++d)
         {
-            offset += (d == axis ? index : coord[static_cast<size_t>(d)]) * dataStrides[static_cast<size_t>(d)];
+            offset += (d == axis ? index : coord[static_cast<size_t>(d)]) * g.dataStrides[static_cast<size_t>(d)];
         }
         std::memcpy(dst + flat * esize, src + offset * esize, static_cast<size_t>(esize));
         for (int32_t d = r - 1; d >= 0; --d)
         {
-            if (++coord[static_cast<size_t>(d)] < indices.dims.d[d])
+            if (++coord[static_cast<size_t>(d)] < g.indicesDims[static_cast<size_t>(d)])
             {
                 break;
             }
@@ -101,65 +111,123 @@ Status gatherElement(KernelSetup const& setup, TensorView const& data, TensorVie
     return Status::ok();
 }
 
-Status gatherND(KernelSetup const& setup, TensorView const& data, TensorView const& indices, TensorView const& out,
-    int32_t b, int64_t k, int64_t esize)
+Status gatherND(KernelSetup const& setup, GatherGeometry const& g, TensorView const& data, TensorView const& indices,
+    TensorView const& out)
 {
-    int32_t const r = data.dims.nbDims;
-    int32_t const q = indices.dims.nbDims;
-    int64_t const batch = dimsProduct(indices.dims, 0, b);
-    int64_t const tuples = dimsProduct(indices.dims, b, q - 1);
-    int64_t const sliceBytes = dimsProduct(data.dims, b + static_cast<int32_t>(k), r) * esize;
-    int64_t const batchElems = dimsProduct(data.dims, b, r);
-    std::vector<int64_t> const strides = contiguousStrides(data.dims);
+    int32_t const b = g.p.b;
+    int64_t const k = g.p.k;
+    int64_t const esize = g.p.esize;
     auto const* src = static_cast<uint8_t const*>(data.data);
     auto* dst = static_cast<uint8_t*>(out.data);
-    for (int64_t n = 0; n < batch; ++n)
+    for (int64_t n = 0; n < g.p.batch; ++n)
     {
-        for (int64_t t = 0; t < tuples; ++t)
+        for (int64_t t = 0; t < g.tuples; ++t)
         {
-            int64_t const tupleStart = (n * tuples + t) * k;
-            int64_t offset = n * batchElems;
+            int64_t const tupleStart = (n * g.tuples + t) * k;
+            int64_t offset = n * g.batchElems;
             for (int64_t j = 0; j < k; ++j)
             {
                 int32_t const dim = b + static_cast<int32_t>(j);
                 int64_t index = 0;
-                KILN_RETURN_IF_ERROR(loadIndex(setup, indices, tupleStart + j, data.dims.d[dim], dim, index));
-                offset += index * strides[static_cast<size_t>(dim)];
+                KILN_RETURN_IF_ERROR(
+                    loadIndex(setup, indices, tupleStart + j, g.dataDims[static_cast<size_t>(dim)], dim, index));
+                offset += index * g.dataStrides[static_cast<size_t>(dim)];
             }
-            if (sliceBytes > 0)
+            if (g.sliceBytes > 0)
             {
-                std::memcpy(dst, src + offset * esize, static_cast<size_t>(sliceBytes));
+                std::memcpy(dst, src + offset * esize, static_cast<size_t>(g.sliceBytes));
             }
-            dst += sliceBytes;
+            dst += g.sliceBytes;
         }
     }
     return Status::ok();
 }
 
-Status executeGather(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: mode, axis and elementwise dims; reshape: the checks and the geometry of the mode; run: the copies (an
+//! index out of range fails the run).
+class GatherKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(GatherParams const p, makeGatherParams(setup, inputs, outputs));
-    TensorView const& data = inputs[0];
-    TensorView const& indices = inputs[1];
-    TensorView const& out = outputs[0];
-    switch (p.mode)
+public:
+    GatherKernel(KernelSetup const& setup, GatherParams params)
+        : mSetup(setup)
     {
-    case GatherMode::kDEFAULT: return gatherDefault(setup, data, indices, out, p);
-    case GatherMode::kELEMENT: return gatherElement(setup, data, indices, out, p.axis, p.esize);
-    case GatherMode::kND: break;
+        mGeometry.p = params;
     }
-    return gatherND(setup, data, indices, out, p.b, p.k, p.esize);
-}
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        GatherGeometry& g = mGeometry;
+        KILN_RETURN_IF_ERROR(gatherShapes(mSetup, g.p, inputs, outputs));
+        nvinfer1::Dims const& data = inputs[0].dims;
+        nvinfer1::Dims const& indices = inputs[1].dims;
+        int32_t const r = data.nbDims;
+        int32_t const q = indices.nbDims;
+        int32_t const axis = g.p.axis;
+        int32_t const b = g.p.b;
+        g.rank = r;
+        std::copy(data.d, data.d + r, g.dataDims.begin());
+        std::copy(indices.d, indices.d + q, g.indicesDims.begin());
+        int64_t stride = 1;
+        for (int32_t d = r - 1; d >= 0; --d)
+        {
+            g.dataStrides[static_cast<size_t>(d)] = stride;
+            stride *= data.d[d];
+        }
+        switch (g.p.mode)
+        {
+        case GatherMode::kDEFAULT:
+            g.outer = dimsProduct(data, b, axis);
+            g.extent = data.d[axis];
+            g.innerBytes = dimsProduct(data, axis + 1, r) * g.p.esize;
+            g.perBatch = dimsProduct(indices, b, q);
+            break;
+        case GatherMode::kELEMENT:
+            g.extent = data.d[axis];
+            g.volume = dimsProduct(indices, 0, r);
+            break;
+        case GatherMode::kND:
+            g.p.batch = dimsProduct(indices, 0, b);
+            g.tuples = dimsProduct(indices, b, q - 1);
+            g.sliceBytes = dimsProduct(data, b + static_cast<int32_t>(g.p.k), r) * g.p.esize;
+            g.batchElems = dimsProduct(data, b, r);
+            break;
+        }
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Gather");
+        }
+        switch (mGeometry.p.mode)
+        {
+        case GatherMode::kDEFAULT: return gatherDefault(mSetup, mGeometry, inputs[0], inputs[1], outputs[0]);
+        case GatherMode::kELEMENT: return gatherElement(mSetup, mGeometry, inputs[0], inputs[1], outputs[0]);
+        case GatherMode::kND: break;
+        }
+        return gatherND(mSetup, mGeometry, inputs[0], inputs[1], outputs[0]);
+    }
+
+private:
+    KernelSetup mSetup;
+    GatherGeometry mGeometry;
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createGatherKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createGatherKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Gather kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeGather);
+    KILN_ASSIGN_OR_RETURN(GatherParams const params, readGatherParams(setup));
+    return std::unique_ptr<Kernel>(std::make_unique<GatherKernel>(setup, params));
 }
 
 } // namespace kiln

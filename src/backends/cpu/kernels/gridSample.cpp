@@ -107,128 +107,166 @@ void cubicCoefficients(float t, std::array<float, 4>& c)
     c[3] = ((a * t3 - 5.0F * a) * t3 + 8.0F * a) * t3 - 4.0F * a;
 }
 
-Status executeGridSample(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: interpolation, sample mode and corner alignment; reshape: the geometry, the border of each axis and the
+//! float copy of the input; run: the sampling.
+class GridSampleKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(GridSampleParams const p, makeGridSampleParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& grid = inputs[1];
-    TensorView const& out = outputs[0];
-    InterpolationMode const mode = p.mode;
-    SampleMode const sample = p.sample;
-    bool const alignCorners = p.alignCorners;
-    int64_t const n = p.n;
-    int64_t const c = p.c;
-    int64_t const h = p.h;
-    int64_t const w = p.w;
-    int64_t const ho = p.ho;
-    int64_t const wo = p.wo;
-    if (out.volume() == 0)
+public:
+    explicit GridSampleKernel(KernelSetup const& setup)
+        : mSetup(setup)
+        , mParams(readGridSampleParams(setup))
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        KILN_RETURN_IF_ERROR(gridSampleShapes(mSetup, mParams, inputs, outputs));
+        bool const align = mParams.alignCorners;
+        int64_t const h = mParams.h;
+        int64_t const w = mParams.w;
+        mAxisY = Axis{h, align ? 0.0F : -0.5F, align ? static_cast<float>(h - 1) : static_cast<float>(h) - 0.5F};
+        mAxisX = Axis{w, align ? 0.0F : -0.5F, align ? static_cast<float>(w - 1) : static_cast<float>(w) - 0.5F};
+        mOutVolume = outputs[0].volume();
+        mData.resize(static_cast<size_t>(inputs[0].volume()));
+        mReady = true;
         return Status::ok();
     }
-    Axis ay{h, alignCorners ? 0.0F : -0.5F, alignCorners ? static_cast<float>(h - 1) : static_cast<float>(h) - 0.5F};
-    Axis ax{w, alignCorners ? 0.0F : -0.5F, alignCorners ? static_cast<float>(w - 1) : static_cast<float>(w) - 0.5F};
-    std::vector<float> data(static_cast<size_t>(in.volume()));
-    for (size_t i = 0; i < data.size(); ++i)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        data[i] = static_cast<float>(loadElement(in.data, in.type, static_cast<int64_t>(i)));
-    }
-    for (int64_t b = 0; b < n; ++b)
-    {
-        for (int64_t oy = 0; oy < ho; ++oy)
+        if (!mReady)
         {
-            for (int64_t ox = 0; ox < wo; ++ox)
+            return notReshaped(mSetup, "GridSample");
+        }
+        if (mOutVolume == 0)
+        {
+            return Status::ok();
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& grid = inputs[1];
+        TensorView const& out = outputs[0];
+        InterpolationMode const mode = mParams.mode;
+        SampleMode const sample = mParams.sample;
+        bool const alignCorners = mParams.alignCorners;
+        int64_t const n = mParams.n;
+        int64_t const c = mParams.c;
+        int64_t const h = mParams.h;
+        int64_t const w = mParams.w;
+        int64_t const ho = mParams.ho;
+        int64_t const wo = mParams.wo;
+        Axis const& ay = mAxisY;
+        Axis const& ax = mAxisX;
+        for (size_t i = 0; i < mData.size(); ++i)
+        {
+            mData[i] = static_cast<float>(loadElement(in.data, in.type, static_cast<int64_t>(i)));
+        }
+        float const* data = mData.data();
+        for (int64_t b = 0; b < n; ++b)
+        {
+            for (int64_t oy = 0; oy < ho; ++oy)
             {
-                int64_t const g = ((b * ho + oy) * wo + ox) * 2;
-                float x = denormalize(static_cast<float>(loadElement(grid.data, grid.type, g)), w, alignCorners);
-                float y = denormalize(static_cast<float>(loadElement(grid.data, grid.type, g + 1)), h, alignCorners);
-                if (mode == InterpolationMode::kNEAREST)
+                for (int64_t ox = 0; ox < wo; ++ox)
                 {
-                    x = std::nearbyint(x);
-                    y = std::nearbyint(y);
-                }
-                x = adjust(x, ax, sample);
-                y = adjust(y, ay, sample);
-                // Taps along each axis: (index after padding or -1 for zero, weight).
-                std::array<int64_t, 4> ix{};
-                std::array<int64_t, 4> iy{};
-                std::array<float, 4> wx{};
-                std::array<float, 4> wy{};
-                int32_t taps = 1;
-                if (mode == InterpolationMode::kNEAREST)
-                {
-                    ix[0] = padIndex(static_cast<int64_t>(x), ax, sample);
-                    iy[0] = padIndex(static_cast<int64_t>(y), ay, sample);
-                    wx[0] = 1.0F;
-                    wy[0] = 1.0F;
-                }
-                else
-                {
-                    float const fx = std::floor(x);
-                    float const fy = std::floor(y);
-                    auto const x0 = static_cast<int64_t>(fx);
-                    auto const y0 = static_cast<int64_t>(fy);
-                    if (mode == InterpolationMode::kLINEAR)
+                    int64_t const g = ((b * ho + oy) * wo + ox) * 2;
+                    float x = denormalize(static_cast<float>(loadElement(grid.data, grid.type, g)), w, alignCorners);
+                    float y = denormalize(static_cast<float>(loadElement(grid.data, grid.type, g + 1)), h, alignCorners);
+                    if (mode == InterpolationMode::kNEAREST)
                     {
-                        taps = 2;
-                        float const tx = std::fabs(x - fx);
-                        float const ty = std::fabs(y - fy);
-                        wx = {1.0F - tx, tx, 0.0F, 0.0F};
-                        wy = {1.0F - ty, ty, 0.0F, 0.0F};
-                        for (int32_t k = 0; k < 2; ++k)
-                        {
-                            ix[static_cast<size_t>(k)] = padIndex(x0 + k, ax, sample);
-                            iy[static_cast<size_t>(k)] = padIndex(y0 + k, ay, sample);
-                        }
+                        x = std::nearbyint(x);
+                        y = std::nearbyint(y);
+                    }
+                    x = adjust(x, ax, sample);
+                    y = adjust(y, ay, sample);
+                    // Taps along each axis: (index after padding or -1 for zero, weight).
+                    std::array<int64_t, 4> ix{};
+                    std::array<int64_t, 4> iy{};
+                    std::array<float, 4> wx{};
+                    std::array<float, 4> wy{};
+                    int32_t taps = 1;
+                    if (mode == InterpolationMode::kNEAREST)
+                    {
+                        ix[0] = padIndex(static_cast<int64_t>(x), ax, sample);
+                        iy[0] = padIndex(static_cast<int64_t>(y), ay, sample);
+                        wx[0] = 1.0F;
+                        wy[0] = 1.0F;
                     }
                     else
                     {
-                        taps = 4;
-                        cubicCoefficients(x - fx, wx);
-                        cubicCoefficients(y - fy, wy);
-                        for (int32_t k = 0; k < 4; ++k)
+                        float const fx = std::floor(x);
+                        float const fy = std::floor(y);
+                        auto const x0 = static_cast<int64_t>(fx);
+                        auto const y0 = static_cast<int64_t>(fy);
+                        if (mode == InterpolationMode::kLINEAR)
                         {
-                            ix[static_cast<size_t>(k)] = padIndex(x0 - 1 + k, ax, sample);
-                            iy[static_cast<size_t>(k)] = padIndex(y0 - 1 + k, ay, sample);
-                        }
-                    }
-                }
-                for (int64_t ch = 0; ch < c; ++ch)
-                {
-                    float const* plane = data.data() + (b * c + ch) * h * w;
-                    float acc = 0.0F;
-                    for (int32_t a = 0; a < taps; ++a)
-                    {
-                        float row = 0.0F;
-                        int64_t const yy = iy[static_cast<size_t>(a)];
-                        if (yy >= 0)
-                        {
-                            for (int32_t k = 0; k < taps; ++k)
+                            taps = 2;
+                            float const tx = std::fabs(x - fx);
+                            float const ty = std::fabs(y - fy);
+                            wx = {1.0F - tx, tx, 0.0F, 0.0F};
+                            wy = {1.0F - ty, ty, 0.0F, 0.0F};
+                            for (int32_t k = 0; k < 2; ++k)
                             {
-                                int64_t const xx = ix[static_cast<size_t>(k)];
-                                row += wx[static_cast<size_t>(k)] * (xx >= 0 ? plane[yy * w + xx] : 0.0F);
+                                ix[static_cast<size_t>(k)] = padIndex(x0 + k, ax, sample);
+                                iy[static_cast<size_t>(k)] = padIndex(y0 + k, ay, sample);
                             }
                         }
-                        acc += wy[static_cast<size_t>(a)] * row;
+                        else
+                        {
+                            taps = 4;
+                            cubicCoefficients(x - fx, wx);
+                            cubicCoefficients(y - fy, wy);
+                            for (int32_t k = 0; k < 4; ++k)
+                            {
+                                ix[static_cast<size_t>(k)] = padIndex(x0 - 1 + k, ax, sample);
+                                iy[static_cast<size_t>(k)] = padIndex(y0 - 1 + k, ay, sample);
+                            }
+                        }
                     }
-                    storeElement(out.data, out.type, ((b * c + ch) * ho + oy) * wo + ox, static_cast<double>(acc));
+                    for (int64_t ch = 0; ch < c; ++ch)
+                    {
+                        float const* plane = data + (b * c + ch) * h * w;
+                        float acc = 0.0F;
+                        for (int32_t a = 0; a < taps; ++a)
+                        {
+                            float row = 0.0F;
+                            int64_t const yy = iy[static_cast<size_t>(a)];
+                            if (yy >= 0)
+                            {
+                                for (int32_t k = 0; k < taps; ++k)
+                                {
+                                    int64_t const xx = ix[static_cast<size_t>(k)];
+                                    row += wx[static_cast<size_t>(k)] * (xx >= 0 ? plane[yy * w + xx] : 0.0F);
+                                }
+                            }
+                            acc += wy[static_cast<size_t>(a)] * row;
+                        }
+                        storeElement(out.data, out.type, ((b * c + ch) * ho + oy) * wo + ox, static_cast<double>(acc));
+                    }
                 }
             }
         }
+        return Status::ok();
     }
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    GridSampleParams mParams;
+    Axis mAxisY;
+    Axis mAxisX;
+    int64_t mOutVolume{0};
+    std::vector<float> mData; //!< the input as float
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createGridSampleKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createGridSampleKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("GridSample kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeGridSample);
+    return std::unique_ptr<Kernel>(std::make_unique<GridSampleKernel>(setup));
 }
 
 } // namespace kiln

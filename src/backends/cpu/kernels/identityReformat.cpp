@@ -2,6 +2,7 @@
 #include "backends/cpu/kernels/identityReformat.h"
 
 #include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
 
@@ -85,54 +86,74 @@ void storageIndices(FormatLayout const& layout, nvinfer1::Dims const& dims, std:
 namespace
 {
 
-class ReformatKernel final : public CpuKernel
+//! create: layouts, formats and INT8 scales; reshape: the storage index of every element in the non-linear layouts,
+//! the linear staging buffers and the padded output size; run: gather, convert, scatter.
+class ReformatKernel final : public Kernel
 {
 public:
     ReformatKernel(KernelSetup const& setup, FormatLayout in, FormatLayout out)
         : mSetup(setup)
         , mInLayout(in)
         , mOutLayout(out)
-        , mInFormat(static_cast<TensorFormat>(setup.node->attrs.getInt("inFormat", 0)))
         , mOutFormat(static_cast<TensorFormat>(setup.node->attrs.getInt("outFormat", 0)))
         , mInScale(static_cast<float>(setup.node->attrs.getFloat("inScale", -1.0)))
         , mOutScale(static_cast<float>(setup.node->attrs.getFloat("outScale", -1.0)))
+        , mInSize(static_cast<size_t>(elementSize(setup.inputTypes[0])))
+        , mOutSize(static_cast<size_t>(elementSize(setup.outputTypes[0])))
     {
     }
 
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, inputs, outputs, 1, 1));
+        mVolume = -1;
+        KILN_RETURN_IF_ERROR(ew::checkViewCounts(mSetup, inputs, outputs, 1, 1));
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
         KILN_RETURN_IF_ERROR(ew::checkSameDims(mSetup, in.dims, out.dims, "input and output"));
         int64_t const n = in.volume();
+        if (!mInLayout.linear)
+        {
+            storageIndices(mInLayout, in.dims, mInIndices);
+            mLinearIn.resize(static_cast<size_t>(n) * mInSize);
+        }
+        if (!mOutLayout.linear)
+        {
+            storageIndices(mOutLayout, out.dims, mOutIndices);
+            mLinearOut.resize(static_cast<size_t>(n) * mOutSize);
+            std::vector<int64_t> const extents(out.dims.d, out.dims.d + out.dims.nbDims);
+            mOutStorageBytes = formattedVolume(mOutFormat, extents) * static_cast<int64_t>(mOutSize);
+        }
+        mVolume = n;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (mVolume < 0)
+        {
+            return notReshaped(mSetup, "Reformat");
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        int64_t const n = mVolume;
         if (n == 0)
         {
             return Status::ok();
         }
-        size_t const inSize = static_cast<size_t>(elementSize(in.type));
-        size_t const outSize = static_cast<size_t>(elementSize(out.type));
         // 1. Source elements in logical (row-major) order.
         void const* src = in.data;
         if (!mInLayout.linear)
         {
-            storageIndices(mInLayout, in.dims, mIndices);
-            mLinearIn.resize(static_cast<size_t>(n) * inSize);
             auto const* from = static_cast<uint8_t const*>(in.data);
             for (int64_t i = 0; i < n; ++i)
             {
-                std::memcpy(&mLinearIn[static_cast<size_t>(i) * inSize],
-                    from + static_cast<size_t>(mIndices[static_cast<size_t>(i)]) * inSize, inSize);
+                std::memcpy(&mLinearIn[static_cast<size_t>(i) * mInSize],
+                    from + static_cast<size_t>(mInIndices[static_cast<size_t>(i)]) * mInSize, mInSize);
             }
             src = mLinearIn.data();
         }
         // 2. Type conversion (INT8 with a scale is quantized data).
-        void* dst = out.data;
-        if (!mOutLayout.linear)
-        {
-            mLinearOut.resize(static_cast<size_t>(n) * outSize);
-            dst = mLinearOut.data();
-        }
+        void* dst = mOutLayout.linear ? out.data : mLinearOut.data();
         bool const dequantize = in.type == DataType::kINT8 && mInScale > 0.F;
         bool const quantize = out.type == DataType::kINT8 && mOutScale > 0.F;
         if (dequantize || quantize)
@@ -159,18 +180,12 @@ public:
         // 3. Destination layout, padding zero-filled.
         if (!mOutLayout.linear)
         {
-            std::vector<int64_t> extents(static_cast<size_t>(out.dims.nbDims));
-            for (int32_t i = 0; i < out.dims.nbDims; ++i)
-            {
-                extents[static_cast<size_t>(i)] = out.dims.d[i];
-            }
-            std::memset(out.data, 0, static_cast<size_t>(formattedVolume(mOutFormat, extents)) * outSize);
-            storageIndices(mOutLayout, out.dims, mIndices);
+            std::memset(out.data, 0, static_cast<size_t>(mOutStorageBytes));
             auto* to = static_cast<uint8_t*>(out.data);
             for (int64_t i = 0; i < n; ++i)
             {
-                std::memcpy(to + static_cast<size_t>(mIndices[static_cast<size_t>(i)]) * outSize,
-                    &mLinearOut[static_cast<size_t>(i) * outSize], outSize);
+                std::memcpy(to + static_cast<size_t>(mOutIndices[static_cast<size_t>(i)]) * mOutSize,
+                    &mLinearOut[static_cast<size_t>(i) * mOutSize], mOutSize);
             }
         }
         return Status::ok();
@@ -180,11 +195,15 @@ private:
     KernelSetup mSetup;
     FormatLayout mInLayout;
     FormatLayout mOutLayout;
-    TensorFormat mInFormat;
     TensorFormat mOutFormat;
     float mInScale;
     float mOutScale;
-    std::vector<int64_t> mIndices;
+    size_t mInSize;  //!< bytes per input element
+    size_t mOutSize; //!< bytes per output element
+    int64_t mVolume{-1}; //!< elements; -1 until a successful reshape
+    int64_t mOutStorageBytes{0};
+    std::vector<int64_t> mInIndices;  //!< storage index of each logical input element (non-linear input)
+    std::vector<int64_t> mOutIndices; //!< storage index of each logical output element (non-linear output)
     std::vector<uint8_t> mLinearIn;
     std::vector<uint8_t> mLinearOut;
 };
@@ -211,12 +230,12 @@ Status readReformatSetup(KernelSetup const& setup, FormatLayout& in, FormatLayou
     return Status::ok();
 }
 
-StatusOr<std::unique_ptr<CpuKernel>> createReformatKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createReformatKernel(KernelSetup const& setup)
 {
     FormatLayout in;
     FormatLayout out;
     KILN_RETURN_IF_ERROR(readReformatSetup(setup, in, out));
-    return std::unique_ptr<CpuKernel>(std::make_unique<ReformatKernel>(setup, in, out));
+    return std::unique_ptr<Kernel>(std::make_unique<ReformatKernel>(setup, in, out));
 }
 
 } // namespace kiln

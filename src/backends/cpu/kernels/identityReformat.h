@@ -11,7 +11,7 @@
 // Padding channels are zero.
 #pragma once
 
-#include "backends/cpu/cpuKernel.h"
+#include "backends/kernel.h"
 #include "core/tensorFormat.h"
 
 #include <cstdint>
@@ -28,6 +28,6 @@ void storageIndices(FormatLayout const& layout, nvinfer1::Dims const& dims, std:
 Status readReformatSetup(KernelSetup const& setup, FormatLayout& in, FormatLayout& out);
 
 //! The reformat kernel (created by the identity kernel factory for nodes with "reformat" = 1).
-StatusOr<std::unique_ptr<CpuKernel>> createReformatKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<Kernel>> createReformatKernel(KernelSetup const& setup);
 
 } // namespace kiln

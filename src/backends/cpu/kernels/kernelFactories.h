@@ -1,49 +1,23 @@
-// Declarations of every CPU kernel factory (one per layer kind, defined in kernels/<kind>.cpp) and of the
-// tactic lists of kinds that have more than one implementation.
+// Declarations of the CPU kernel factories, one per layer kind (createConvolutionKernel, createElementWiseKernel,
+// ...), generated from the list of layer kinds (core/layerKinds.h). Only the kinds the CPU backend implements define
+// theirs (in kernels/<kind>.cpp); the kernel table (kernelTable.cpp) names exactly those. Also the tactic lists of
+// the kinds that have more than one implementation, and the helpers every CPU kernel shares.
 #pragma once
 
 #include "backends/cpu/cpuKernel.h"
+#include "core/layerKinds.h"
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace kiln
 {
 
-StatusOr<std::unique_ptr<CpuKernel>> createActivationKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createCastKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createConcatenationKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createConstantKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createConvolutionKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createCumulativeKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createDeconvolutionKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createEinsumKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createElementWiseKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createFillKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createGatherKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createGridSampleKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createIdentityKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createLRNKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createNMSKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createNonZeroKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createNormalizationKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createOneHotKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createPaddingKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createParametricReLUKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createPoolingKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createReduceKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createResizeKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createReverseSequenceKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createScaleKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createScatterKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createSelectKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createShapeKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createShuffleKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createSliceKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createSoftMaxKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createSqueezeKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createTopKKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createAssertionKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createUnaryKernel(KernelSetup const& setup);
-StatusOr<std::unique_ptr<CpuKernel>> createUnsqueezeKernel(KernelSetup const& setup);
+#define KILN_DECLARE_CPU_KERNEL_FACTORY(kind, name, iface)                                                             \
+    StatusOr<std::unique_ptr<Kernel>> create##name##Kernel(KernelSetup const& setup);
+KILN_FOR_EACH_LAYER_KIND(KILN_DECLARE_CPU_KERNEL_FACTORY)
+#undef KILN_DECLARE_CPU_KERNEL_FACTORY
 
 // Kinds with several implementations list them best first; the builder records the choice in the node.
 std::vector<std::string> convolutionTactics(KernelSetup const& setup);
@@ -51,5 +25,10 @@ std::vector<std::string> deconvolutionTactics(KernelSetup const& setup);
 std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup);
 std::vector<std::string> poolingTactics(KernelSetup const& setup);
 //! Plugin nodes run the plugin's own enqueue(); the builder records "plugin" or "plugin:<tactic>" itself.
+
+//! "<kind> node '<name>'", how the CPU kernels name their node in messages.
+std::string cpuNodeLabel(KernelSetup const& setup, char const* kind);
+//! The error of a run() that no successful reshape() prepared (a caller error: the runtime always reshapes first).
+Status notReshaped(KernelSetup const& setup, char const* kind);
 
 } // namespace kiln

@@ -3,6 +3,7 @@
 // so their kernels validate the node (a corrupt engine fails when the context is created) and do nothing.
 // A conditional output copies the value of the branch its condition selects.
 #include "backends/cpu/kernels/loopBoundary.h"
+#include "backends/cpu/kernels/kernelFactories.h"
 
 #include "core/dataType.h"
 #include "network/inferContext.h"
@@ -16,39 +17,69 @@ using nvinfer1::LayerType;
 namespace
 {
 
-class NoOpKernel final : public CpuKernel
+class NoOpKernel final : public Kernel
 {
 public:
-    Status execute(std::vector<TensorView> const&, std::vector<TensorView> const&) override { return Status::ok(); }
+    Status run(std::vector<TensorView> const&, std::vector<TensorView> const&, RunContext const&) override
+    {
+        return Status::ok();
+    }
 };
 
-Status executeConditionalOutput(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! reshape: both branch values hold the output's elements in its type; run: copies the chosen branch's value.
+class ConditionalOutputKernel final : public Kernel
 {
-    std::string const label = "conditional output '" + setup.node->name + "'";
-    if (inputs.size() != 3 || outputs.size() != 1 || inputs[2].data == nullptr)
+public:
+    explicit ConditionalOutputKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return invalidArgument(label + ": needs the true value, the false value and the condition");
     }
-    bool const cond = *static_cast<uint8_t const*>(inputs[2].data) != 0;
-    TensorView const& in = inputs[cond ? 0 : 1];
-    TensorView const& out = outputs[0];
-    if (in.volume() != out.volume() || in.type != out.type)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        return invalidArgument(label + ": the " + (cond ? "true" : "false") + " branch's value has "
-            + std::to_string(in.volume()) + " elements but the output has " + std::to_string(out.volume()));
+        mBytes = -1;
+        std::string const label = "conditional output '" + mSetup.node->name + "'";
+        if (inputs.size() != 3 || outputs.size() != 1)
+        {
+            return invalidArgument(label + ": needs the true value, the false value and the condition");
+        }
+        TensorView const& out = outputs[0];
+        for (int32_t branch = 0; branch < 2; ++branch)
+        {
+            TensorView const& in = inputs[static_cast<size_t>(branch)];
+            if (in.volume() != out.volume() || in.type != out.type)
+            {
+                return invalidArgument(label + ": the " + (branch == 0 ? "true" : "false") + " branch's value has "
+                    + std::to_string(in.volume()) + " elements but the output has " + std::to_string(out.volume()));
+            }
+        }
+        mBytes = byteSize(out.type, out.volume());
+        return Status::ok();
     }
-    int64_t const bytes = byteSize(out.type, out.volume());
-    if (bytes > 0 && in.data != out.data)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        std::memcpy(out.data, in.data, static_cast<size_t>(bytes));
+        if (mBytes < 0)
+        {
+            return notReshaped(mSetup, "ConditionalOutput");
+        }
+        bool const cond = *static_cast<uint8_t const*>(inputs[2].data) != 0;
+        TensorView const& in = inputs[cond ? 0 : 1];
+        if (mBytes > 0 && in.data != outputs[0].data)
+        {
+            std::memcpy(outputs[0].data, in.data, static_cast<size_t>(mBytes));
+        }
+        return Status::ok();
     }
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    int64_t mBytes{-1}; //!< bytes of the output; -1 until a successful reshape
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createLoopBoundaryKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createLoopBoundaryKernel(KernelSetup const& setup)
 {
     PlanNode const& node = *setup.node;
     std::string const label = std::string(layerKindName(node.kind)) + " node '" + node.name + "'";
@@ -115,10 +146,10 @@ StatusOr<std::unique_ptr<CpuKernel>> createLoopBoundaryKernel(KernelSetup const&
     }
     default: return invalidArgument(label + ": not a loop boundary node");
     }
-    return std::unique_ptr<CpuKernel>(std::make_unique<NoOpKernel>());
+    return std::unique_ptr<Kernel>(std::make_unique<NoOpKernel>());
 }
 
-StatusOr<std::unique_ptr<CpuKernel>> createConditionalOutputKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createConditionalOutputKernel(KernelSetup const& setup)
 {
     if (setup.inputTypes.size() != 3 || setup.outputTypes.size() != 1 || setup.inputTypes[2] != nvinfer1::DataType::kBOOL
         || setup.inputRanks[2] != 0)
@@ -126,7 +157,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createConditionalOutputKernel(KernelSetup c
         return invalidArgument("conditional output '" + setup.node->name
             + "': expected inputs (true value, false value, 0-D BOOL condition) and one output");
     }
-    return makeFunctionKernel(setup, executeConditionalOutput);
+    return std::unique_ptr<Kernel>(std::make_unique<ConditionalOutputKernel>(setup));
 }
 
 } // namespace kiln

@@ -15,9 +15,8 @@ namespace
 
 template <typename T>
 void lrn(T const* in, T* out, int64_t outer, int64_t channels, int64_t inner, int64_t half, double alphaOverN,
-    double beta, double k)
+    double beta, double k, std::vector<double>& squares)
 {
-    std::vector<double> squares(static_cast<size_t>(channels));
     for (int64_t o = 0; o < outer; ++o)
     {
         for (int64_t i = 0; i < inner; ++i)
@@ -44,39 +43,66 @@ void lrn(T const* in, T* out, int64_t outer, int64_t channels, int64_t inner, in
     }
 }
 
-Status executeLRN(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the window and coefficients; reshape: the geometry and the per-channel scratch.
+class LRNKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(LRNParams const p, makeLRNParams(setup, inputs, outputs));
-    if (p.empty)
+public:
+    LRNKernel(KernelSetup const& setup, LRNParams params)
+        : mSetup(setup)
+        , mParams(params)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        KILN_RETURN_IF_ERROR(lrnShapes(mSetup, mParams, inputs, outputs));
+        mSquares.resize(static_cast<size_t>(mParams.channels));
+        mReady = true;
         return Status::ok();
     }
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    bool const known = dispatchType(in.type, [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
-        {
-            lrn(static_cast<T const*>(in.data), static_cast<T*>(out.data), p.outer, p.channels, p.inner, p.half,
-                p.alphaOverN, p.beta, p.k);
-        }
-    });
-    if (!known)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        return lrnError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "LRN");
+        }
+        if (mParams.empty)
+        {
+            return Status::ok();
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        LRNParams const& p = mParams;
+        dispatchType(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+            {
+                lrn(static_cast<T const*>(in.data), static_cast<T*>(out.data), p.outer, p.channels, p.inner, p.half,
+                    p.alphaOverN, p.beta, p.k, mSquares);
+            }
+        });
+        return Status::ok();
     }
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    LRNParams mParams;
+    std::vector<double> mSquares; //!< one per channel
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createLRNKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createLRNKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("LRN kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeLRN);
+    KILN_ASSIGN_OR_RETURN(LRNParams const params, readLRNParams(setup));
+    return std::unique_ptr<Kernel>(std::make_unique<LRNKernel>(setup, params));
 }
 
 } // namespace kiln

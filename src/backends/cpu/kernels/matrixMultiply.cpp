@@ -1,8 +1,8 @@
 // CPU matrix-multiply kernel: batched matrix/vector products with transposes and batch broadcasting. A plain
-// reference implementation in double precision, and a oneDNN matmul created per input shapes and cached in the
-// kernel object (transposes and vectors are expressed through strides, broadcasting through extent-1 dims).
+// reference implementation in double precision, and a oneDNN matmul created at reshape per input shapes and cached
+// in the kernel object (transposes and vectors are expressed through strides, broadcasting through extent-1 dims).
 // A fused epilogue ("fuse.*", made by the fusion pass: + a third input, then an activation) is applied to the stored
-// result by applyFusedEpilogueCpu.
+// result by runFusedEpilogueCpu.
 #include "backends/common/matrixMultiplyParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace kiln
 {
@@ -43,7 +44,10 @@ int64_t offsetB(MatrixOperation op, int64_t k, int64_t n, int64_t depth, int64_t
     return 0;
 }
 
-class MatrixMultiplyKernel final : public CpuKernel
+//! create: operations, tactic and epilogue; reshape: the problem, the epilogue's plan and either the oneDNN primitive
+//! with its memory objects and arguments (looked up in or added to a per-shape cache) or the reference kernel's
+//! scratch; run: the product, then the epilogue.
+class MatrixMultiplyKernel final : public Kernel
 {
 public:
     MatrixMultiplyKernel(KernelSetup const& setup, MatrixOperation op0, MatrixOperation op1, CpuTactic tactic,
@@ -56,8 +60,9 @@ public:
     {
     }
 
-    Status execute(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
+        mReady = false;
         size_t const nbInputs = mEpilogue.hasAdd ? 3 : 2;
         if (allInputs.size() != nbInputs)
         {
@@ -65,50 +70,75 @@ public:
                 + " inputs, got " + std::to_string(allInputs.size()));
         }
         std::vector<TensorView> const inputs(allInputs.begin(), allInputs.begin() + 2);
-        KILN_RETURN_IF_ERROR(multiply(inputs, outputs));
-        if (mEpilogue.empty() || outputs[0].volume() == 0)
+        KILN_ASSIGN_OR_RETURN(mShape, matmulShapes(mSetup, mOp0, mOp1, inputs, outputs));
+        TensorView const& out = outputs[0];
+        mOutVolume = out.volume();
+        StatusOr<FusedEpiloguePlan> plan
+            = prepareFusedEpilogueCpu(mEpilogue, out.type, out.dims, mEpilogue.hasAdd ? &allInputs[2] : nullptr);
+        if (!plan.isOk())
+        {
+            return plan.status().withContext("layer '" + mSetup.node->name + "'");
+        }
+        mEpiloguePlan = std::move(*plan);
+#if KILN_HAVE_ONEDNN
+        mEntry = nullptr;
+        if (mTactic == CpuTactic::kONEDNN && mShape.k > 0 && mOutVolume > 0 && inputs[0].type == out.type
+            && inputs[1].type == out.type)
+        {
+            Entry* entry = findOrCreateEntry(inputs, mShape);
+            mEntry = entry != nullptr && entry->usable ? entry : nullptr;
+        }
+        if (mEntry == nullptr)
+#endif
+        {
+            mA.resize(static_cast<size_t>(inputs[0].volume()));
+            mB.resize(static_cast<size_t>(inputs[1].volume()));
+            mC.resize(static_cast<size_t>(mOutVolume));
+            mRowsA.resize(static_cast<size_t>(mShape.m * mShape.k));
+            mColsB.resize(static_cast<size_t>(mShape.k * mShape.n));
+        }
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "MatrixMultiply");
+        }
+        TensorView const& out = outputs[0];
+        if (mOutVolume == 0)
         {
             return Status::ok();
         }
-        Status const st = applyFusedEpilogueCpu(mEpilogue, outputs[0], mEpilogue.hasAdd ? &allInputs[2] : nullptr);
-        return st.isOk() ? st : st.withContext("layer '" + mSetup.node->name + "'");
+        KILN_RETURN_IF_ERROR(multiply(inputs[0], inputs[1], out));
+        runFusedEpilogueCpu(mEpiloguePlan, out, mEpilogue.hasAdd ? &inputs[2] : nullptr);
+        return Status::ok();
     }
 
 private:
-    Status multiply(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+    Status multiply(TensorView const& a, TensorView const& b, TensorView const& out)
     {
-        KILN_ASSIGN_OR_RETURN(MatmulShape const s, makeMatmulShape(mSetup, mOp0, mOp1, inputs, outputs));
-        TensorView const& out = outputs[0];
-        if (out.volume() == 0)
+        if (mShape.k == 0)
         {
-            return Status::ok();
-        }
-        if (s.k == 0)
-        {
-            std::vector<double> zeros(static_cast<size_t>(out.volume()), 0.0);
-            convertFromDouble(zeros.data(), out.type, out.volume(), out.data);
+            std::fill(mC.begin(), mC.end(), 0.0);
+            convertFromDouble(mC.data(), out.type, mOutVolume, out.data);
             return Status::ok();
         }
 #if KILN_HAVE_ONEDNN
-        if (mTactic == CpuTactic::kONEDNN && inputs[0].type == out.type && inputs[1].type == out.type)
+        if (mEntry != nullptr)
         {
-            Entry* entry = findOrCreateEntry(inputs, s);
-            if (entry != nullptr && entry->usable)
-            {
-                return runOneDnn(*entry, inputs, out);
-            }
+            return runOneDnn(*mEntry, a, b, out);
         }
 #endif
-        return runReference(inputs, out, s);
+        runReference(a, b, out);
+        return Status::ok();
     }
 
-    Status runReference(std::vector<TensorView> const& inputs, TensorView const& out, MatmulShape const& s)
+    void runReference(TensorView const& a, TensorView const& b, TensorView const& out)
     {
-        TensorView const& a = inputs[0];
-        TensorView const& b = inputs[1];
-        mA.resize(static_cast<size_t>(a.volume()));
-        mB.resize(static_cast<size_t>(b.volume()));
-        mC.resize(static_cast<size_t>(out.volume()));
+        MatmulShape const& s = mShape;
         convertToDouble(a.data, a.type, a.volume(), mA.data());
         convertToDouble(b.data, b.type, b.volume(), mB.data());
         int64_t const sizeA = s.m * s.k;
@@ -123,8 +153,6 @@ private:
             double const* pb = mB.data() + offB * sizeB;
             double* pc = mC.data() + bi * sizeC;
             // Gather op(A) as rows [M][K] and op(B) as columns [N][K], then take plain dot products.
-            mRowsA.resize(static_cast<size_t>(sizeA));
-            mColsB.resize(static_cast<size_t>(sizeB));
             for (int64_t i = 0; i < s.m; ++i)
             {
                 for (int64_t kk = 0; kk < s.k; ++kk)
@@ -154,8 +182,7 @@ private:
                 }
             }
         }
-        convertFromDouble(mC.data(), out.type, out.volume(), out.data);
-        return Status::ok();
+        convertFromDouble(mC.data(), out.type, mOutVolume, out.data);
     }
 
 #if KILN_HAVE_ONEDNN
@@ -167,6 +194,7 @@ private:
         dnnl::memory a;
         dnnl::memory b;
         dnnl::memory c;
+        std::unordered_map<int, dnnl::memory> args; //!< the primitive's arguments (handles set per run)
     };
 
     //! oneDNN descriptor of an operand: batch dims (row-major over the stored tensor) then the two matrix dims.
@@ -242,6 +270,11 @@ private:
             entry->a = dnnl::memory(ad, eng, nullptr);
             entry->b = dnnl::memory(bd, eng, nullptr);
             entry->c = dnnl::memory(cd, eng, nullptr);
+            entry->args = {{DNNL_ARG_SRC, entry->a}, {DNNL_ARG_WEIGHTS, entry->b}, {DNNL_ARG_DST, entry->c}};
+            if (!mStream)
+            {
+                mStream.emplace(eng);
+            }
             entry->usable = true;
         }
         catch (...)
@@ -252,16 +285,15 @@ private:
         return mCache.back().get();
     }
 
-    Status runOneDnn(Entry& e, std::vector<TensorView> const& inputs, TensorView const& out)
+    Status runOneDnn(Entry& e, TensorView const& a, TensorView const& b, TensorView const& out)
     {
         try
         {
-            dnnl::stream& strm = stream();
-            e.a.set_data_handle(inputs[0].data);
-            e.b.set_data_handle(inputs[1].data);
+            e.a.set_data_handle(a.data);
+            e.b.set_data_handle(b.data);
             e.c.set_data_handle(out.data);
-            e.prim.execute(strm, {{DNNL_ARG_SRC, e.a}, {DNNL_ARG_WEIGHTS, e.b}, {DNNL_ARG_DST, e.c}});
-            strm.wait();
+            e.prim.execute(*mStream, e.args);
+            mStream->wait();
             countOneDnnRun(nvinfer1::LayerType::kMATRIX_MULTIPLY);
             return Status::ok();
         }
@@ -275,17 +307,9 @@ private:
         }
     }
 
-    dnnl::stream& stream()
-    {
-        if (!mStream)
-        {
-            mStream.emplace(oneDnnEngine());
-        }
-        return *mStream;
-    }
-
     static constexpr size_t kMAX_CACHED_SHAPES = 16;
     std::vector<std::unique_ptr<Entry>> mCache;
+    Entry* mEntry{nullptr}; //!< the current shapes' primitive, or nullptr for the reference kernel
     std::optional<dnnl::stream> mStream;
 
 public:
@@ -325,16 +349,20 @@ private:
     MatrixOperation mOp1;
     CpuTactic mTactic;
     FusedEpilogue mEpilogue;
+    MatmulShape mShape;
+    int64_t mOutVolume{0};
+    FusedEpiloguePlan mEpiloguePlan;
     std::vector<double> mA;
     std::vector<double> mB;
     std::vector<double> mC;
     std::vector<double> mRowsA;
     std::vector<double> mColsB;
+    bool mReady{false};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createMatrixMultiplyKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
@@ -353,7 +381,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createMatrixMultiplyKernel(KernelSetup cons
                                                                   "outputs and added tensors");
         }
     }
-    return std::unique_ptr<CpuKernel>(
+    return std::unique_ptr<Kernel>(
         std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, tactic, epilogue));
 }
 

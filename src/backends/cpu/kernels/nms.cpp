@@ -65,128 +65,158 @@ struct Candidate
     int64_t cls;
 };
 
-Status executeNMS(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! Order of the candidates: decreasing score, then lower box index, then lower class (their order of discovery, so
+//! that std::sort, which needs no buffer, gives what a stable sort by score gives).
+bool before(Candidate const& x, Candidate const& y)
 {
-    KILN_ASSIGN_OR_RETURN(NMSParams const p, makeNMSParams(setup, inputs, outputs));
-    TensorView const& boxes = inputs[0];
-    TensorView const& scores = inputs[1];
-    TensorView const& maxOut = inputs[2];
-    TensorView const& selected = outputs[0];
-    BoundingBoxFormat const fmt = p.format;
-    int64_t const limit = p.limit;
-    int64_t const batch = p.batch;
-    int64_t const nbBoxes = p.nbBoxes;
-    int64_t const nbClasses = p.nbClasses;
-    bool const perClassBoxes = p.perClassBoxes;
-    int64_t maxPerClass = 0;
-    if (maxOut.values != nullptr)
+    if (x.score != y.score)
     {
-        maxPerClass = maxOut.values[0];
+        return x.score > y.score;
     }
-    else if (maxOut.data != nullptr)
-    {
-        maxPerClass = loadInt(maxOut.data, maxOut.type, 0);
-    }
-    auto const scalar = [&](size_t i, float fallback) {
-        return i < inputs.size() && inputs[i].data != nullptr
-            ? static_cast<float>(loadElement(inputs[i].data, inputs[i].type, 0))
-            : fallback;
-    };
-    float const iouThreshold = scalar(3, 0.0F);
-    float const scoreThreshold = scalar(4, 0.0F);
+    return x.box != y.box ? x.box < y.box : x.cls < y.cls;
+}
 
-    std::vector<std::array<int64_t, 3>> rows;
-    std::vector<Candidate> candidates;
-    std::vector<Box> kept;
-    for (int64_t b = 0; b < batch && maxPerClass > 0; ++b)
+//! create: box format and candidate limit; reshape: the geometry and the candidate lists' capacity; run: the
+//! selection, written row by row, and the row count.
+class NMSKernel final : public Kernel
+{
+public:
+    explicit NMSKernel(KernelSetup const& setup)
+        : mSetup(setup)
+        , mParams(readNMSParams(setup))
     {
-        candidates.clear();
-        for (int64_t n = 0; n < nbBoxes; ++n)
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        KILN_RETURN_IF_ERROR(nmsShapes(mSetup, mParams, inputs, outputs));
+        mCandidates.reserve(static_cast<size_t>(mParams.nbBoxes * mParams.nbClasses));
+        mKept.reserve(static_cast<size_t>(mParams.nbBoxes));
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
         {
-            for (int64_t c = 0; c < nbClasses; ++c)
-            {
-                auto const s = static_cast<float>(loadElement(scores.data, scores.type, (b * nbBoxes + n) * nbClasses + c));
-                if (s > scoreThreshold)
-                {
-                    candidates.push_back(Candidate{s, n, c});
-                }
-            }
+            return notReshaped(mSetup, "NMS");
         }
-        std::stable_sort(candidates.begin(), candidates.end(),
-            [](Candidate const& x, Candidate const& y) { return x.score > y.score; });
-        if (static_cast<int64_t>(candidates.size()) > limit)
+        TensorView const& boxes = inputs[0];
+        TensorView const& scores = inputs[1];
+        TensorView const& maxOut = inputs[2];
+        TensorView const& selected = outputs[0];
+        NMSParams const& p = mParams;
+        int64_t maxPerClass = 0;
+        if (maxOut.values != nullptr)
         {
-            candidates.resize(static_cast<size_t>(limit));
+            maxPerClass = maxOut.values[0];
         }
-        auto const boxAt = [&](int64_t n, int64_t c) {
-            int64_t const base = perClassBoxes ? ((b * nbBoxes + n) * nbClasses + c) * 4 : (b * nbBoxes + n) * 4;
-            std::array<float, 4> v{};
-            for (int64_t k = 0; k < 4; ++k)
-            {
-                v[static_cast<size_t>(k)] = static_cast<float>(loadElement(boxes.data, boxes.type, base + k));
-            }
-            return toBox(v, fmt);
+        else if (maxOut.data != nullptr)
+        {
+            maxPerClass = loadInt(maxOut.data, maxOut.type, 0);
+        }
+        auto const scalar = [&](size_t i, float fallback) {
+            return i < inputs.size() && inputs[i].data != nullptr
+                ? static_cast<float>(loadElement(inputs[i].data, inputs[i].type, 0))
+                : fallback;
         };
-        for (int64_t c = 0; c < nbClasses; ++c)
+        float const iouThreshold = scalar(3, 0.0F);
+        float const scoreThreshold = scalar(4, 0.0F);
+        int64_t count = 0;
+        for (int64_t b = 0; b < p.batch && maxPerClass > 0; ++b)
         {
-            kept.clear();
-            for (Candidate const& cand : candidates)
+            mCandidates.clear();
+            for (int64_t n = 0; n < p.nbBoxes; ++n)
             {
-                if (cand.cls != c)
+                for (int64_t c = 0; c < p.nbClasses; ++c)
                 {
-                    continue;
-                }
-                Box const box = boxAt(cand.box, c);
-                bool suppressed = false;
-                for (Box const& k : kept)
-                {
-                    if (iou(box, k) > iouThreshold)
+                    auto const s
+                        = static_cast<float>(loadElement(scores.data, scores.type, (b * p.nbBoxes + n) * p.nbClasses + c));
+                    if (s > scoreThreshold)
                     {
-                        suppressed = true;
+                        mCandidates.push_back(Candidate{s, n, c});
+                    }
+                }
+            }
+            std::sort(mCandidates.begin(), mCandidates.end(), before);
+            if (static_cast<int64_t>(mCandidates.size()) > p.limit)
+            {
+                mCandidates.resize(static_cast<size_t>(p.limit));
+            }
+            auto const boxAt = [&](int64_t n, int64_t c) {
+                int64_t const base
+                    = p.perClassBoxes ? ((b * p.nbBoxes + n) * p.nbClasses + c) * 4 : (b * p.nbBoxes + n) * 4;
+                std::array<float, 4> v{};
+                for (int64_t k = 0; k < 4; ++k)
+                {
+                    v[static_cast<size_t>(k)] = static_cast<float>(loadElement(boxes.data, boxes.type, base + k));
+                }
+                return toBox(v, p.format);
+            };
+            for (int64_t c = 0; c < p.nbClasses; ++c)
+            {
+                mKept.clear();
+                for (Candidate const& cand : mCandidates)
+                {
+                    if (cand.cls != c)
+                    {
+                        continue;
+                    }
+                    Box const box = boxAt(cand.box, c);
+                    bool suppressed = false;
+                    for (Box const& k : mKept)
+                    {
+                        if (iou(box, k) > iouThreshold)
+                        {
+                            suppressed = true;
+                            break;
+                        }
+                    }
+                    if (suppressed)
+                    {
+                        continue;
+                    }
+                    if (selected.data == nullptr)
+                    {
+                        return nmsError(mSetup, "the selected-indices output has no memory");
+                    }
+                    mKept.push_back(box);
+                    int64_t const row[3] = {b, c, cand.box};
+                    for (int64_t k = 0; k < 3; ++k)
+                    {
+                        storeInt(selected.data, selected.type, count * 3 + k, row[k]);
+                    }
+                    ++count;
+                    if (static_cast<int64_t>(mKept.size()) >= maxPerClass)
+                    {
                         break;
                     }
                 }
-                if (suppressed)
-                {
-                    continue;
-                }
-                kept.push_back(box);
-                rows.push_back({b, c, cand.box});
-                if (static_cast<int64_t>(kept.size()) >= maxPerClass)
-                {
-                    break;
-                }
             }
         }
+        storeInt(outputs[1].data, outputs[1].type, 0, count);
+        return Status::ok();
     }
-    auto const count = static_cast<int64_t>(rows.size());
-    if (count > 0)
-    {
-        if (selected.data == nullptr)
-        {
-            return nmsError(setup, "the selected-indices output has no memory");
-        }
-        for (int64_t r = 0; r < count; ++r)
-        {
-            for (int64_t k = 0; k < 3; ++k)
-            {
-                storeInt(selected.data, selected.type, r * 3 + k, rows[static_cast<size_t>(r)][static_cast<size_t>(k)]);
-            }
-        }
-    }
-    storeInt(outputs[1].data, outputs[1].type, 0, count);
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    NMSParams mParams;
+    std::vector<Candidate> mCandidates; //!< one batch item's candidates (capacity: boxes x classes)
+    std::vector<Box> mKept;             //!< one class's selected boxes (capacity: boxes)
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createNMSKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createNMSKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("NMS kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeNMS);
+    return std::unique_ptr<Kernel>(std::make_unique<NMSKernel>(setup));
 }
 
 } // namespace kiln

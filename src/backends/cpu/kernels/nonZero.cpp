@@ -5,7 +5,7 @@
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
-#include <vector>
+#include <array>
 
 namespace kiln
 {
@@ -22,54 +22,86 @@ bool isNonZero(void const* data, DataType type, int64_t i)
     return loadElement(data, type, i) != 0.0; // NaN != 0
 }
 
-Status executeNonZero(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! reshape: the checks, the rank and the input's strides; run: counts the non-zero elements, then writes their
+//! coordinates (a second pass, so that nothing is allocated) and the count.
+class NonZeroKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(checkNonZeroViews(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& indices = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    int64_t const n = in.volume();
-    std::vector<int64_t> hits;
-    for (int64_t i = 0; i < n; ++i)
+public:
+    explicit NonZeroKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        if (isNonZero(in.data, in.type, i))
-        {
-            hits.push_back(i);
-        }
     }
-    auto const count = static_cast<int64_t>(hits.size());
-    if (count > 0 && rank > 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        if (indices.data == nullptr)
+        mVolume = -1;
+        KILN_RETURN_IF_ERROR(checkNonZeroShapes(mSetup, inputs, outputs));
+        mDims = inputs[0].dims;
+        mVolume = inputs[0].volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (mVolume < 0)
         {
-            return nonZeroError(setup, "the indices output has no memory");
+            return notReshaped(mSetup, "NonZero");
         }
-        std::vector<int64_t> const strides = contiguousStrides(in.dims);
-        for (int64_t k = 0; k < count; ++k)
+        TensorView const& in = inputs[0];
+        TensorView const& indices = outputs[0];
+        int64_t count = 0;
+        for (int64_t i = 0; i < mVolume; ++i)
         {
-            int64_t rest = hits[static_cast<size_t>(k)];
-            for (int32_t d = 0; d < rank; ++d)
+            count += isNonZero(in.data, in.type, i) ? 1 : 0;
+        }
+        int32_t const rank = mDims.nbDims;
+        if (count > 0 && rank > 0)
+        {
+            if (indices.data == nullptr)
             {
-                int64_t const s = strides[static_cast<size_t>(d)];
-                storeInt(indices.data, indices.type, d * count + k, rest / s);
-                rest %= s;
+                return nonZeroError(mSetup, "the indices output has no memory");
+            }
+            std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+            int64_t k = 0;
+            for (int64_t i = 0; i < mVolume; ++i)
+            {
+                if (isNonZero(in.data, in.type, i))
+                {
+                    for (int32_t d = 0; d < rank; ++d)
+                    {
+                        storeInt(indices.data, indices.type, d * count + k, coord[static_cast<size_t>(d)]);
+                    }
+                    ++k;
+                }
+                for (int32_t d = rank - 1; d >= 0; --d)
+                {
+                    if (++coord[static_cast<size_t>(d)] < mDims.d[d])
+                    {
+                        break;
+                    }
+                    coord[static_cast<size_t>(d)] = 0;
+                }
             }
         }
+        storeInt(outputs[1].data, outputs[1].type, 0, count);
+        return Status::ok();
     }
-    storeInt(outputs[1].data, outputs[1].type, 0, count);
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    nvinfer1::Dims mDims{};
+    int64_t mVolume{-1}; //!< input elements; -1 until a successful reshape
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createNonZeroKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createNonZeroKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("NonZero kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeNonZero);
+    return std::unique_ptr<Kernel>(std::make_unique<NonZeroKernel>(setup));
 }
 
 } // namespace kiln

@@ -5,6 +5,7 @@
 #include "core/dataType.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace kiln
@@ -12,89 +13,130 @@ namespace kiln
 namespace
 {
 
-Status runPadding(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the paddings; reshape: the shift per dimension, the input strides and the columns of the innermost
+//! dimension that read the input; run: row by row, copies and zeros.
+class PaddingKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(PaddingParams const p, makePaddingParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    std::vector<int64_t> const& offset = p.shift;
-    int64_t const outVolume = out.volume();
-    if (outVolume == 0)
+public:
+    PaddingKernel(KernelSetup const& setup, PaddingAttrs attrs)
+        : mSetup(setup)
+        , mAttrs(std::move(attrs))
+        , mElementBytes(static_cast<size_t>(elementSize(setup.inputTypes[0])))
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        KILN_ASSIGN_OR_RETURN(PaddingParams const p, paddingShapes(mAttrs, inputs, outputs));
+        mInDims = inputs[0].dims;
+        mOutDims = outputs[0].dims;
+        int32_t const rank = mInDims.nbDims;
+        std::copy(p.shift.begin(), p.shift.end(), mShift.begin());
+        int64_t stride = 1;
+        for (int32_t d = rank - 1; d >= 0; --d)
+        {
+            mInStrides[static_cast<size_t>(d)] = stride;
+            stride *= mInDims.d[d];
+        }
+        if (rank > 0)
+        {
+            int64_t const inner = mOutDims.d[rank - 1];
+            int64_t const innerShift = mShift[static_cast<size_t>(rank - 1)];
+            // Output columns [lo, hi) read input columns [lo - shift, hi - shift); the rest are zero.
+            mLo = std::min(inner, std::max<int64_t>(0, innerShift));
+            mHi = std::max(mLo, std::min(inner, mInDims.d[rank - 1] + innerShift));
+        }
+        mReady = true;
         return Status::ok();
     }
-    int64_t const bytes = elementSize(in.type);
-    if (bytes <= 0)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        return unsupported(std::string("padding: type ") + dataTypeName(in.type) + " is not supported on the CPU");
-    }
-    if (out.data == nullptr || (in.volume() > 0 && in.data == nullptr))
-    {
-        return internalError("padding: missing buffer");
-    }
-    size_t const eb = static_cast<size_t>(bytes);
-    auto const* src = static_cast<uint8_t const*>(in.data);
-    auto* dst = static_cast<uint8_t*>(out.data);
-    if (rank == 0)
-    {
-        std::memcpy(dst, src, eb);
-        return Status::ok();
-    }
-    std::vector<int64_t> const inStrides = contiguousStrides(in.dims);
-    int64_t const inner = out.dims.d[rank - 1];
-    int64_t const innerShift = offset[static_cast<size_t>(rank - 1)];
-    int64_t const innerIn = in.dims.d[rank - 1];
-    // Output columns [lo, hi) read input columns [lo - shift, hi - shift); the rest are zero.
-    int64_t const lo = std::min(inner, std::max<int64_t>(0, innerShift));
-    int64_t const hi = std::max(lo, std::min(inner, innerIn + innerShift));
-    std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
-    for (int64_t row = 0; row < outVolume; row += inner)
-    {
-        uint8_t* o = dst + static_cast<size_t>(row) * eb;
-        bool inside = true;
-        int64_t base = 0;
-        for (int32_t d = 0; d < rank - 1; ++d)
+        if (!mReady)
         {
-            int64_t const x = coord[static_cast<size_t>(d)] - offset[static_cast<size_t>(d)];
-            inside = inside && x >= 0 && x < in.dims.d[d];
-            base += x * inStrides[static_cast<size_t>(d)];
+            return notReshaped(mSetup, "Padding");
         }
-        if (!inside || hi <= lo)
+        TensorView const& out = outputs[0];
+        int32_t const rank = mInDims.nbDims;
+        int64_t const outVolume = out.volume();
+        if (outVolume == 0)
         {
-            std::memset(o, 0, static_cast<size_t>(inner) * eb);
+            return Status::ok();
         }
-        else
+        size_t const eb = mElementBytes;
+        auto const* src = static_cast<uint8_t const*>(inputs[0].data);
+        auto* dst = static_cast<uint8_t*>(out.data);
+        if (rank == 0)
         {
-            std::memset(o, 0, static_cast<size_t>(lo) * eb);
-            std::memcpy(o + static_cast<size_t>(lo) * eb, src + static_cast<size_t>(base + lo - innerShift) * eb,
-                static_cast<size_t>(hi - lo) * eb);
-            std::memset(o + static_cast<size_t>(hi) * eb, 0, static_cast<size_t>(inner - hi) * eb);
+            std::memcpy(dst, src, eb);
+            return Status::ok();
         }
-        for (int32_t d = rank - 1; d-- > 0;)
+        int64_t const inner = mOutDims.d[rank - 1];
+        int64_t const innerShift = mShift[static_cast<size_t>(rank - 1)];
+        std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+        for (int64_t row = 0; row < outVolume; row += inner)
         {
-            size_t const du = static_cast<size_t>(d);
-            if (++coord[du] < out.dims.d[d])
+            uint8_t* o = dst + static_cast<size_t>(row) * eb;
+            bool inside = true;
+            int64_t base = 0;
+            for (int32_t d = 0; d < rank - 1; ++d)
             {
-                break;
+                int64_t const x = coord[static_cast<size_t>(d)] - mShift[static_cast<size_t>(d)];
+                inside = inside && x >= 0 && x < mInDims.d[d];
+                base += x * mInStrides[static_cast<size_t>(d)];
             }
-            coord[du] = 0;
+            if (!inside || mHi <= mLo)
+            {
+                std::memset(o, 0, static_cast<size_t>(inner) * eb);
+            }
+            else
+            {
+                std::memset(o, 0, static_cast<size_t>(mLo) * eb);
+                std::memcpy(o + static_cast<size_t>(mLo) * eb, src + static_cast<size_t>(base + mLo - innerShift) * eb,
+                    static_cast<size_t>(mHi - mLo) * eb);
+                std::memset(o + static_cast<size_t>(mHi) * eb, 0, static_cast<size_t>(inner - mHi) * eb);
+            }
+            for (int32_t d = rank - 1; d-- > 0;)
+            {
+                size_t const du = static_cast<size_t>(d);
+                if (++coord[du] < mOutDims.d[d])
+                {
+                    break;
+                }
+                coord[du] = 0;
+            }
         }
+        return Status::ok();
     }
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    PaddingAttrs mAttrs;
+    size_t mElementBytes;
+    nvinfer1::Dims mInDims{};
+    nvinfer1::Dims mOutDims{};
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> mShift{};     //!< pre-padding per dimension
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> mInStrides{}; //!< row-major input strides
+    int64_t mLo{0}; //!< first innermost output column that reads the input
+    int64_t mHi{0}; //!< one past the last
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createPaddingKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createPaddingKernel(KernelSetup const& setup)
 {
-    if (setup.node == nullptr)
+    KILN_ASSIGN_OR_RETURN(PaddingAttrs attrs, readPaddingAttrs(setup));
+    if (setup.inputTypes.empty() || setup.outputTypes.size() != 1 || !setup.inputPresent[0])
     {
-        return internalError("padding: no plan node");
+        return internalError("padding: expected one input and one output");
     }
-    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInts("pre_padding").status());
-    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInts("post_padding").status());
-    return makeFunctionKernel(setup, runPadding);
+    if (elementSize(setup.inputTypes[0]) <= 0)
+    {
+        return unsupported(std::string("padding: type ") + dataTypeName(setup.inputTypes[0]) + " is not supported on the CPU");
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<PaddingKernel>(setup, std::move(attrs)));
 }
 
 } // namespace kiln

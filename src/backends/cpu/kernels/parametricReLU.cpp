@@ -10,36 +10,62 @@ using nvinfer1::DataType;
 namespace
 {
 
-Status executeParametricReLU(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! reshape: the input and output dims and the broadcast walk of input and slope.
+class ParametricReLUKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 2, 1));
-    TensorView const& in = inputs[0];
-    TensorView const& slope = inputs[1];
-    TensorView const& out = outputs[0];
-    KILN_RETURN_IF_ERROR(ew::checkSameDims(setup, in.dims, out.dims, "input and output"));
-    auto walker = ew::BroadcastWalker::make(out.dims, {in.dims, slope.dims});
-    if (!walker.isOk())
+public:
+    explicit ParametricReLUKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return walker.status().withContext("ParametricReLU node '" + setup.node->name + "'");
     }
-    walker->forEachChunk([&](int64_t outOffset, int64_t const* offsets, int64_t const* strides, int64_t n) {
-        float x[ew::kCHUNK];
-        float s[ew::kCHUNK];
-        ew::loadChunk(in.data, in.type, offsets[0], strides[0], n, x);
-        ew::loadChunk(slope.data, slope.type, offsets[1], strides[1], n, s);
-        for (int64_t i = 0; i < n; ++i)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        KILN_RETURN_IF_ERROR(ew::checkViewCounts(mSetup, inputs, outputs, 2, 1));
+        KILN_RETURN_IF_ERROR(ew::checkSameDims(mSetup, inputs[0].dims, outputs[0].dims, "input and output"));
+        auto walker = ew::BroadcastWalker::make(outputs[0].dims, {inputs[0].dims, inputs[1].dims});
+        if (!walker.isOk())
         {
-            x[i] = x[i] >= 0.F ? x[i] : s[i] * x[i];
+            return walker.status().withContext("ParametricReLU node '" + mSetup.node->name + "'");
         }
-        ew::storeChunk(out.data, out.type, outOffset, n, x);
-    });
-    return Status::ok();
-}
+        mWalker = std::move(*walker);
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "ParametricReLU");
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& slope = inputs[1];
+        TensorView const& out = outputs[0];
+        mWalker.forEachChunk([&](int64_t outOffset, int64_t const* offsets, int64_t const* strides, int64_t n) {
+            float x[ew::kCHUNK];
+            float s[ew::kCHUNK];
+            ew::loadChunk(in.data, in.type, offsets[0], strides[0], n, x);
+            ew::loadChunk(slope.data, slope.type, offsets[1], strides[1], n, s);
+            for (int64_t i = 0; i < n; ++i)
+            {
+                x[i] = x[i] >= 0.F ? x[i] : s[i] * x[i];
+            }
+            ew::storeChunk(out.data, out.type, outOffset, n, x);
+        });
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    bool mReady{false};
+    ew::BroadcastWalker mWalker;
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createParametricReLUKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createParametricReLUKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 2, 1, "ParametricReLU"));
     for (DataType t : setup.inputTypes)
@@ -55,7 +81,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createParametricReLUKernel(KernelSetup cons
         return invalidArgument("ParametricReLU node '" + setup.node->name + "': unsupported output type "
             + dataTypeName(setup.outputTypes[0]));
     }
-    return makeFunctionKernel(setup, executeParametricReLU);
+    return std::unique_ptr<Kernel>(std::make_unique<ParametricReLUKernel>(setup));
 }
 
 } // namespace kiln

@@ -65,7 +65,9 @@ float unaryOp(UnaryOperation op, float v)
     }
 }
 
-class PointwiseProgramKernel final : public CpuKernel
+//! create: the program and its registers; reshape: the broadcast strides of every input over the output; run: the
+//! program on one chunk of one output row at a time.
+class PointwiseProgramKernel final : public Kernel
 {
 public:
     PointwiseProgramKernel(KernelSetup const& setup, PointwiseProgram program)
@@ -75,67 +77,80 @@ public:
     {
     }
 
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mReady = false;
+        KILN_RETURN_IF_ERROR(ew::checkViewCounts(mSetup, inputs, outputs, static_cast<size_t>(mProgram.nbInputs), 1));
         std::string const label = "fused pointwise node '" + mSetup.node->name + "'";
-        KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, inputs, outputs, static_cast<size_t>(mProgram.nbInputs), 1));
-        TensorView const& out = outputs[0];
-        int32_t const rank = out.dims.nbDims;
+        nvinfer1::Dims const& out = outputs[0].dims;
+        int32_t const rank = out.nbDims;
         // Per input: element strides over the output's dims, 0 where the input broadcasts.
-        std::vector<std::array<int64_t, nvinfer1::Dims::MAX_DIMS>> strides(inputs.size());
         for (size_t k = 0; k < inputs.size(); ++k)
         {
             nvinfer1::Dims const& d = inputs[k].dims;
             if (d.nbDims != rank)
             {
                 return invalidArgument(label + ": input " + std::to_string(k) + " has dimensions "
-                    + ew::dimsToString(d) + ", which do not broadcast to the output " + ew::dimsToString(out.dims));
+                    + ew::dimsToString(d) + ", which do not broadcast to the output " + ew::dimsToString(out));
             }
             int64_t s = 1;
             for (int32_t i = rank - 1; i >= 0; --i)
             {
-                if (d.d[i] != out.dims.d[i] && d.d[i] != 1)
+                if (d.d[i] != out.d[i] && d.d[i] != 1)
                 {
                     return invalidArgument(label + ": input " + std::to_string(k) + " has dimensions "
-                        + ew::dimsToString(d) + ", which do not broadcast to the output "
-                        + ew::dimsToString(out.dims));
+                        + ew::dimsToString(d) + ", which do not broadcast to the output " + ew::dimsToString(out));
                 }
-                strides[k][static_cast<size_t>(i)] = d.d[i] == 1 ? 0 : s;
+                mStrides[k][static_cast<size_t>(i)] = d.d[i] == 1 ? 0 : s;
                 s *= d.d[i];
             }
         }
-        int64_t const volume = out.volume();
-        if (volume == 0)
+        mOutDims = out;
+        mVolume = outputs[0].volume();
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "fused pointwise");
+        }
+        if (mVolume == 0)
         {
             return Status::ok();
         }
-        int64_t const inner = rank == 0 ? 1 : out.dims.d[rank - 1];
-        int64_t const rows = volume / inner;
-        std::vector<int64_t> base(inputs.size());
+        TensorView const& out = outputs[0];
+        int32_t const rank = mOutDims.nbDims;
+        size_t const nbInputs = inputs.size();
+        int64_t const inner = rank == 0 ? 1 : mOutDims.d[rank - 1];
+        int64_t const rows = mVolume / inner;
+        std::array<int64_t, kPW_MAX_INPUTS> base{};
         for (int64_t row = 0; row < rows; ++row)
         {
             // Offsets of the row start in every input (coordinates of dims 0 .. rank-2).
             int64_t rest = row;
-            std::fill(base.begin(), base.end(), 0);
+            base.fill(0);
             for (int32_t i = rank - 2; i >= 0; --i)
             {
-                int64_t const c = rest % out.dims.d[i];
-                rest /= out.dims.d[i];
-                for (size_t k = 0; k < inputs.size(); ++k)
+                int64_t const c = rest % mOutDims.d[i];
+                rest /= mOutDims.d[i];
+                for (size_t k = 0; k < nbInputs; ++k)
                 {
-                    base[k] += c * strides[k][static_cast<size_t>(i)];
+                    base[k] += c * mStrides[k][static_cast<size_t>(i)];
                 }
             }
             for (int64_t start = 0; start < inner; start += ew::kCHUNK)
             {
                 int64_t const n = std::min(ew::kCHUNK, inner - start);
-                for (size_t k = 0; k < inputs.size(); ++k)
+                for (size_t k = 0; k < nbInputs; ++k)
                 {
-                    int64_t const rowStride = rank == 0 ? 0 : strides[k][static_cast<size_t>(rank - 1)];
+                    int64_t const rowStride = rank == 0 ? 0 : mStrides[k][static_cast<size_t>(rank - 1)];
                     ew::loadChunk(inputs[k].data, inputs[k].type, base[k] + start * rowStride, rowStride, n,
                         reg(static_cast<int32_t>(k)));
                 }
-                run(n);
+                execute(n);
                 ew::storeChunk(out.data, out.type, row * inner + start, n,
                     reg(mProgram.nbInputs + static_cast<int32_t>(mProgram.code.size()) - 1));
             }
@@ -152,7 +167,8 @@ private:
         return x >= 0 ? reg(x)[i] : mProgram.consts[static_cast<size_t>(-1 - x)];
     }
 
-    void run(int64_t n)
+    //! The program on the first n elements of the registers.
+    void execute(int64_t n)
     {
         for (size_t j = 0; j < mProgram.code.size(); ++j)
         {
@@ -206,14 +222,18 @@ private:
     KernelSetup mSetup;
     PointwiseProgram mProgram;
     std::vector<float> mRegs; //!< one chunk per register
+    std::array<std::array<int64_t, nvinfer1::Dims::MAX_DIMS>, kPW_MAX_INPUTS> mStrides{}; //!< per input and dimension
+    nvinfer1::Dims mOutDims{};
+    int64_t mVolume{0};
+    bool mReady{false};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createPointwiseProgramKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createPointwiseProgramKernel(KernelSetup const& setup)
 {
     KILN_ASSIGN_OR_RETURN(PointwiseProgram program, readPointwiseSetup(setup));
-    return std::unique_ptr<CpuKernel>(std::make_unique<PointwiseProgramKernel>(setup, std::move(program)));
+    return std::unique_ptr<Kernel>(std::make_unique<PointwiseProgramKernel>(setup, std::move(program)));
 }
 
 } // namespace kiln

@@ -1,6 +1,6 @@
 // CPU pooling kernel: max, average (padding counted or not) and max-average blend over 2-D/3-D windows. A plain
-// reference implementation in double precision, and a oneDNN implementation created per input shape and cached
-// in the kernel object (shapes oneDNN cannot express exactly run on the reference path).
+// reference implementation in double precision, and a oneDNN implementation created at reshape per input shape and
+// cached in the kernel object (shapes oneDNN cannot express exactly run on the reference path).
 #include "backends/common/poolingParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
@@ -107,6 +107,8 @@ struct OneDnnPoolEntry
     memory blendAvg;
     dnnl::primitive maxPrim;  // kMAX or blend
     dnnl::primitive avgPrim;  // kAVERAGE or blend
+    std::unordered_map<int, memory> maxArgs; // the primitives' arguments (handles set per run)
+    std::unordered_map<int, memory> avgArgs;
 };
 
 Tag plainTag(int32_t rank)
@@ -187,16 +189,29 @@ bool buildPoolEntry(OneDnnPoolEntry& e, PoolConfig const& cfg, memory::data_type
         e.avgPrim = make(cfg.excludePadding ? dnnl::algorithm::pooling_avg_exclude_padding
                                             : dnnl::algorithm::pooling_avg_include_padding);
     }
-    if (needMax && needAvg)
+    bool const blend = needMax && needAvg;
+    if (blend)
     {
         e.blendMax = memory(dst, eng);
         e.blendAvg = memory(dst, eng);
+    }
+    memory const& src = e.copySrc ? e.src : e.userSrc;
+    if (needMax)
+    {
+        e.maxArgs = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, blend ? e.blendMax : e.userDst}};
+    }
+    if (needAvg)
+    {
+        e.avgArgs = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, blend ? e.blendAvg : e.userDst}};
     }
     return true;
 }
 #endif
 
-class PoolingKernel final : public CpuKernel
+//! create: the window configuration and tactic; reshape: the window extents and either the oneDNN primitives for
+//! these shapes (looked up in or added to a per-shape cache) or the reference kernel's geometry, with the scratch;
+//! run: the pooling.
+class PoolingKernel final : public Kernel
 {
 public:
     PoolingKernel(KernelSetup const& setup, PoolConfig cfg, CpuTactic tactic)
@@ -206,31 +221,60 @@ public:
     {
     }
 
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mReady = false;
         std::vector<WindowExtent> ext;
-        KILN_RETURN_IF_ERROR(checkPoolShapes(*mSetup.node, mCfg, inputs, outputs, ext));
-        if (outputs[0].volume() == 0)
+        KILN_RETURN_IF_ERROR(poolShapes(*mSetup.node, mCfg, inputs, outputs, ext));
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        mInVolume = in.volume();
+        mOutVolume = out.volume();
+#if KILN_HAVE_ONEDNN
+        mEntry = nullptr;
+        if (mTactic == CpuTactic::kONEDNN && mOutVolume > 0 && in.type == out.type)
+        {
+            OneDnnPoolEntry* entry = findOrCreateEntry(in, out, ext);
+            mEntry = entry != nullptr && entry->usable ? entry : nullptr;
+        }
+        if (mEntry != nullptr)
+        {
+            bool const blend = mEntry->maxPrim && mEntry->avgPrim;
+            mX.resize(blend ? static_cast<size_t>(mOutVolume) : 0);
+            mY.resize(blend ? static_cast<size_t>(mOutVolume) : 0);
+            mReady = true;
+            return Status::ok();
+        }
+#endif
+        mGeometry = toGeometry3(mCfg.params, ext);
+        mPlanes = in.dims.d[0] * in.dims.d[1];
+        mX.resize(static_cast<size_t>(mInVolume));
+        mY.resize(static_cast<size_t>(mOutVolume));
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Pooling");
+        }
+        if (mOutVolume == 0)
         {
             return Status::ok();
         }
-#if KILN_HAVE_ONEDNN
-        if (mTactic == CpuTactic::kONEDNN && inputs[0].type == outputs[0].type)
-        {
-            OneDnnPoolEntry* entry = findOrCreateEntry(inputs[0], outputs[0], ext);
-            if (entry != nullptr && entry->usable)
-            {
-                return runOneDnn(*entry, inputs[0], outputs[0]);
-            }
-        }
-#endif
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
-        mX.resize(static_cast<size_t>(in.volume()));
-        mY.resize(static_cast<size_t>(out.volume()));
-        convertToDouble(in.data, in.type, in.volume(), mX.data());
-        referencePooling(toGeometry3(mCfg.params, ext), in.dims.d[0] * in.dims.d[1], mCfg, mX.data(), mY.data());
-        convertFromDouble(mY.data(), out.type, out.volume(), out.data);
+#if KILN_HAVE_ONEDNN
+        if (mEntry != nullptr)
+        {
+            return runOneDnn(*mEntry, in, out);
+        }
+#endif
+        convertToDouble(in.data, in.type, mInVolume, mX.data());
+        referencePooling(mGeometry, mPlanes, mCfg, mX.data(), mY.data());
+        convertFromDouble(mY.data(), out.type, mOutVolume, out.data);
         return Status::ok();
     }
 
@@ -257,6 +301,10 @@ private:
             memory::data_type const dt = oneDnnType(in.type);
             entry->usable = dt != memory::data_type::undef && in.type == out.type
                 && buildPoolEntry(*entry, mCfg, dt, key, ext);
+            if (!mStream)
+            {
+                mStream.emplace(oneDnnEngine());
+            }
         }
         catch (...)
         {
@@ -270,29 +318,25 @@ private:
     {
         try
         {
-            dnnl::stream& strm = stream();
+            dnnl::stream& strm = *mStream;
             e.userSrc.set_data_handle(in.data);
             e.userDst.set_data_handle(out.data);
             if (e.copySrc)
             {
                 e.srcCopy.execute(strm, e.userSrc, e.src);
             }
-            memory const& src = e.copySrc ? e.src : e.userSrc;
-            bool const blend = e.maxPrim && e.avgPrim;
             if (e.maxPrim)
             {
-                e.maxPrim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, blend ? e.blendMax : e.userDst}});
+                e.maxPrim.execute(strm, e.maxArgs);
             }
             if (e.avgPrim)
             {
-                e.avgPrim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, blend ? e.blendAvg : e.userDst}});
+                e.avgPrim.execute(strm, e.avgArgs);
             }
             strm.wait();
-            if (blend)
+            if (e.maxPrim && e.avgPrim)
             {
-                int64_t const count = out.volume();
-                mX.resize(static_cast<size_t>(count));
-                mY.resize(static_cast<size_t>(count));
+                int64_t const count = mOutVolume;
                 convertToDouble(e.blendMax.get_data_handle(), out.type, count, mX.data());
                 convertToDouble(e.blendAvg.get_data_handle(), out.type, count, mY.data());
                 double const b = mCfg.blend;
@@ -316,30 +360,27 @@ private:
         }
     }
 
-    dnnl::stream& stream()
-    {
-        if (!mStream)
-        {
-            mStream.emplace(oneDnnEngine());
-        }
-        return *mStream;
-    }
-
     static constexpr size_t kMAX_CACHED_SHAPES = 16;
     std::vector<std::unique_ptr<OneDnnPoolEntry>> mCache;
+    OneDnnPoolEntry* mEntry{nullptr}; //!< the current shapes' primitives, or nullptr for the reference kernel
     std::optional<dnnl::stream> mStream;
 #endif
 
     KernelSetup mSetup;
     PoolConfig mCfg;
     CpuTactic mTactic;
+    Geometry3 mGeometry;
+    int64_t mPlanes{0}; //!< N * C
+    int64_t mInVolume{0};
+    int64_t mOutVolume{0};
     std::vector<double> mX;
     std::vector<double> mY;
+    bool mReady{false};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createPoolingKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createPoolingKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
@@ -347,7 +388,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createPoolingKernel(KernelSetup const& setu
     }
     KILN_ASSIGN_OR_RETURN(PoolConfig cfg, readPoolConfig(*setup.node));
     KILN_ASSIGN_OR_RETURN(CpuTactic tactic, selectCpuTactic(*setup.node));
-    return std::unique_ptr<CpuKernel>(std::make_unique<PoolingKernel>(setup, std::move(cfg), tactic));
+    return std::unique_ptr<Kernel>(std::make_unique<PoolingKernel>(setup, std::move(cfg), tactic));
 }
 
 std::vector<std::string> poolingTactics(KernelSetup const& setup)

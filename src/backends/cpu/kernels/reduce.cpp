@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <algorithm>
+#include <array>
 #include <vector>
 
 namespace kiln
@@ -17,24 +19,25 @@ namespace
 {
 using nvinfer1::ReduceOperation;
 
+//! The walk of one reduction, prepared at reshape.
 struct ReducePlan
 {
     int32_t rank{0};
     int64_t inVolume{1};
     int64_t outVolume{1};
-    int64_t count{1};                 // elements combined into each output
-    std::vector<int64_t> extents;     // input extents
-    std::vector<int64_t> outStrides;  // per input dimension; 0 for reduced axes
+    int64_t count{1};                                                  // elements combined into each output
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> extents{};    // input extents
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> outStrides{}; // per input dimension; 0 for reduced axes
 };
 
 template <typename Acc, typename T, typename Combine>
-void accumulate(ReducePlan const& plan, T const* in, std::vector<Acc>& acc, Combine combine)
+void accumulate(ReducePlan const& plan, T const* in, Acc* acc, Combine combine)
 {
-    std::vector<int64_t> coord(static_cast<size_t>(plan.rank), 0);
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
     int64_t o = 0;
     for (int64_t flat = 0; flat < plan.inVolume; ++flat)
     {
-        acc[static_cast<size_t>(o)] = combine(acc[static_cast<size_t>(o)], in[flat]);
+        acc[o] = combine(acc[o], in[flat]);
         // Odometer over the input coordinates, keeping the output offset in step.
         for (int32_t d = plan.rank - 1; d >= 0; --d)
         {
@@ -51,7 +54,7 @@ void accumulate(ReducePlan const& plan, T const* in, std::vector<Acc>& acc, Comb
 }
 
 template <typename T>
-void reduceFloat(ReducePlan const& plan, ReduceOperation op, T const* in, T* out)
+void reduceFloat(ReducePlan const& plan, ReduceOperation op, T const* in, T* out, double* acc)
 {
     double identity = 0.0;
     switch (op)
@@ -63,7 +66,7 @@ void reduceFloat(ReducePlan const& plan, ReduceOperation op, T const* in, T* out
     case ReduceOperation::kMIN: identity = INFINITY; break;
     default: break;
     }
-    std::vector<double> acc(static_cast<size_t>(plan.outVolume), identity);
+    std::fill(acc, acc + plan.outVolume, identity);
     switch (op)
     {
     case ReduceOperation::kSUM:
@@ -89,7 +92,7 @@ void reduceFloat(ReducePlan const& plan, ReduceOperation op, T const* in, T* out
     }
     for (int64_t i = 0; i < plan.outVolume; ++i)
     {
-        double v = acc[static_cast<size_t>(i)];
+        double v = acc[i];
         if (op == ReduceOperation::kAVG)
         {
             v = plan.count == 0 ? NAN : v / static_cast<double>(plan.count);
@@ -98,10 +101,24 @@ void reduceFloat(ReducePlan const& plan, ReduceOperation op, T const* in, T* out
     }
 }
 
+//! Integer reductions accumulate in int64: kAVG sums exactly in 64 bits (INT64 sums that overflow wrap), the others
+//! hold values of T and combine them with T's two's-complement wrap-around.
 template <typename T>
-void reduceInt(ReducePlan const& plan, ReduceOperation op, T const* in, T* out)
+void reduceInt(ReducePlan const& plan, ReduceOperation op, T const* in, T* out, int64_t* acc)
 {
     using U = std::make_unsigned_t<T>;
+    if (op == ReduceOperation::kAVG)
+    {
+        std::fill(acc, acc + plan.outVolume, int64_t{0});
+        accumulate(plan, in, acc, [](int64_t a, T x) {
+            return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(static_cast<int64_t>(x)));
+        });
+        for (int64_t i = 0; i < plan.outVolume; ++i)
+        {
+            out[i] = plan.count == 0 ? T(0) : static_cast<T>(acc[i] / plan.count);
+        }
+        return;
+    }
     T identity = 0;
     switch (op)
     {
@@ -110,97 +127,137 @@ void reduceInt(ReducePlan const& plan, ReduceOperation op, T const* in, T* out)
     case ReduceOperation::kMIN: identity = std::numeric_limits<T>::max(); break;
     default: identity = 0; break;
     }
-    if (op == ReduceOperation::kAVG)
-    {
-        // Sum exactly in 64 bits (INT64 sums that overflow wrap), then divide.
-        std::vector<int64_t> acc(static_cast<size_t>(plan.outVolume), 0);
-        accumulate(plan, in, acc, [](int64_t a, T x) {
-            return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(static_cast<int64_t>(x)));
-        });
-        for (int64_t i = 0; i < plan.outVolume; ++i)
-        {
-            out[i] = plan.count == 0 ? T(0) : static_cast<T>(acc[static_cast<size_t>(i)] / plan.count);
-        }
-        return;
-    }
-    std::vector<T> acc(static_cast<size_t>(plan.outVolume), identity);
+    std::fill(acc, acc + plan.outVolume, static_cast<int64_t>(identity));
+    auto const wrap = [](auto f) {
+        return [f](int64_t a, T x) { return static_cast<int64_t>(f(static_cast<T>(a), x)); };
+    };
     switch (op)
     {
     case ReduceOperation::kSUM:
-        accumulate(plan, in, acc, [](T a, T x) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(x)); });
+        accumulate(plan, in, acc, wrap([](T a, T x) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(x)); }));
         break;
     case ReduceOperation::kPROD:
-        accumulate(plan, in, acc, [](T a, T x) { return static_cast<T>(static_cast<U>(a) * static_cast<U>(x)); });
+        accumulate(plan, in, acc, wrap([](T a, T x) { return static_cast<T>(static_cast<U>(a) * static_cast<U>(x)); }));
         break;
-    case ReduceOperation::kMAX: accumulate(plan, in, acc, [](T a, T x) { return x > a ? x : a; }); break;
-    case ReduceOperation::kMIN: accumulate(plan, in, acc, [](T a, T x) { return x < a ? x : a; }); break;
+    case ReduceOperation::kMAX: accumulate(plan, in, acc, wrap([](T a, T x) { return x > a ? x : a; })); break;
+    case ReduceOperation::kMIN: accumulate(plan, in, acc, wrap([](T a, T x) { return x < a ? x : a; })); break;
     default: break;
     }
     for (int64_t i = 0; i < plan.outVolume; ++i)
     {
-        out[i] = acc[static_cast<size_t>(i)];
+        out[i] = static_cast<T>(acc[i]);
     }
 }
 
-Status executeReduce(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+template <typename T>
+constexpr bool kIS_FLOAT_STORAGE = std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <typename T>
+constexpr bool kIS_INT_STORAGE = std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+
+//! create: operation, axes and keepDims; reshape: the walk (extents and output strides) and the accumulators.
+class ReduceKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(ReduceParams const p, makeReduceParams(setup, inputs, outputs));
-    ReduceOperation const op = p.op;
-    int64_t const mask = p.mask;
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    ReducePlan plan;
-    plan.rank = p.rank;
-    plan.inVolume = p.inVolume;
-    plan.outVolume = p.outVolume;
-    plan.count = p.count;
-    plan.extents.assign(in.dims.d, in.dims.d + p.rank);
-    plan.outStrides.assign(static_cast<size_t>(plan.rank), 0);
-    int64_t stride = 1;
-    for (int32_t d = plan.rank - 1; d >= 0; --d)
+public:
+    ReduceKernel(KernelSetup const& setup, ReduceParams params)
+        : mSetup(setup)
+        , mParams(params)
+        , mFloat(isFloatType(setup.inputTypes[0]))
     {
-        if (((mask >> d) & 1) == 0)
-        {
-            plan.outStrides[static_cast<size_t>(d)] = stride;
-            stride *= plan.extents[static_cast<size_t>(d)];
-        }
     }
-    if (plan.outVolume == 0)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        return Status::ok();
-    }
-    Status status;
-    bool const known = dispatchType(in.type, [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+        mReady = false;
+        KILN_RETURN_IF_ERROR(reduceShapes(mSetup, mParams, inputs, outputs));
+        TensorView const& in = inputs[0];
+        mPlan.rank = mParams.rank;
+        mPlan.inVolume = mParams.inVolume;
+        mPlan.outVolume = mParams.outVolume;
+        mPlan.count = mParams.count;
+        int64_t stride = 1;
+        for (int32_t d = mPlan.rank - 1; d >= 0; --d)
         {
-            reduceFloat(plan, op, static_cast<T const*>(in.data), static_cast<T*>(out.data));
+            size_t const ds = static_cast<size_t>(d);
+            mPlan.extents[ds] = in.dims.d[d];
+            mPlan.outStrides[ds] = 0;
+            if (((mParams.mask >> d) & 1) == 0)
+            {
+                mPlan.outStrides[ds] = stride;
+                stride *= in.dims.d[d];
+            }
         }
-        else if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>)
+        if (mFloat)
         {
-            reduceInt(plan, op, static_cast<T const*>(in.data), static_cast<T*>(out.data));
+            mFloatAcc.resize(static_cast<size_t>(mPlan.outVolume));
         }
         else
         {
-            status = reduceError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+            mIntAcc.resize(static_cast<size_t>(mPlan.outVolume));
         }
-    });
-    if (!known)
-    {
-        return reduceError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+        mReady = true;
+        return Status::ok();
     }
-    return status;
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Reduce");
+        }
+        if (mPlan.outVolume == 0)
+        {
+            return Status::ok();
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        dispatchType(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (kIS_FLOAT_STORAGE<T>)
+            {
+                reduceFloat(mPlan, mParams.op, static_cast<T const*>(in.data), static_cast<T*>(out.data),
+                    mFloatAcc.data());
+            }
+            else if constexpr (kIS_INT_STORAGE<T>)
+            {
+                reduceInt(mPlan, mParams.op, static_cast<T const*>(in.data), static_cast<T*>(out.data), mIntAcc.data());
+            }
+        });
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    ReduceParams mParams;
+    bool mFloat;
+    ReducePlan mPlan;
+    std::vector<double> mFloatAcc; //!< one accumulator per output (floating-point storage)
+    std::vector<int64_t> mIntAcc;  //!< one accumulator per output (integer storage)
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createReduceKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createReduceKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Reduce kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeReduce);
+    if (setup.inputTypes.size() != 1 || setup.outputTypes.size() != 1 || !setup.inputPresent[0])
+    {
+        return reduceError(setup, "expects one input and one output");
+    }
+    KILN_ASSIGN_OR_RETURN(ReduceParams const params, readReduceParams(setup));
+    bool supported = false;
+    dispatchType(setup.inputTypes[0], [&](auto tag) {
+        using T = decltype(tag);
+        supported = kIS_FLOAT_STORAGE<T> || kIS_INT_STORAGE<T>;
+    });
+    if (!supported)
+    {
+        return reduceError(setup, std::string("type ") + dataTypeName(setup.inputTypes[0]) + " is not supported");
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<ReduceKernel>(setup, params));
 }
 
 } // namespace kiln

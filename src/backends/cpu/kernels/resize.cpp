@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace kiln
@@ -98,16 +99,21 @@ std::vector<Tap> tapsFor(ResizeParams const& p, double x, int64_t inLen, int64_t
     return taps;
 }
 
-class ResizeKernel final : public CpuKernel
+//! create: the interpolation attributes and static scales; reshape: the checks, the input strides and, unless the
+//! scales come from a FLOAT input, the taps of every output coordinate; run: the sums. Scales given by an input are
+//! read at each run; the taps are rebuilt when their values differ from those of the last run.
+class ResizeKernel final : public Kernel
 {
 public:
-    explicit ResizeKernel(ResizeAttrs attrs)
-        : mAttrs(std::move(attrs))
+    ResizeKernel(KernelSetup const& setup, ResizeAttrs attrs)
+        : mSetup(setup)
+        , mAttrs(std::move(attrs))
     {
     }
 
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
+        mState = State::kNONE;
         if (inputs.empty() || outputs.size() != 1)
         {
             return internalError("resize: expected a data input and one output");
@@ -119,77 +125,81 @@ public:
         {
             return internalError("resize: output rank or type differs from the input");
         }
-        std::vector<double> scales = mAttrs.scales;
-        if (inputs.size() > 1 && inputs[1].type == DataType::kFLOAT && inputs[1].volume() == rank)
-        {
-            if (inputs[1].data == nullptr)
-            {
-                return internalError("resize: the scales input has no data");
-            }
-            scales.clear();
-            for (int32_t i = 0; i < rank; ++i)
-            {
-                scales.push_back(loadElement(inputs[1].data, DataType::kFLOAT, i));
-            }
-        }
-        if (!scales.empty() && static_cast<int32_t>(scales.size()) != rank)
+        mScalesFromInput = inputs.size() > 1 && inputs[1].type == DataType::kFLOAT && inputs[1].volume() == rank;
+        if (!mScalesFromInput && !mAttrs.scales.empty() && static_cast<int32_t>(mAttrs.scales.size()) != rank)
         {
             return invalidArgument("resize: scale count differs from the rank");
         }
-        int64_t const outVolume = out.volume();
-        if (outVolume == 0)
+        mInDims = in.dims;
+        mOutDims = out.dims;
+        mOutVolume = out.volume();
+        if (mOutVolume > 0)
+        {
+            for (int32_t d = 0; d < rank; ++d)
+            {
+                if (in.dims.d[d] == 0)
+                {
+                    return invalidArgument("resize: dimension " + std::to_string(d) + " is empty but its output is not");
+                }
+            }
+        }
+        mTapsScales.clear();
+        if (mOutVolume > 0 && !mScalesFromInput)
+        {
+            buildTaps(mAttrs.scales);
+        }
+        mState = State::kREADY;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (mState == State::kNONE)
+        {
+            return notReshaped(mSetup, "Resize");
+        }
+        if (mOutVolume == 0)
         {
             return Status::ok();
         }
-        for (int32_t d = 0; d < rank; ++d)
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        int32_t const rank = mInDims.nbDims;
+        if (mScalesFromInput)
         {
-            if (in.dims.d[d] == 0)
+            std::array<double, nvinfer1::Dims::MAX_DIMS> scales{};
+            bool same = mTapsScales.size() == static_cast<size_t>(rank);
+            for (int32_t i = 0; i < rank; ++i)
             {
-                return invalidArgument("resize: dimension " + std::to_string(d) + " is empty but its output is not");
+                scales[static_cast<size_t>(i)] = loadElement(inputs[1].data, DataType::kFLOAT, i);
+                same = same && mTapsScales[static_cast<size_t>(i)] == scales[static_cast<size_t>(i)];
+            }
+            if (!same)
+            {
+                buildTaps(std::vector<double>(scales.begin(), scales.begin() + rank)); // new scale values only
             }
         }
-        int64_t const bytes = elementSize(in.type);
-        if (bytes <= 0 || in.data == nullptr || out.data == nullptr)
-        {
-            return internalError("resize: missing buffer or unsupported type");
-        }
-        std::vector<int64_t> const strides = contiguousStrides(in.dims);
-        std::vector<std::vector<std::vector<Tap>>> taps(static_cast<size_t>(rank));
-        for (int32_t d = 0; d < rank; ++d)
-        {
-            int64_t const inLen = in.dims.d[d];
-            int64_t const outLen = out.dims.d[d];
-            double const scale = scales.empty() ? 0.0 : scales[static_cast<size_t>(d)];
-            auto& list = taps[static_cast<size_t>(d)];
-            list.resize(static_cast<size_t>(outLen));
-            for (int64_t o = 0; o < outLen; ++o)
-            {
-                double const x = resizeSourceCoordinate(mAttrs.params, o, inLen, outLen, scale);
-                list[static_cast<size_t>(o)] = tapsFor(mAttrs.params, x, inLen, strides[static_cast<size_t>(d)]);
-            }
-        }
-
         auto const* src = static_cast<uint8_t const*>(in.data);
         auto* dst = static_cast<uint8_t*>(out.data);
-        size_t const eb = static_cast<size_t>(bytes);
+        size_t const eb = static_cast<size_t>(elementSize(in.type));
         bool const nearest = mAttrs.params.mode == InterpolationMode::kNEAREST;
-        std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
-        std::vector<size_t> pick(static_cast<size_t>(rank), 0);
-        for (int64_t o = 0; o < outVolume; ++o)
+        std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+        std::array<size_t, nvinfer1::Dims::MAX_DIMS> pick{};
+        for (int64_t o = 0; o < mOutVolume; ++o)
         {
             if (nearest)
             {
                 int64_t offset = 0;
                 for (int32_t d = 0; d < rank; ++d)
                 {
-                    offset += taps[static_cast<size_t>(d)][static_cast<size_t>(coord[static_cast<size_t>(d)])][0].offset;
+                    offset += tapsAt(d, coord)[0].offset;
                 }
                 std::memcpy(dst + static_cast<size_t>(o) * eb, src + static_cast<size_t>(offset) * eb, eb);
             }
             else
             {
                 // Sum over every combination of taps (odometer over the per-dimension tap lists).
-                std::fill(pick.begin(), pick.end(), 0);
+                pick.fill(0);
                 double acc = 0.0;
                 while (true)
                 {
@@ -197,8 +207,7 @@ public:
                     double weight = 1.0;
                     for (int32_t d = 0; d < rank; ++d)
                     {
-                        Tap const& t = taps[static_cast<size_t>(d)][static_cast<size_t>(coord[static_cast<size_t>(d)])]
-                                           [pick[static_cast<size_t>(d)]];
+                        Tap const& t = tapsAt(d, coord)[pick[static_cast<size_t>(d)]];
                         offset += t.offset;
                         weight *= t.weight;
                     }
@@ -207,7 +216,7 @@ public:
                     for (; d >= 0; --d)
                     {
                         size_t const du = static_cast<size_t>(d);
-                        if (++pick[du] < taps[du][static_cast<size_t>(coord[du])].size())
+                        if (++pick[du] < tapsAt(d, coord).size())
                         {
                             break;
                         }
@@ -223,7 +232,7 @@ public:
             for (int32_t d = rank; d-- > 0;)
             {
                 size_t const du = static_cast<size_t>(d);
-                if (++coord[du] < out.dims.d[d])
+                if (++coord[du] < mOutDims.d[d])
                 {
                     break;
                 }
@@ -234,15 +243,60 @@ public:
     }
 
 private:
+    enum class State
+    {
+        kNONE,  //!< not reshaped
+        kREADY, //!< reshaped (taps built, or built at the first run when the scales come from an input)
+    };
+
+    std::vector<Tap> const& tapsAt(int32_t d, std::array<int64_t, nvinfer1::Dims::MAX_DIMS> const& coord) const
+    {
+        return mTaps[static_cast<size_t>(d)][static_cast<size_t>(coord[static_cast<size_t>(d)])];
+    }
+
+    //! The taps of every output coordinate of every dimension for `scales` (empty: from the extents).
+    void buildTaps(std::vector<double> const& scales)
+    {
+        int32_t const rank = mInDims.nbDims;
+        std::vector<int64_t> const strides = contiguousStrides(mInDims);
+        mTaps.assign(static_cast<size_t>(rank), {});
+        for (int32_t d = 0; d < rank; ++d)
+        {
+            int64_t const inLen = mInDims.d[d];
+            int64_t const outLen = mOutDims.d[d];
+            double const scale = scales.empty() ? 0.0 : scales[static_cast<size_t>(d)];
+            auto& list = mTaps[static_cast<size_t>(d)];
+            list.resize(static_cast<size_t>(outLen));
+            for (int64_t o = 0; o < outLen; ++o)
+            {
+                double const x = resizeSourceCoordinate(mAttrs.params, o, inLen, outLen, scale);
+                list[static_cast<size_t>(o)] = tapsFor(mAttrs.params, x, inLen, strides[static_cast<size_t>(d)]);
+            }
+        }
+        mTapsScales = scales;
+    }
+
+    KernelSetup mSetup;
     ResizeAttrs mAttrs;
+    State mState{State::kNONE};
+    bool mScalesFromInput{false}; //!< input 1 holds FLOAT scales, read at each run
+    nvinfer1::Dims mInDims{};
+    nvinfer1::Dims mOutDims{};
+    int64_t mOutVolume{0};
+    std::vector<std::vector<std::vector<Tap>>> mTaps; //!< [dimension][output coordinate] -> taps
+    std::vector<double> mTapsScales;                  //!< the scales mTaps were built for (input scales)
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createResizeKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createResizeKernel(KernelSetup const& setup)
 {
     KILN_ASSIGN_OR_RETURN(ResizeAttrs attrs, readResizeAttrs(setup));
-    return std::unique_ptr<CpuKernel>(std::make_unique<ResizeKernel>(std::move(attrs)));
+    if (setup.inputTypes.empty() || setup.outputTypes.size() != 1 || elementSize(setup.inputTypes[0]) <= 0)
+    {
+        return internalError("resize: missing buffer or unsupported type");
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<ResizeKernel>(setup, std::move(attrs)));
 }
 
 } // namespace kiln

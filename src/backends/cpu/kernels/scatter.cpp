@@ -7,6 +7,8 @@
 #include "core/dataType.h"
 
 #include <cstring>
+#include <algorithm>
+#include <array>
 #include <vector>
 
 namespace kiln
@@ -30,29 +32,45 @@ Status loadIndex(KernelSetup const& setup, TensorView const& indices, int64_t po
     return Status::ok();
 }
 
-Status scatterElement(KernelSetup const& setup, TensorView const& data, TensorView const& indices,
-    TensorView const& updates, TensorView const& out, int32_t axis, int64_t esize)
+using DimArray = std::array<int64_t, nvinfer1::Dims::MAX_DIMS>;
+
+//! Everything a run needs besides the data, derived at reshape.
+struct ScatterGeometry
 {
-    int32_t const r = data.dims.nbDims;
-    std::vector<int64_t> const strides = contiguousStrides(data.dims);
-    int64_t const volume = dimsProduct(indices.dims, 0, r);
-    int64_t const extent = data.dims.d[axis];
-    std::vector<int64_t> coord(static_cast<size_t>(r), 0);
+    ScatterParams p;
+    int32_t rank{0};        //!< data rank
+    int64_t bytes{0};       //!< bytes of the data (copied to the output first)
+    int64_t volume{0};      //!< kELEMENT: updates written
+    int64_t extent{0};      //!< kELEMENT: the data extent along the axis
+    int64_t tuples{0};      //!< kND: index tuples
+    int64_t sliceBytes{0};  //!< kND: bytes of one written slice
+    DimArray dataDims{};    //!< data extents
+    DimArray dataStrides{}; //!< row-major data strides (elements)
+    DimArray indicesDims{}; //!< indices extents
+};
+
+Status scatterElement(KernelSetup const& setup, ScatterGeometry const& g, TensorView const& indices,
+    TensorView const& updates, TensorView const& out)
+{
+    int32_t const r = g.rank;
+    int32_t const axis = g.p.axis;
+    int64_t const esize = g.p.esize;
+    DimArray coord{};
     auto const* src = static_cast<uint8_t const*>(updates.data);
     auto* dst = static_cast<uint8_t*>(out.data);
-    for (int64_t flat = 0; flat < volume; ++flat)
+    for (int64_t flat = 0; flat < g.volume; ++flat)
     {
         int64_t index = 0;
-        KILN_RETURN_IF_ERROR(loadIndex(setup, indices, flat, extent, axis, index));
+        KILN_RETURN_IF_ERROR(loadIndex(setup, indices, flat, g.extent, axis, index));
         int64_t offset = 0;
         for (int32_t d = 0; d < r; ++d)
         {
-            offset += (d == axis ? index : coord[static_cast<size_t>(d)]) * strides[static_cast<size_t>(d)];
+            offset += (d == axis ? index : coord[static_cast<size_t>(d)]) * g.dataStrides[static_cast<size_t>(d)];
         }
         std::memcpy(dst + offset * esize, src + flat * esize, static_cast<size_t>(esize));
         for (int32_t d = r - 1; d >= 0; --d)
         {
-            if (++coord[static_cast<size_t>(d)] < indices.dims.d[d])
+            if (++coord[static_cast<size_t>(d)] < g.indicesDims[static_cast<size_t>(d)])
             {
                 break;
             }
@@ -62,62 +80,109 @@ Status scatterElement(KernelSetup const& setup, TensorView const& data, TensorVi
     return Status::ok();
 }
 
-Status scatterND(KernelSetup const& setup, TensorView const& data, TensorView const& indices,
-    TensorView const& updates, TensorView const& out, int32_t k, int64_t esize)
+Status scatterND(KernelSetup const& setup, ScatterGeometry const& g, TensorView const& indices,
+    TensorView const& updates, TensorView const& out)
 {
-    int32_t const r = data.dims.nbDims;
-    int32_t const q = indices.dims.nbDims;
-    int64_t const tuples = dimsProduct(indices.dims, 0, q - 1);
-    int64_t const sliceBytes = dimsProduct(data.dims, k, r) * esize;
-    std::vector<int64_t> const strides = contiguousStrides(data.dims);
+    int32_t const k = g.p.k;
+    int64_t const esize = g.p.esize;
     auto const* src = static_cast<uint8_t const*>(updates.data);
     auto* dst = static_cast<uint8_t*>(out.data);
-    for (int64_t t = 0; t < tuples; ++t)
+    for (int64_t t = 0; t < g.tuples; ++t)
     {
         int64_t offset = 0;
-        for (int64_t j = 0; j < k; ++j)
+        for (int32_t j = 0; j < k; ++j)
         {
-            int32_t const dim = static_cast<int32_t>(j);
             int64_t index = 0;
-            KILN_RETURN_IF_ERROR(loadIndex(setup, indices, t * k + j, data.dims.d[dim], dim, index));
-            offset += index * strides[static_cast<size_t>(dim)];
+            KILN_RETURN_IF_ERROR(loadIndex(setup, indices, t * k + j, g.dataDims[static_cast<size_t>(j)], j, index));
+            offset += index * g.dataStrides[static_cast<size_t>(j)];
         }
-        if (sliceBytes > 0)
+        if (g.sliceBytes > 0)
         {
-            std::memcpy(dst + offset * esize, src + t * sliceBytes, static_cast<size_t>(sliceBytes));
+            std::memcpy(dst + offset * esize, src + t * g.sliceBytes, static_cast<size_t>(g.sliceBytes));
         }
     }
     return Status::ok();
 }
 
-Status executeScatter(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: mode and axis; reshape: the checks and the geometry of the mode; run: copies the data, then writes the
+//! updates (an index out of range fails the run).
+class ScatterKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(ScatterParams const p, makeScatterParams(setup, inputs, outputs));
-    TensorView const& data = inputs[0];
-    TensorView const& indices = inputs[1];
-    TensorView const& updates = inputs[2];
-    TensorView const& out = outputs[0];
-    int64_t const bytes = data.volume() * p.esize;
-    if (bytes > 0 && out.data != data.data)
+public:
+    ScatterKernel(KernelSetup const& setup, ScatterParams params)
+        : mSetup(setup)
     {
-        std::memmove(out.data, data.data, static_cast<size_t>(bytes));
+        mGeometry.p = params;
     }
-    if (p.mode == ScatterMode::kELEMENT)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        return scatterElement(setup, data, indices, updates, out, p.axis, p.esize);
+        mReady = false;
+        ScatterGeometry& g = mGeometry;
+        KILN_RETURN_IF_ERROR(scatterShapes(mSetup, g.p, inputs, outputs));
+        nvinfer1::Dims const& data = inputs[0].dims;
+        nvinfer1::Dims const& indices = inputs[1].dims;
+        int32_t const r = data.nbDims;
+        int32_t const q = indices.nbDims;
+        g.rank = r;
+        g.bytes = inputs[0].volume() * g.p.esize;
+        std::copy(data.d, data.d + r, g.dataDims.begin());
+        std::copy(indices.d, indices.d + q, g.indicesDims.begin());
+        int64_t stride = 1;
+        for (int32_t d = r - 1; d >= 0; --d)
+        {
+            g.dataStrides[static_cast<size_t>(d)] = stride;
+            stride *= data.d[d];
+        }
+        if (g.p.mode == ScatterMode::kELEMENT)
+        {
+            g.volume = dimsProduct(indices, 0, r);
+            g.extent = data.d[g.p.axis];
+        }
+        else
+        {
+            g.tuples = dimsProduct(indices, 0, q - 1);
+            g.sliceBytes = dimsProduct(data, g.p.k, r) * g.p.esize;
+        }
+        mReady = true;
+        return Status::ok();
     }
-    return scatterND(setup, data, indices, updates, out, p.k, p.esize);
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Scatter");
+        }
+        TensorView const& data = inputs[0];
+        TensorView const& out = outputs[0];
+        if (mGeometry.bytes > 0 && out.data != data.data)
+        {
+            std::memmove(out.data, data.data, static_cast<size_t>(mGeometry.bytes));
+        }
+        if (mGeometry.p.mode == ScatterMode::kELEMENT)
+        {
+            return scatterElement(mSetup, mGeometry, inputs[1], inputs[2], out);
+        }
+        return scatterND(mSetup, mGeometry, inputs[1], inputs[2], out);
+    }
+
+private:
+    KernelSetup mSetup;
+    ScatterGeometry mGeometry;
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createScatterKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createScatterKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Scatter kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeScatter);
+    KILN_ASSIGN_OR_RETURN(ScatterParams const params, readScatterParams(setup));
+    return std::unique_ptr<Kernel>(std::make_unique<ScatterKernel>(setup, params));
 }
 
 } // namespace kiln

@@ -29,51 +29,82 @@ void selectConverted(ew::BroadcastWalker const& walker, TensorView const& c, Ten
     });
 }
 
-Status executeSelect(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: whether elements are copied as bits or converted; reshape: the broadcast walk of the three inputs.
+class SelectKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(ew::checkViews(setup, inputs, outputs, 3, 1));
-    TensorView const& c = inputs[0];
-    TensorView const& t = inputs[1];
-    TensorView const& e = inputs[2];
-    TensorView const& out = outputs[0];
-    auto walker = ew::BroadcastWalker::make(out.dims, {c.dims, t.dims, e.dims});
-    if (!walker.isOk())
+public:
+    explicit SelectKernel(KernelSetup const& setup)
+        : mSetup(setup)
+        , mCopyBits(setup.inputTypes[1] == setup.outputTypes[0] && setup.inputTypes[2] == setup.outputTypes[0])
+        , mFloat(ew::isFloatKernelType(setup.inputTypes[1]) || ew::isFloatKernelType(setup.inputTypes[2]))
+        , mElementBytes(static_cast<size_t>(elementSize(setup.outputTypes[0])))
     {
-        return walker.status().withContext("Select node '" + setup.node->name + "'");
     }
-    if (t.type == out.type && e.type == out.type)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        size_t const size = static_cast<size_t>(elementSize(out.type));
-        auto const* tp = static_cast<uint8_t const*>(t.data);
-        auto const* ep = static_cast<uint8_t const*>(e.data);
-        auto* op = static_cast<uint8_t*>(out.data);
-        walker->forEachChunk([&](int64_t outOffset, int64_t const* offsets, int64_t const* strides, int64_t n) {
-            int64_t cond[ew::kCHUNK];
-            ew::loadChunk(c.data, c.type, offsets[0], strides[0], n, cond);
-            for (int64_t i = 0; i < n; ++i)
-            {
-                uint8_t const* src = cond[i] != 0 ? tp + static_cast<size_t>(offsets[1] + i * strides[1]) * size
-                                                  : ep + static_cast<size_t>(offsets[2] + i * strides[2]) * size;
-                std::memcpy(op + static_cast<size_t>(outOffset + i) * size, src, size);
-            }
-        });
+        mReady = false;
+        KILN_RETURN_IF_ERROR(ew::checkViewCounts(mSetup, inputs, outputs, 3, 1));
+        auto walker = ew::BroadcastWalker::make(outputs[0].dims, {inputs[0].dims, inputs[1].dims, inputs[2].dims});
+        if (!walker.isOk())
+        {
+            return walker.status().withContext("Select node '" + mSetup.node->name + "'");
+        }
+        mWalker = std::move(*walker);
+        mReady = true;
         return Status::ok();
     }
-    if (ew::isFloatKernelType(t.type) || ew::isFloatKernelType(e.type))
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        selectConverted<float>(*walker, c, t, e, out);
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Select");
+        }
+        TensorView const& c = inputs[0];
+        TensorView const& t = inputs[1];
+        TensorView const& e = inputs[2];
+        TensorView const& out = outputs[0];
+        if (mCopyBits)
+        {
+            size_t const size = mElementBytes;
+            auto const* tp = static_cast<uint8_t const*>(t.data);
+            auto const* ep = static_cast<uint8_t const*>(e.data);
+            auto* op = static_cast<uint8_t*>(out.data);
+            mWalker.forEachChunk([&](int64_t outOffset, int64_t const* offsets, int64_t const* strides, int64_t n) {
+                int64_t cond[ew::kCHUNK];
+                ew::loadChunk(c.data, c.type, offsets[0], strides[0], n, cond);
+                for (int64_t i = 0; i < n; ++i)
+                {
+                    uint8_t const* src = cond[i] != 0 ? tp + static_cast<size_t>(offsets[1] + i * strides[1]) * size
+                                                      : ep + static_cast<size_t>(offsets[2] + i * strides[2]) * size;
+                    std::memcpy(op + static_cast<size_t>(outOffset + i) * size, src, size);
+                }
+            });
+        }
+        else if (mFloat)
+        {
+            selectConverted<float>(mWalker, c, t, e, out);
+        }
+        else
+        {
+            selectConverted<int64_t>(mWalker, c, t, e, out);
+        }
+        return Status::ok();
     }
-    else
-    {
-        selectConverted<int64_t>(*walker, c, t, e, out);
-    }
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    bool mCopyBits;
+    bool mFloat;
+    size_t mElementBytes;
+    bool mReady{false};
+    ew::BroadcastWalker mWalker;
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createSelectKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createSelectKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 3, 1, "Select"));
     for (DataType t : setup.inputTypes)
@@ -88,7 +119,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createSelectKernel(KernelSetup const& setup
         return invalidArgument("Select node '" + setup.node->name + "': unsupported output type "
             + dataTypeName(setup.outputTypes[0]));
     }
-    return makeFunctionKernel(setup, executeSelect);
+    return std::unique_ptr<Kernel>(std::make_unique<SelectKernel>(setup));
 }
 
 } // namespace kiln

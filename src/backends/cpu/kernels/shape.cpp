@@ -7,38 +7,61 @@ namespace kiln
 namespace
 {
 
-Status runShape(KernelSetup const&, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! reshape: checks the output against the input's rank and stores the input's dims; run: writes them.
+class ShapeKernel final : public Kernel
 {
-    if (inputs.empty() || outputs.size() != 1)
+public:
+    explicit ShapeKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        return internalError("shape: expected one input and one output");
     }
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    if (out.type != nvinfer1::DataType::kINT64 && out.type != nvinfer1::DataType::kINT32)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        return internalError(std::string("shape: output type ") + dataTypeName(out.type) + " is not an integer type");
+        mReady = false;
+        if (inputs.empty() || outputs.size() != 1)
+        {
+            return internalError("shape: expected one input and one output");
+        }
+        TensorView const& out = outputs[0];
+        if (out.type != nvinfer1::DataType::kINT64 && out.type != nvinfer1::DataType::kINT32)
+        {
+            return internalError(std::string("shape: output type ") + dataTypeName(out.type) + " is not an integer type");
+        }
+        if (out.dims.nbDims != 1 || out.dims.d[0] != inputs[0].dims.nbDims)
+        {
+            return invalidArgument("shape: output length does not match the input rank");
+        }
+        mDims = inputs[0].dims;
+        mReady = true;
+        return Status::ok();
     }
-    if (out.dims.nbDims != 1 || out.dims.d[0] != in.dims.nbDims)
+
+    Status run(std::vector<TensorView> const&, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        return invalidArgument("shape: output length does not match the input rank");
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Shape");
+        }
+        TensorView const& out = outputs[0];
+        for (int32_t i = 0; i < mDims.nbDims; ++i)
+        {
+            storeInt(out.data, out.type, i, mDims.d[i]);
+        }
+        return Status::ok();
     }
-    if (in.dims.nbDims > 0 && out.data == nullptr)
-    {
-        return internalError("shape: missing output buffer");
-    }
-    for (int32_t i = 0; i < in.dims.nbDims; ++i)
-    {
-        storeInt(out.data, out.type, i, in.dims.d[i]);
-    }
-    return Status::ok();
-}
+
+private:
+    KernelSetup mSetup;
+    nvinfer1::Dims mDims{};
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createShapeKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createShapeKernel(KernelSetup const& setup)
 {
-    return makeFunctionKernel(setup, runShape);
+    return std::unique_ptr<Kernel>(std::make_unique<ShapeKernel>(setup));
 }
 
 } // namespace kiln

@@ -4,6 +4,7 @@
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
+#include <array>
 #include <cstring>
 
 namespace kiln
@@ -13,39 +14,56 @@ using nvinfer1::Dims;
 namespace
 {
 
-template <typename T>
-void transposeTyped(T const* src, T* dst, std::vector<int64_t> const& dims, std::vector<int32_t> const& perm)
+//! One transpose of a row-major tensor, prepared at reshape: the output extents and, per output dimension, the
+//! source stride.
+struct TransposePlan
 {
-    size_t const rank = dims.size();
-    std::vector<int64_t> srcStride(rank, 1);
-    for (size_t i = rank; i-- > 1;)
+    int32_t rank{0};
+    int64_t volume{0};
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> outDims{};
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> step{};
+};
+
+TransposePlan makeTransposePlan(std::vector<int64_t> const& dims, std::vector<int32_t> const& perm)
+{
+    TransposePlan plan;
+    plan.rank = static_cast<int32_t>(dims.size());
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> srcStride{};
+    int64_t stride = 1;
+    for (size_t i = dims.size(); i-- > 0;)
     {
-        srcStride[i - 1] = srcStride[i] * dims[i];
+        srcStride[i] = stride;
+        stride *= dims[i];
     }
-    std::vector<int64_t> outDims(rank);
-    std::vector<int64_t> step(rank); // source stride of each output dimension
-    int64_t volume = 1;
-    for (size_t i = 0; i < rank; ++i)
+    plan.volume = 1;
+    for (size_t i = 0; i < dims.size(); ++i)
     {
-        outDims[i] = dims[static_cast<size_t>(perm[i])];
-        step[i] = srcStride[static_cast<size_t>(perm[i])];
-        volume *= outDims[i];
+        plan.outDims[i] = dims[static_cast<size_t>(perm[i])];
+        plan.step[i] = srcStride[static_cast<size_t>(perm[i])];
+        plan.volume *= plan.outDims[i];
     }
-    if (volume == 0)
+    return plan;
+}
+
+template <typename T>
+void transposeTyped(T const* src, T* dst, TransposePlan const& plan)
+{
+    if (plan.volume == 0)
     {
         return;
     }
-    if (rank == 0)
+    if (plan.rank == 0)
     {
         dst[0] = src[0];
         return;
     }
+    size_t const rank = static_cast<size_t>(plan.rank);
     // Innermost output dimension as a strided loop; the outer ones advance as an odometer.
-    int64_t const inner = outDims[rank - 1];
-    int64_t const innerStep = step[rank - 1];
-    std::vector<int64_t> coord(rank, 0);
+    int64_t const inner = plan.outDims[rank - 1];
+    int64_t const innerStep = plan.step[rank - 1];
+    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
     int64_t srcOffset = 0;
-    for (int64_t o = 0; o < volume; o += inner)
+    for (int64_t o = 0; o < plan.volume; o += inner)
     {
         T const* s = src + srcOffset;
         T* d = dst + o;
@@ -55,93 +73,111 @@ void transposeTyped(T const* src, T* dst, std::vector<int64_t> const& dims, std:
         }
         for (size_t i = rank - 1; i-- > 0;)
         {
-            srcOffset += step[i];
-            if (++coord[i] < outDims[i])
+            srcOffset += plan.step[i];
+            if (++coord[i] < plan.outDims[i])
             {
                 break;
             }
-            srcOffset -= step[i] * outDims[i];
+            srcOffset -= plan.step[i] * plan.outDims[i];
             coord[i] = 0;
         }
     }
 }
 
-void transposeBytes(void const* src, void* dst, int64_t elementBytes, std::vector<int64_t> const& dims,
-    std::vector<int32_t> const& perm)
+void transposeBytes(void const* src, void* dst, int64_t elementBytes, TransposePlan const& plan)
 {
     switch (elementBytes)
     {
-    case 1:
-        transposeTyped(static_cast<uint8_t const*>(src), static_cast<uint8_t*>(dst), dims, perm);
-        break;
-    case 2:
-        transposeTyped(static_cast<uint16_t const*>(src), static_cast<uint16_t*>(dst), dims, perm);
-        break;
-    case 4:
-        transposeTyped(static_cast<uint32_t const*>(src), static_cast<uint32_t*>(dst), dims, perm);
-        break;
-    default:
-        transposeTyped(static_cast<uint64_t const*>(src), static_cast<uint64_t*>(dst), dims, perm);
-        break;
+    case 1: transposeTyped(static_cast<uint8_t const*>(src), static_cast<uint8_t*>(dst), plan); break;
+    case 2: transposeTyped(static_cast<uint16_t const*>(src), static_cast<uint16_t*>(dst), plan); break;
+    case 4: transposeTyped(static_cast<uint32_t const*>(src), static_cast<uint32_t*>(dst), plan); break;
+    default: transposeTyped(static_cast<uint64_t const*>(src), static_cast<uint64_t*>(dst), plan); break;
     }
 }
 
-class ShuffleKernel final : public CpuKernel
+//! create: the transposes; reshape: which transposes move data, their plans and the scratch between them; run: one
+//! copy, one transpose or two.
+class ShuffleKernel final : public Kernel
 {
 public:
-    explicit ShuffleKernel(ShuffleAttrs attrs)
-        : mAttrs(std::move(attrs))
+    ShuffleKernel(KernelSetup const& setup, ShuffleAttrs attrs)
+        : mSetup(setup)
+        , mAttrs(std::move(attrs))
     {
     }
 
-    Status execute(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
-        KILN_ASSIGN_OR_RETURN(ShuffleParams const p, makeShuffleParams(mAttrs, inputs, outputs, "CPU"));
-        if (p.volume == 0)
+        mReady = false;
+        KILN_ASSIGN_OR_RETURN(ShuffleParams const p, shuffleShapes(mAttrs, inputs, outputs, "CPU"));
+        mVolume = p.volume;
+        mBytes = p.bytes;
+        mFirstMoves = p.firstMoves;
+        mSecondMoves = p.secondMoves;
+        if (mVolume > 0)
+        {
+            mFirst = makeTransposePlan(p.inDims, p.perm1);
+            mSecond = makeTransposePlan(p.reshaped, p.perm2);
+            mScratch.resize(mFirstMoves && mSecondMoves ? static_cast<size_t>(mVolume * mBytes) : 0);
+        }
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Shuffle");
+        }
+        if (mVolume == 0)
         {
             return Status::ok();
         }
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
-        int64_t const volume = p.volume;
-        int64_t const bytes = p.bytes;
-        bool const firstMoves = p.firstMoves;
-        bool const secondMoves = p.secondMoves;
-        if (!firstMoves && !secondMoves)
+        if (!mFirstMoves && !mSecondMoves)
         {
             if (in.data != out.data)
             {
-                std::memmove(out.data, in.data, static_cast<size_t>(volume * bytes));
+                std::memmove(out.data, in.data, static_cast<size_t>(mVolume * mBytes));
             }
             return Status::ok();
         }
-        if (firstMoves && !secondMoves)
+        if (mFirstMoves && !mSecondMoves)
         {
-            transposeBytes(in.data, out.data, bytes, p.inDims, p.perm1);
+            transposeBytes(in.data, out.data, mBytes, mFirst);
             return Status::ok();
         }
         void const* src = in.data;
-        if (firstMoves)
+        if (mFirstMoves)
         {
-            mScratch.resize(static_cast<size_t>(volume * bytes));
-            transposeBytes(in.data, mScratch.data(), bytes, p.inDims, p.perm1);
+            transposeBytes(in.data, mScratch.data(), mBytes, mFirst);
             src = mScratch.data();
         }
-        transposeBytes(src, out.data, bytes, p.reshaped, p.perm2);
+        transposeBytes(src, out.data, mBytes, mSecond);
         return Status::ok();
     }
 
 private:
+    KernelSetup mSetup;
     ShuffleAttrs mAttrs;
-    std::vector<uint8_t> mScratch;
+    int64_t mVolume{0};
+    int64_t mBytes{0};
+    bool mFirstMoves{false};
+    bool mSecondMoves{false};
+    TransposePlan mFirst;
+    TransposePlan mSecond;
+    std::vector<uint8_t> mScratch; //!< the first transpose's result when both move data
+    bool mReady{false};
 };
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createShuffleKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createShuffleKernel(KernelSetup const& setup)
 {
     KILN_ASSIGN_OR_RETURN(auto attrs, readShuffleAttrs(setup));
-    return std::unique_ptr<CpuKernel>(std::make_unique<ShuffleKernel>(std::move(attrs)));
+    return std::unique_ptr<Kernel>(std::make_unique<ShuffleKernel>(setup, std::move(attrs)));
 }
 
 } // namespace kiln

@@ -5,6 +5,7 @@
 #include "core/dataType.h"
 
 #include <cstring>
+#include <array>
 #include <optional>
 
 namespace kiln
@@ -48,142 +49,196 @@ int64_t mapCoordinate(SampleMode mode, int64_t x, int64_t n)
     return -2;
 }
 
-Status runSlice(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the sample mode and the static parameters; reshape: start/stride per dimension (from attributes or the
+//! evaluated values of the parameter inputs) and, per output dimension, the table of input offsets (-1: fill); run:
+//! the fill value and the row-by-row copy. Parameter inputs known only from their data (not shape tensors) are
+//! read, and the tables rebuilt, at each run.
+class SliceKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(SliceParams const p, makeSliceParams(setup, inputs, outputs, true));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    int32_t const rank = in.dims.nbDims;
-    SampleMode const mode = p.mode;
-    std::vector<int64_t> const& dimStart = p.start;
-    std::vector<int64_t> const& dimStride = p.stride;
-    int64_t const outVolume = out.volume();
-    if (outVolume == 0)
+public:
+    SliceKernel(KernelSetup const& setup, SliceAttrs attrs)
+        : mSetup(setup)
+        , mAttrs(std::move(attrs))
+        , mElementBytes(static_cast<size_t>(elementSize(setup.inputTypes[0])))
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mState = State::kNONE;
+        if (inputs.empty() || outputs.size() != 1)
+        {
+            return internalError("slice: expected a data input and one output");
+        }
+        mInDims = inputs[0].dims;
+        mOutDims = outputs[0].dims;
+        if (sliceParametersNeedData(mSetup, inputs))
+        {
+            // Check what does not depend on the parameters now; the rest at each run.
+            if (mOutDims.nbDims != mInDims.nbDims || inputs[0].type != outputs[0].type)
+            {
+                return internalError("slice: output rank or type differs from the input");
+            }
+            mState = State::kPARAMETERS_FROM_DATA;
+            return Status::ok();
+        }
+        KILN_RETURN_IF_ERROR(prepare(inputs, outputs));
+        mState = State::kREADY;
         return Status::ok();
     }
-    int64_t const bytes = elementSize(in.type);
-    if (bytes <= 0)
-    {
-        return unsupported(std::string("slice: type ") + dataTypeName(in.type) + " is not supported on the CPU");
-    }
-    if (out.data == nullptr)
-    {
-        return internalError("slice: missing output buffer");
-    }
 
-    // Coordinate tables (input element offsets; -1 = fill).
-    std::vector<int64_t> const inStrides = contiguousStrides(in.dims);
-    std::vector<std::vector<int64_t>> table(static_cast<size_t>(rank));
-    bool anyFill = false;
-    for (int32_t d = 0; d < rank; ++d)
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        size_t const du = static_cast<size_t>(d);
-        table[du].resize(static_cast<size_t>(out.dims.d[d]));
-        for (int64_t o = 0; o < out.dims.d[d]; ++o)
+        if (mState == State::kNONE)
         {
-            __int128 const wide = static_cast<__int128>(dimStart[du]) + static_cast<__int128>(o) * dimStride[du];
-            int64_t const x = wide > INT64_MAX / 2 ? INT64_MAX / 2 : (wide < INT64_MIN / 2 ? INT64_MIN / 2 : static_cast<int64_t>(wide));
-            int64_t const m = mapCoordinate(mode, x, in.dims.d[d]);
-            if (m == -2)
-            {
-                return invalidArgument("slice: coordinate " + std::to_string(x) + " of dimension " + std::to_string(d)
-                    + " is outside the input extent " + std::to_string(in.dims.d[d]));
-            }
-            anyFill = anyFill || m == -1;
-            table[du][static_cast<size_t>(o)] = m < 0 ? -1 : m * inStrides[du];
+            return notReshaped(mSetup, "Slice");
         }
-    }
-    if (in.data == nullptr && in.volume() > 0)
-    {
-        return internalError("slice: missing input buffer");
-    }
-
-    // Fill value converted to the output type.
-    uint8_t fill[8] = {};
-    if (anyFill)
-    {
-        if (sliceInputPresent(setup, inputs, kSLICE_FILL_VALUE))
+        if (mState == State::kPARAMETERS_FROM_DATA)
         {
-            TensorView const& f = inputs[kSLICE_FILL_VALUE];
-            if (f.values == nullptr && f.data == nullptr)
+            KILN_RETURN_IF_ERROR(prepare(inputs, outputs));
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        int32_t const rank = mInDims.nbDims;
+        int64_t const outVolume = out.volume();
+        if (outVolume == 0)
+        {
+            return Status::ok();
+        }
+        size_t const eb = mElementBytes;
+        // Fill value converted to the output type.
+        uint8_t fill[8] = {};
+        if (mAnyFill)
+        {
+            if (sliceInputPresent(mSetup, inputs, kSLICE_FILL_VALUE))
             {
-                return internalError("slice: the fill value input has no data");
-            }
-            double const v = f.values != nullptr ? static_cast<double>(f.values[0]) : loadElement(f.data, f.type, 0);
-            if (f.type == out.type && f.data != nullptr)
-            {
-                std::memcpy(fill, f.data, static_cast<size_t>(bytes));
+                TensorView const& f = inputs[kSLICE_FILL_VALUE];
+                if (f.type == out.type && f.data != nullptr)
+                {
+                    std::memcpy(fill, f.data, eb);
+                }
+                else
+                {
+                    double const v = f.values != nullptr ? static_cast<double>(f.values[0]) : loadElement(f.data, f.type, 0);
+                    storeElement(fill, out.type, 0, v);
+                }
             }
             else
             {
-                storeElement(fill, out.type, 0, v);
+                storeElement(fill, out.type, 0, 0.0);
             }
         }
-        else
+        auto const* src = static_cast<uint8_t const*>(in.data);
+        auto* dst = static_cast<uint8_t*>(out.data);
+        if (rank == 0)
         {
-            storeElement(fill, out.type, 0, 0.0);
+            std::memcpy(dst, src, eb);
+            return Status::ok();
         }
-    }
-
-    auto const* src = static_cast<uint8_t const*>(in.data);
-    auto* dst = static_cast<uint8_t*>(out.data);
-    size_t const eb = static_cast<size_t>(bytes);
-    if (rank == 0)
-    {
-        std::memcpy(dst, src, eb);
+        // Walk the output; the outer coordinates give a base offset (or fill), the innermost table the rest.
+        int64_t const inner = mOutDims.d[rank - 1];
+        std::vector<int64_t> const& innerTable = mTables[static_cast<size_t>(rank - 1)];
+        std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+        for (int64_t row = 0; row < outVolume; row += inner)
+        {
+            int64_t base = 0;
+            bool rowFill = false;
+            for (int32_t d = 0; d < rank - 1; ++d)
+            {
+                int64_t const t = mTables[static_cast<size_t>(d)][static_cast<size_t>(coord[static_cast<size_t>(d)])];
+                rowFill = rowFill || t < 0;
+                base += t;
+            }
+            uint8_t* o = dst + static_cast<size_t>(row) * eb;
+            for (int64_t i = 0; i < inner; ++i)
+            {
+                int64_t const t = innerTable[static_cast<size_t>(i)];
+                if (rowFill || t < 0)
+                {
+                    std::memcpy(o + static_cast<size_t>(i) * eb, fill, eb);
+                }
+                else
+                {
+                    std::memcpy(o + static_cast<size_t>(i) * eb, src + static_cast<size_t>(base + t) * eb, eb);
+                }
+            }
+            for (int32_t d = rank - 1; d-- > 0;)
+            {
+                size_t const du = static_cast<size_t>(d);
+                if (++coord[du] < mOutDims.d[d])
+                {
+                    break;
+                }
+                coord[du] = 0;
+            }
+        }
         return Status::ok();
     }
-    // Walk the output; the outer coordinates give a base offset (or fill), the innermost table the rest.
-    int64_t const inner = out.dims.d[rank - 1];
-    std::vector<int64_t> const& innerTable = table[static_cast<size_t>(rank - 1)];
-    std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
-    for (int64_t row = 0; row < outVolume; row += inner)
+
+private:
+    enum class State
     {
-        int64_t base = 0;
-        bool rowFill = false;
-        for (int32_t d = 0; d < rank - 1; ++d)
-        {
-            int64_t const t = table[static_cast<size_t>(d)][static_cast<size_t>(coord[static_cast<size_t>(d)])];
-            rowFill = rowFill || t < 0;
-            base += t;
-        }
-        uint8_t* o = dst + static_cast<size_t>(row) * eb;
-        for (int64_t i = 0; i < inner; ++i)
-        {
-            int64_t const t = innerTable[static_cast<size_t>(i)];
-            if (rowFill || t < 0)
-            {
-                std::memcpy(o + static_cast<size_t>(i) * eb, fill, eb);
-            }
-            else
-            {
-                std::memcpy(o + static_cast<size_t>(i) * eb, src + static_cast<size_t>(base + t) * eb, eb);
-            }
-        }
-        for (int32_t d = rank - 1; d-- > 0;)
+        kNONE,                 //!< not reshaped
+        kREADY,                //!< tables built at reshape
+        kPARAMETERS_FROM_DATA, //!< tables built at each run from the parameter inputs' data
+    };
+
+    //! The parameters and the coordinate tables (input element offsets; -1 = fill).
+    Status prepare(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+    {
+        KILN_ASSIGN_OR_RETURN(SliceParams const p, sliceParamsFor(mSetup, mAttrs, inputs, outputs, true));
+        int32_t const rank = mInDims.nbDims;
+        mTables.resize(static_cast<size_t>(rank));
+        mAnyFill = false;
+        int64_t inStride = 1;
+        for (int32_t d = rank - 1; d >= 0; --d)
         {
             size_t const du = static_cast<size_t>(d);
-            if (++coord[du] < out.dims.d[d])
+            std::vector<int64_t>& table = mTables[du];
+            table.resize(static_cast<size_t>(mOutDims.d[d]));
+            for (int64_t o = 0; o < mOutDims.d[d]; ++o)
             {
-                break;
+                __int128 const wide = static_cast<__int128>(p.start[du]) + static_cast<__int128>(o) * p.stride[du];
+                int64_t const x = wide > INT64_MAX / 2 ? INT64_MAX / 2
+                                                       : (wide < INT64_MIN / 2 ? INT64_MIN / 2 : static_cast<int64_t>(wide));
+                int64_t const m = mapCoordinate(p.mode, x, mInDims.d[d]);
+                if (m == -2)
+                {
+                    return invalidArgument("slice: coordinate " + std::to_string(x) + " of dimension "
+                        + std::to_string(d) + " is outside the input extent " + std::to_string(mInDims.d[d]));
+                }
+                mAnyFill = mAnyFill || m == -1;
+                table[static_cast<size_t>(o)] = m < 0 ? -1 : m * inStride;
             }
-            coord[du] = 0;
+            inStride *= mInDims.d[d];
         }
+        return Status::ok();
     }
-    return Status::ok();
-}
+
+    KernelSetup mSetup;
+    SliceAttrs mAttrs;
+    size_t mElementBytes;
+    nvinfer1::Dims mInDims{};
+    nvinfer1::Dims mOutDims{};
+    std::vector<std::vector<int64_t>> mTables; //!< per output dimension: input offset of each coordinate, -1 = fill
+    bool mAnyFill{false};
+    State mState{State::kNONE};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createSliceKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createSliceKernel(KernelSetup const& setup)
 {
-    if (setup.node == nullptr)
+    KILN_ASSIGN_OR_RETURN(SliceAttrs attrs, readSliceAttrs(setup));
+    if (setup.inputTypes.empty() || setup.outputTypes.size() != 1 || !setup.inputPresent[0])
     {
-        return internalError("slice: no plan node");
+        return internalError("slice: expected a data input and one output");
     }
-    KILN_RETURN_IF_ERROR(setup.node->attrs.requireInt("mode").status());
-    return makeFunctionKernel(setup, runSlice);
+    if (elementSize(setup.inputTypes[0]) <= 0)
+    {
+        return unsupported(std::string("slice: type ") + dataTypeName(setup.inputTypes[0]) + " is not supported on the CPU");
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<SliceKernel>(setup, std::move(attrs)));
 }
 
 } // namespace kiln

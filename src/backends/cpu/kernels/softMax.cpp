@@ -11,6 +11,8 @@
 
 namespace kiln
 {
+using nvinfer1::DataType;
+
 namespace
 {
 
@@ -18,9 +20,8 @@ template <typename T>
 constexpr bool kIS_FLOAT_STORAGE = std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 template <typename T>
-void softMaxSlices(T const* in, T* out, int64_t outer, int64_t n, int64_t inner)
+void softMaxSlices(T const* in, T* out, int64_t outer, int64_t n, int64_t inner, std::vector<float>& row)
 {
-    std::vector<float> row(static_cast<size_t>(n));
     for (int64_t o = 0; o < outer; ++o)
     {
         for (int64_t i = 0; i < inner; ++i)
@@ -50,46 +51,75 @@ void softMaxSlices(T const* in, T* out, int64_t outer, int64_t n, int64_t inner)
     }
 }
 
-Status executeSoftMax(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the axis (and the storage type, FLOAT/HALF/BF16); reshape: outer x n x inner and the row scratch.
+class SoftMaxKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(SoftMaxParams const p, makeSoftMaxParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    int64_t const outer = p.outer;
-    int64_t const inner = p.inner;
-    int64_t const n = p.n;
-    if (outer * n * inner == 0)
+public:
+    SoftMaxKernel(KernelSetup const& setup, int32_t axis)
+        : mSetup(setup)
+        , mAxis(axis)
     {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        KILN_ASSIGN_OR_RETURN(mSplit, softMaxShapes(mSetup, mAxis, inputs, outputs));
+        mRow.resize(static_cast<size_t>(mSplit.n));
+        mReady = true;
         return Status::ok();
     }
-    Status status;
-    bool const known = dispatchType(in.type, [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (kIS_FLOAT_STORAGE<T>)
-        {
-            softMaxSlices(static_cast<T const*>(in.data), static_cast<T*>(out.data), outer, n, inner);
-        }
-        else
-        {
-            status = softMaxError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
-        }
-    });
-    if (!known)
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
     {
-        return softMaxError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "SoftMax");
+        }
+        if (mSplit.outer * mSplit.n * mSplit.inner == 0)
+        {
+            return Status::ok();
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        dispatchType(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (kIS_FLOAT_STORAGE<T>)
+            {
+                softMaxSlices(static_cast<T const*>(in.data), static_cast<T*>(out.data), mSplit.outer, mSplit.n,
+                    mSplit.inner, mRow);
+            }
+        });
+        return Status::ok();
     }
-    return status;
-}
+
+private:
+    KernelSetup mSetup;
+    int32_t mAxis;
+    SoftMaxParams mSplit;
+    std::vector<float> mRow; //!< one slice along the axis
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createSoftMaxKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createSoftMaxKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("SoftMax kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeSoftMax);
+    if (setup.inputTypes.size() != 1 || setup.outputTypes.size() != 1)
+    {
+        return softMaxError(setup, "expects one input and one output");
+    }
+    DataType const type = setup.inputTypes[0];
+    if (type != DataType::kFLOAT && type != DataType::kHALF && type != DataType::kBF16)
+    {
+        return softMaxError(setup, std::string("type ") + dataTypeName(type) + " is not supported");
+    }
+    KILN_ASSIGN_OR_RETURN(int32_t const axis, readSoftMaxAxis(setup, setup.inputRanks[0]));
+    return std::unique_ptr<Kernel>(std::make_unique<SoftMaxKernel>(setup, axis));
 }
 
 } // namespace kiln

@@ -11,33 +11,57 @@ namespace kiln
 namespace
 {
 
-Status executeCopy(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! reshape: the byte count (squeezeShapeBytes); run: one copy unless the builder aliased output and input.
+class CopyKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(int64_t const bytes, squeezeCopyBytes(setup, inputs, outputs));
-    if (bytes > 0 && outputs[0].data != inputs[0].data)
+public:
+    explicit CopyKernel(KernelSetup const& setup)
+        : mSetup(setup)
     {
-        std::memmove(outputs[0].data, inputs[0].data, static_cast<size_t>(bytes));
     }
-    return Status::ok();
-}
 
-StatusOr<std::unique_ptr<CpuKernel>> createCopyKernel(KernelSetup const& setup)
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mBytes = -1;
+        KILN_ASSIGN_OR_RETURN(mBytes, squeezeShapeBytes(mSetup, inputs, outputs));
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (mBytes < 0)
+        {
+            return notReshaped(mSetup, layerKindName(mSetup.node->kind));
+        }
+        if (mBytes > 0 && outputs[0].data != inputs[0].data)
+        {
+            std::memmove(outputs[0].data, inputs[0].data, static_cast<size_t>(mBytes));
+        }
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    int64_t mBytes{-1}; //!< bytes to copy; -1 until a successful reshape
+};
+
+StatusOr<std::unique_ptr<Kernel>> createCopyKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("Squeeze/Unsqueeze kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeCopy);
+    return std::unique_ptr<Kernel>(std::make_unique<CopyKernel>(setup));
 }
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createSqueezeKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createSqueezeKernel(KernelSetup const& setup)
 {
     return createCopyKernel(setup);
 }
 
-StatusOr<std::unique_ptr<CpuKernel>> createUnsqueezeKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createUnsqueezeKernel(KernelSetup const& setup)
 {
     return createCopyKernel(setup);
 }

@@ -92,10 +92,9 @@ CompareType<T> toCompare(T v)
 
 template <typename T>
 void topKSlices(T const* in, T* values, void* indices, DataType indicesType, TopKOperation op, int64_t outer,
-    int64_t n, int64_t inner, int64_t k)
+    int64_t n, int64_t inner, int64_t k, std::vector<Candidate<CompareType<T>>>& row)
 {
     using V = CompareType<T>;
-    std::vector<Candidate<V>> row(static_cast<size_t>(n));
     for (int64_t o = 0; o < outer; ++o)
     {
         for (int64_t i = 0; i < inner; ++i)
@@ -133,51 +132,101 @@ void topKSlices(T const* in, T* values, void* indices, DataType indicesType, Top
     }
 }
 
-Status executeTopK(KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+template <typename T>
+constexpr bool kIS_TOPK_TYPE = std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>
+    || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+
+//! create: operation and axis; reshape: the split, k and the slice scratch; run: a partial sort per slice.
+class TopKKernel final : public Kernel
 {
-    KILN_ASSIGN_OR_RETURN(TopKParams const p, makeTopKParams(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& values = outputs[0];
-    TensorView const& indices = outputs[1];
-    TopKOperation const op = p.op;
-    int64_t const k = p.k;
-    int64_t const n = p.n;
-    int64_t const outer = p.outer;
-    int64_t const inner = p.inner;
-    if (outer * inner * k == 0)
+public:
+    TopKKernel(KernelSetup const& setup, TopKParams params)
+        : mSetup(setup)
+        , mParams(params)
+        , mIntegral(!isFloatType(setup.inputTypes[0]))
     {
-        return Status::ok();
     }
-    Status status;
-    bool const known = dispatchType(in.type, [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>
-            || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>)
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        KILN_RETURN_IF_ERROR(topKShapes(mSetup, mParams, inputs, outputs));
+        if (mIntegral)
         {
-            topKSlices(static_cast<T const*>(in.data), static_cast<T*>(values.data), indices.data, indices.type, op,
-                outer, n, inner, k);
+            mIntRow.resize(static_cast<size_t>(mParams.n));
         }
         else
         {
-            status = topKError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+            mFloatRow.resize(static_cast<size_t>(mParams.n));
         }
-    });
-    if (!known)
-    {
-        return topKError(setup, std::string("type ") + dataTypeName(in.type) + " is not supported");
+        mReady = true;
+        return Status::ok();
     }
-    return status;
-}
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "TopK");
+        }
+        TopKParams const& p = mParams;
+        if (p.outer * p.inner * p.k == 0)
+        {
+            return Status::ok();
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& values = outputs[0];
+        TensorView const& indices = outputs[1];
+        dispatchType(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (kIS_TOPK_TYPE<T>)
+            {
+                auto& row = [this]() -> auto& {
+                    if constexpr (std::is_integral_v<T>)
+                    {
+                        return mIntRow;
+                    }
+                    else
+                    {
+                        return mFloatRow;
+                    }
+                }();
+                topKSlices(static_cast<T const*>(in.data), static_cast<T*>(values.data), indices.data, indices.type,
+                    p.op, p.outer, p.n, p.inner, p.k, row);
+            }
+        });
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    TopKParams mParams;
+    bool mIntegral;
+    std::vector<Candidate<double>> mFloatRow; //!< one slice (floating-point storage)
+    std::vector<Candidate<int64_t>> mIntRow;  //!< one slice (integer storage)
+    bool mReady{false};
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createTopKKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createTopKKernel(KernelSetup const& setup)
 {
     if (setup.node == nullptr)
     {
         return internalError("TopK kernel: no plan node");
     }
-    return makeFunctionKernel(setup, executeTopK);
+    if (setup.inputTypes.empty() || setup.outputTypes.size() != 2 || !setup.inputPresent[0])
+    {
+        return topKError(setup, "expects a data input (and optionally k) and two outputs");
+    }
+    KILN_ASSIGN_OR_RETURN(TopKParams const params, readTopKParams(setup));
+    bool supported = false;
+    dispatchType(setup.inputTypes[0], [&](auto tag) { supported = kIS_TOPK_TYPE<decltype(tag)>; });
+    if (!supported)
+    {
+        return topKError(setup, std::string("type ") + dataTypeName(setup.inputTypes[0]) + " is not supported");
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<TopKKernel>(setup, params));
 }
 
 } // namespace kiln

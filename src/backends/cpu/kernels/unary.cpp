@@ -77,41 +77,66 @@ void applyInt(Op op, int64_t const* x, int64_t* r, int64_t n)
     }
 }
 
-Status executeUnary(
-    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+//! create: the operation and the compute domain; reshape: the shapes and the element count.
+class UnaryKernel final : public Kernel
 {
-    KILN_RETURN_IF_ERROR(checkUnaryViews(setup, inputs, outputs));
-    TensorView const& in = inputs[0];
-    TensorView const& out = outputs[0];
-    auto const op = static_cast<Op>(setup.node->attrs.getInt("operation"));
-    int64_t const n = out.volume();
-    bool const floatDomain = ew::isFloatKernelType(in.type);
-    for (int64_t start = 0; start < n; start += ew::kCHUNK)
+public:
+    UnaryKernel(KernelSetup const& setup, Op op)
+        : mSetup(setup)
+        , mOp(op)
+        , mFloat(ew::isFloatKernelType(setup.inputTypes[0]))
     {
-        int64_t const m = std::min(ew::kCHUNK, n - start);
-        if (floatDomain)
-        {
-            float x[ew::kCHUNK];
-            float r[ew::kCHUNK];
-            ew::loadChunk(in.data, in.type, start, 1, m, x);
-            applyFloat(op, x, r, m);
-            ew::storeChunk(out.data, out.type, start, m, r);
-        }
-        else
-        {
-            int64_t x[ew::kCHUNK];
-            int64_t r[ew::kCHUNK];
-            ew::loadChunk(in.data, in.type, start, 1, m, x);
-            applyInt(op, x, r, m);
-            ew::storeChunk(out.data, out.type, start, m, r);
-        }
     }
-    return Status::ok();
-}
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mVolume = -1;
+        KILN_RETURN_IF_ERROR(checkUnaryShapes(mSetup, inputs, outputs));
+        mVolume = outputs[0].volume();
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (mVolume < 0)
+        {
+            return notReshaped(mSetup, "Unary");
+        }
+        TensorView const& in = inputs[0];
+        TensorView const& out = outputs[0];
+        for (int64_t start = 0; start < mVolume; start += ew::kCHUNK)
+        {
+            int64_t const m = std::min(ew::kCHUNK, mVolume - start);
+            if (mFloat)
+            {
+                float x[ew::kCHUNK];
+                float r[ew::kCHUNK];
+                ew::loadChunk(in.data, in.type, start, 1, m, x);
+                applyFloat(mOp, x, r, m);
+                ew::storeChunk(out.data, out.type, start, m, r);
+            }
+            else
+            {
+                int64_t x[ew::kCHUNK];
+                int64_t r[ew::kCHUNK];
+                ew::loadChunk(in.data, in.type, start, 1, m, x);
+                applyInt(mOp, x, r, m);
+                ew::storeChunk(out.data, out.type, start, m, r);
+            }
+        }
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    Op mOp;
+    bool mFloat;
+    int64_t mVolume{-1}; //!< output elements; -1 until a successful reshape
+};
 
 } // namespace
 
-StatusOr<std::unique_ptr<CpuKernel>> createUnaryKernel(KernelSetup const& setup)
+StatusOr<std::unique_ptr<Kernel>> createUnaryKernel(KernelSetup const& setup)
 {
     KILN_RETURN_IF_ERROR(ew::checkIoCounts(setup, 1, 1, "Unary"));
     KILN_ASSIGN_OR_RETURN(int64_t const op, setup.node->attrs.requireInt("operation"));
@@ -124,7 +149,7 @@ StatusOr<std::unique_ptr<CpuKernel>> createUnaryKernel(KernelSetup const& setup)
         return invalidArgument("Unary node '" + setup.node->name + "': unsupported types "
             + dataTypeName(setup.inputTypes[0]) + " -> " + dataTypeName(setup.outputTypes[0]));
     }
-    return makeFunctionKernel(setup, executeUnary);
+    return std::unique_ptr<Kernel>(std::make_unique<UnaryKernel>(setup, static_cast<Op>(op)));
 }
 
 } // namespace kiln

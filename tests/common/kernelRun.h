@@ -1,0 +1,20 @@
+// Test helper for tests that drive a backend kernel (backends/kernel.h) directly, as the execution context does:
+// reshape to the views' shapes, then run.
+#pragma once
+
+#include "backends/kernel.h"
+
+#include <vector>
+
+namespace kiln::test
+{
+
+//! kernel.reshape(inputs, outputs), then, when it succeeded, kernel.run(inputs, outputs, ctx).
+inline Status reshapeAndRun(Kernel& kernel, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs, RunContext const& ctx = RunContext{})
+{
+    Status const shaped = kernel.reshape(inputs, outputs);
+    return shaped.isOk() ? kernel.run(inputs, outputs, ctx) : shaped;
+}
+
+} // namespace kiln::test
