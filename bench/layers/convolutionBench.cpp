@@ -91,9 +91,15 @@ void runConv(benchmark::State& state, ConvBenchShape s, char const* tactic, Data
     std::vector<kiln::TensorView> const outputs{
         {bf16 ? static_cast<void*>(y16.data()) : static_cast<void*>(y.data()), type, nvinfer1::Dims{4, {s.n, s.k, out, out}}}};
     uint64_t const before = kiln::oneDnnRunCount(LayerType::kCONVOLUTION);
+    kiln::Status const shaped = kernel.value()->reshape(inputs, outputs);
+    if (!shaped.isOk())
+    {
+        state.SkipWithError(shaped.message().c_str());
+        return;
+    }
     for (auto _ : state)
     {
-        kiln::Status st = kernel.value()->execute(inputs, outputs);
+        kiln::Status st = kernel.value()->run(inputs, outputs, kiln::RunContext{});
         if (!st.isOk())
         {
             state.SkipWithError(st.message().c_str());
@@ -160,9 +166,15 @@ void runMaxPool(benchmark::State& state, char const* tactic)
     std::vector<float> y(static_cast<size_t>(n * c * out * out));
     std::vector<kiln::TensorView> const inputs{{x.data(), DataType::kFLOAT, nvinfer1::Dims{4, {n, c, hw, hw}}}};
     std::vector<kiln::TensorView> const outputs{{y.data(), DataType::kFLOAT, nvinfer1::Dims{4, {n, c, out, out}}}};
+    kiln::Status const shaped = kernel.value()->reshape(inputs, outputs);
+    if (!shaped.isOk())
+    {
+        state.SkipWithError(shaped.message().c_str());
+        return;
+    }
     for (auto _ : state)
     {
-        kiln::Status st = kernel.value()->execute(inputs, outputs);
+        kiln::Status st = kernel.value()->run(inputs, outputs, kiln::RunContext{});
         if (!st.isOk())
         {
             state.SkipWithError(st.message().c_str());

@@ -79,9 +79,15 @@ void runMatmul(benchmark::State& state, MatmulBenchShape s, char const* tactic, 
         {a.data(), type, operandDims(s.batch, s.m, s.k)}, {b.data(), type, bDims}};
     std::vector<kiln::TensorView> const outputs{{c.data(), type, operandDims(s.batch, s.m, s.n)}};
     uint64_t const before = kiln::oneDnnRunCount(LayerType::kMATRIX_MULTIPLY);
+    kiln::Status const shaped = kernel.value()->reshape(inputs, outputs);
+    if (!shaped.isOk())
+    {
+        state.SkipWithError(shaped.message().c_str());
+        return;
+    }
     for (auto _ : state)
     {
-        kiln::Status st = kernel.value()->execute(inputs, outputs);
+        kiln::Status st = kernel.value()->run(inputs, outputs, kiln::RunContext{});
         if (!st.isOk())
         {
             state.SkipWithError(st.message().c_str());

@@ -204,11 +204,15 @@ TEST(ReformatKernelTest, TypeAndFormatTogether)
     std::vector<uint16_t> half(static_cast<size_t>(paddedElements(TensorFormat::kCHW4, dims)), 0x7E00);
     ReformatKernel to(DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, DataType::kHALF, TensorFormat::kCHW4, -1.F, 4);
     ASSERT_NE(to.kernel(), nullptr) << to.error();
-    ASSERT_TRUE(kiln::test::reshapeAndRun(*to.kernel(), {view(in.data(), DataType::kFLOAT, dims)}, {view(half.data(), DataType::kHALF, dims)}).isOk());
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*to.kernel(), {view(in.data(), DataType::kFLOAT, dims)},
+        {view(half.data(), DataType::kHALF, dims)})
+                    .isOk());
     HostTensor back(DataType::kFLOAT, makeDims(dims));
     ReformatKernel from(DataType::kHALF, TensorFormat::kCHW4, -1.F, DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, 4);
     ASSERT_NE(from.kernel(), nullptr) << from.error();
-    ASSERT_TRUE(kiln::test::reshapeAndRun(*from.kernel(), {view(half.data(), DataType::kHALF, dims)}, {view(back.data(), DataType::kFLOAT, dims)}).isOk());
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*from.kernel(), {view(half.data(), DataType::kHALF, dims)},
+        {view(back.data(), DataType::kFLOAT, dims)})
+                    .isOk());
     EXPECT_TRUE(allClose(back, in, 1e-3, 1e-3));
 }
 
@@ -221,7 +225,9 @@ TEST(ReformatKernelTest, Int8QuantizeAndDequantizeUseTheScales)
     std::vector<int8_t> q(40, 99);
     ReformatKernel quantize(DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, DataType::kINT8, TensorFormat::kLINEAR, scale, 1);
     ASSERT_NE(quantize.kernel(), nullptr) << quantize.error();
-    ASSERT_TRUE(kiln::test::reshapeAndRun(*quantize.kernel(), {view(in.data(), DataType::kFLOAT, dims)}, {view(q.data(), DataType::kINT8, dims)}).isOk());
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*quantize.kernel(), {view(in.data(), DataType::kFLOAT, dims)},
+        {view(q.data(), DataType::kINT8, dims)})
+                    .isOk());
     bool saturated = false;
     for (int64_t i = 0; i < 40; ++i)
     {
@@ -233,7 +239,9 @@ TEST(ReformatKernelTest, Int8QuantizeAndDequantizeUseTheScales)
     HostTensor back(DataType::kFLOAT, makeDims(dims));
     ReformatKernel dequantize(DataType::kINT8, TensorFormat::kLINEAR, scale, DataType::kFLOAT, TensorFormat::kLINEAR, -1.F, 1);
     ASSERT_NE(dequantize.kernel(), nullptr) << dequantize.error();
-    ASSERT_TRUE(kiln::test::reshapeAndRun(*dequantize.kernel(), {view(q.data(), DataType::kINT8, dims)}, {view(back.data(), DataType::kFLOAT, dims)}).isOk());
+    ASSERT_TRUE(kiln::test::reshapeAndRun(*dequantize.kernel(), {view(q.data(), DataType::kINT8, dims)},
+        {view(back.data(), DataType::kFLOAT, dims)})
+                    .isOk());
     for (int64_t i = 0; i < 40; ++i)
     {
         EXPECT_EQ(static_cast<float>(back.at(i)), static_cast<float>(q[static_cast<size_t>(i)]) * scale);

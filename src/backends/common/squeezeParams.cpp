@@ -11,8 +11,8 @@ namespace
 Status squeezeError(KernelSetup const& setup)
 {
     char const* kind = setup.node->kind == nvinfer1::LayerType::kSQUEEZE ? "Squeeze" : "Unsqueeze";
-    return failedExecution(
-        "layer '" + setup.node->name + "' (" + kind + "): the output must hold the input's elements in the input's type");
+    return failedExecution("layer '" + setup.node->name + "' (" + kind
+        + "): the output must hold the input's elements in the input's type");
 }
 } // namespace
 

@@ -109,29 +109,16 @@ public:
             applyActivation(type, alpha, beta, static_cast<float const*>(in.data), static_cast<float*>(out.data), n);
             return Status::ok();
         }
-        for (int64_t start = 0; start < n; start += ew::kCHUNK)
-        {
-            int64_t const m = std::min(ew::kCHUNK, n - start);
-            if (mFloat)
-            {
-                float x[ew::kCHUNK];
-                float r[ew::kCHUNK];
-                ew::loadChunk(in.data, in.type, start, 1, m, x);
-                applyActivation(type, alpha, beta, x, r, m);
-                ew::storeChunk(out.data, out.type, start, m, r);
-            }
-            else
-            {
-                // Integer inputs: only kRELU is accepted by inference.
-                int64_t x[ew::kCHUNK];
-                ew::loadChunk(in.data, in.type, start, 1, m, x);
+        // Other types: chunked conversions (integer inputs: only kRELU is accepted by inference).
+        ew::mapChunks(
+            in, out, n, mFloat,
+            [=](float const* x, float* r, int64_t m) { applyActivation(type, alpha, beta, x, r, m); },
+            [](int64_t const* x, int64_t* r, int64_t m) {
                 for (int64_t i = 0; i < m; ++i)
                 {
-                    x[i] = x[i] > 0 ? x[i] : 0;
+                    r[i] = x[i] > 0 ? x[i] : 0;
                 }
-                ew::storeChunk(out.data, out.type, start, m, x);
-            }
-        }
+            });
         return Status::ok();
     }
 

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace kiln
 {
@@ -104,7 +103,6 @@ struct OneDnnConvEntry
 {
     std::vector<int64_t> key;
     bool usable{false}; // false: oneDNN rejected this shape; run the reference kernel
-    dnnl::primitive prim;
     memory userSrc;
     memory userDst;
     memory src;
@@ -112,13 +110,10 @@ struct OneDnnConvEntry
     memory weights;     // in the primitive's layout (from weights slot: filled once)
     memory userWeights; // plain kernel tensor (input 1), handle set per run
     memory bias;        // f32 [K]
-    bool reorderSrc{false};
-    bool reorderDst{false};
-    bool reorderWeights{false};
-    dnnl::reorder srcReorder;
-    dnnl::reorder dstReorder;
-    dnnl::reorder weightsReorder;
-    std::unordered_map<int, memory> args; //!< the primitive's arguments (handles set per run)
+    OneDnnStep srcReorder;     // set when the primitive wants another source layout
+    OneDnnStep weightsReorder; // set when a kernel tensor (input 1) needs another layout
+    OneDnnStep convolution;
+    OneDnnStep dstReorder;     // set when the primitive writes another destination layout
 };
 
 //! Shapes and descriptors of one oneDNN convolution/deconvolution.
@@ -415,31 +410,31 @@ private:
         {
             mStream.emplace(eng);
         }
-        e.prim = dnnl::primitive(d.pd);
         e.userSrc = memory(d.userSrc, eng, nullptr);
         e.userDst = memory(d.userDst, eng, nullptr);
-        e.reorderSrc = d.pd.src_desc() != d.userSrc;
-        if (e.reorderSrc)
+        if (d.pd.src_desc() != d.userSrc)
         {
             e.src = memory(d.pd.src_desc(), eng);
-            e.srcReorder = dnnl::reorder(e.userSrc, e.src);
+            e.srcReorder
+                = OneDnnStep(dnnl::reorder(e.userSrc, e.src), {{DNNL_ARG_FROM, e.userSrc}, {DNNL_ARG_TO, e.src}});
         }
-        e.reorderDst = d.pd.dst_desc() != d.userDst;
-        if (e.reorderDst)
+        if (d.pd.dst_desc() != d.userDst)
         {
             e.dst = memory(d.pd.dst_desc(), eng);
-            e.dstReorder = dnnl::reorder(e.dst, e.userDst);
+            e.dstReorder
+                = OneDnnStep(dnnl::reorder(e.dst, e.userDst), {{DNNL_ARG_FROM, e.dst}, {DNNL_ARG_TO, e.userDst}});
         }
-        e.reorderWeights = d.pd.weights_desc() != d.userWeights;
+        bool const reorderWeights = d.pd.weights_desc() != d.userWeights;
         memory weights;
         if (s.kernelTensor)
         {
             e.userWeights = memory(d.userWeights, eng, nullptr);
             weights = e.userWeights;
-            if (e.reorderWeights)
+            if (reorderWeights)
             {
                 e.weights = memory(d.pd.weights_desc(), eng);
-                e.weightsReorder = dnnl::reorder(e.userWeights, e.weights);
+                e.weightsReorder = OneDnnStep(dnnl::reorder(e.userWeights, e.weights),
+                    {{DNNL_ARG_FROM, e.userWeights}, {DNNL_ARG_TO, e.weights}});
                 weights = e.weights;
             }
         }
@@ -452,8 +447,8 @@ private:
             mStream->wait();
             weights = e.weights;
         }
-        e.args = {{DNNL_ARG_SRC, e.reorderSrc ? e.src : e.userSrc}, {DNNL_ARG_WEIGHTS, weights},
-            {DNNL_ARG_DST, e.reorderDst ? e.dst : e.userDst}};
+        std::vector<std::pair<int, memory>> args{{DNNL_ARG_SRC, e.srcReorder ? e.src : e.userSrc},
+            {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, e.dstReorder ? e.dst : e.userDst}};
         if (s.hasBias)
         {
             e.bias = memory(d.bias, eng);
@@ -465,8 +460,9 @@ private:
                     b[i] = static_cast<float>(mSlotBias[static_cast<size_t>(i)]);
                 }
             }
-            e.args.emplace(DNNL_ARG_BIAS, e.bias);
+            args.emplace_back(DNNL_ARG_BIAS, e.bias);
         }
+        e.convolution = OneDnnStep(dnnl::primitive(d.pd), args);
     }
 
     Status runOneDnn(OneDnnConvEntry& e, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
@@ -476,16 +472,16 @@ private:
             dnnl::stream& strm = *mStream;
             e.userSrc.set_data_handle(inputs[0].data);
             e.userDst.set_data_handle(outputs[0].data);
-            if (e.reorderSrc)
+            if (e.srcReorder)
             {
-                e.srcReorder.execute(strm, e.userSrc, e.src);
+                e.srcReorder.execute(strm);
             }
             if (e.userWeights)
             {
                 e.userWeights.set_data_handle(inputs[1].data);
-                if (e.reorderWeights)
+                if (e.weightsReorder)
                 {
-                    e.weightsReorder.execute(strm, e.userWeights, e.weights);
+                    e.weightsReorder.execute(strm);
                 }
             }
             if (e.bias && mShapes.biasTensor)
@@ -497,10 +493,10 @@ private:
                     b[i] = static_cast<float>(mB[static_cast<size_t>(i)]);
                 }
             }
-            e.prim.execute(strm, e.args);
-            if (e.reorderDst)
+            e.convolution.execute(strm);
+            if (e.dstReorder)
             {
-                e.dstReorder.execute(strm, e.dst, e.userDst);
+                e.dstReorder.execute(strm);
             }
             strm.wait();
             countOneDnnRun(mCfg.deconvolution ? nvinfer1::LayerType::kDECONVOLUTION : nvinfer1::LayerType::kCONVOLUTION);

@@ -213,6 +213,22 @@ dnnl::memory::dims toDnnlDims(std::vector<int64_t> const& v)
 {
     return dnnl::memory::dims(v.begin(), v.end());
 }
+
+OneDnnStep::OneDnnStep(dnnl::primitive primitive, std::vector<std::pair<int, dnnl::memory>> const& args)
+    : mPrimitive(std::move(primitive))
+{
+    for (auto const& [arg, mem] : args)
+    {
+        mArgs.push_back(dnnl_exec_arg_t{arg, mem.get()});
+    }
+}
+
+void OneDnnStep::execute(dnnl::stream& stream) const
+{
+    dnnl::error::wrap_c_api(
+        dnnl_primitive_execute(mPrimitive.get(), stream.get(), static_cast<int>(mArgs.size()), mArgs.data()),
+        "could not execute a primitive");
+}
 #endif
 
 } // namespace kiln

@@ -95,6 +95,23 @@ dnnl::memory::data_type oneDnnType(nvinfer1::DataType type);
 bool isOneDnnReferenceImpl(dnnl::primitive_desc_base const& pd);
 //! oneDNN dims from a vector.
 dnnl::memory::dims toDnnlDims(std::vector<int64_t> const& v);
+
+//! A primitive with its arguments, prepared at reshape, so that a run executes it without building containers
+//! (dnnl::primitive::execute builds an argument vector at every call). The memory objects stay owned by the caller,
+//! which changes their data handles between runs.
+class OneDnnStep
+{
+public:
+    OneDnnStep() = default;
+    OneDnnStep(dnnl::primitive primitive, std::vector<std::pair<int, dnnl::memory>> const& args);
+    //! Executes on `stream` (throws dnnl::error like the C++ API).
+    void execute(dnnl::stream& stream) const;
+    explicit operator bool() const { return static_cast<bool>(mPrimitive); }
+
+private:
+    dnnl::primitive mPrimitive;
+    std::vector<dnnl_exec_arg_t> mArgs;
+};
 #endif
 
 } // namespace kiln

@@ -149,6 +149,8 @@ public:
         : mSetup(setup)
         , mOp(op)
         , mFloat(ew::isFloatKernelType(setup.inputTypes[0]) || ew::isFloatKernelType(setup.inputTypes[1]))
+        , mFloat32(setup.inputTypes[0] == DataType::kFLOAT && setup.inputTypes[1] == DataType::kFLOAT
+              && setup.outputTypes[0] == DataType::kFLOAT)
     {
     }
 
@@ -162,6 +164,7 @@ public:
             return walker.status().withContext("ElementWise node '" + mSetup.node->name + "'");
         }
         mWalker = std::move(*walker);
+        mDirect = mFloat32 && mWalker.contiguous();
         mReady = true;
         return Status::ok();
     }
@@ -172,7 +175,13 @@ public:
         {
             return notReshaped(mSetup, "ElementWise");
         }
-        if (mFloat)
+        if (mDirect)
+        {
+            // FP32 operands of the output's shape: one pass over the buffers, no chunked conversions.
+            applyFloat(mOp, static_cast<float const*>(inputs[0].data), static_cast<float const*>(inputs[1].data),
+                static_cast<float*>(outputs[0].data), mWalker.volume());
+        }
+        else if (mFloat)
         {
             runChunks<float>(mOp, mWalker, inputs[0], inputs[1], outputs[0]);
         }
@@ -187,6 +196,8 @@ private:
     KernelSetup mSetup;
     Op mOp;
     bool mFloat;
+    bool mFloat32;       //!< FLOAT inputs and output
+    bool mDirect{false}; //!< FLOAT and no broadcasting at the current shapes
     bool mReady{false};
     ew::BroadcastWalker mWalker;
 };

@@ -150,6 +150,23 @@ public:
 
     int64_t volume() const { return mVolume; }
 
+    //! True when every operand is walked as one contiguous row of the output's volume (no broadcasting).
+    bool contiguous() const
+    {
+        if (mExtents.size() > 1)
+        {
+            return false;
+        }
+        for (int32_t k = 0; k < mNbOperands && !mExtents.empty(); ++k)
+        {
+            if (mStrides[static_cast<size_t>(k)][0] != 1)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     //! f(int64_t outOffset, int64_t const* offsets, int64_t const* rowStrides, int64_t rowLength)
     template <typename F>
     void forEachRow(F&& f) const
@@ -459,6 +476,34 @@ inline Status checkSameDims(KernelSetup const& setup, nvinfer1::Dims const& a, n
             + what + " dimensions " + dimsToString(a) + " and " + dimsToString(b) + " differ");
     }
     return Status::ok();
+}
+
+//! Maps the first `n` elements of `in` to `out` chunk by chunk: loaded as float (floatDomain) or int64, transformed by
+//! onFloat(float const* x, float* r, m) or onInt(int64_t const* x, int64_t* r, m), stored in the output's type.
+template <typename OnFloat, typename OnInt>
+void mapChunks(
+    TensorView const& in, TensorView const& out, int64_t n, bool floatDomain, OnFloat&& onFloat, OnInt&& onInt)
+{
+    for (int64_t start = 0; start < n; start += kCHUNK)
+    {
+        int64_t const m = std::min(kCHUNK, n - start);
+        if (floatDomain)
+        {
+            float x[kCHUNK];
+            float r[kCHUNK];
+            loadChunk(in.data, in.type, start, 1, m, x);
+            onFloat(x, r, m);
+            storeChunk(out.data, out.type, start, m, r);
+        }
+        else
+        {
+            int64_t x[kCHUNK];
+            int64_t r[kCHUNK];
+            loadChunk(in.data, in.type, start, 1, m, x);
+            onInt(x, r, m);
+            storeChunk(out.data, out.type, start, m, r);
+        }
+    }
 }
 
 //! Copies or converts `n` contiguous elements from one type to another (exact for same-type copies; integers and

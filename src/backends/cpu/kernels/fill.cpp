@@ -3,6 +3,7 @@
 // has the same value on every run and for every thread split; uniform values lie in [alpha, beta], normal
 // values come from the Box-Muller transform with mean alpha and standard deviation beta.
 #include "backends/common/fillParams.h"
+#include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -16,8 +17,6 @@ using nvinfer1::FillOperation;
 
 namespace
 {
-
-using DimArray = std::array<int64_t, nvinfer1::Dims::MAX_DIMS>;
 
 bool anyElementType(DataType t)
 {
@@ -45,10 +44,8 @@ public:
     {
         Attributes const& attrs = setup.node->attrs;
         mIntParams = attrs.getInt("int_params", 0) != 0;
-        double const alpha = mIntParams ? static_cast<double>(attrs.getInt("alpha_int", 0)) : attrs.getFloat("alpha", 0.0);
-        double const beta = mIntParams ? static_cast<double>(attrs.getInt("beta_int", 1)) : attrs.getFloat("beta", 1.0);
-        mStatic.alpha = alpha;
-        mStatic.beta.fill(beta);
+        mStatic.alpha = mIntParams ? static_cast<double>(attrs.getInt("alpha_int", 0)) : attrs.getFloat("alpha", 0.0);
+        mStatic.beta.fill(mIntParams ? static_cast<double>(attrs.getInt("beta_int", 1)) : attrs.getFloat("beta", 1.0));
         mStatic.alphaInt = attrs.getInt("alpha_int", 0);
         mStatic.betaInt.fill(attrs.getInt("beta_int", 1));
     }
@@ -59,12 +56,7 @@ public:
         KILN_RETURN_IF_ERROR(fillShapes(mSetup, mParams, inputs, outputs, anyElementType));
         TensorView const& out = outputs[0];
         mRank = out.dims.nbDims;
-        int64_t stride = 1;
-        for (int32_t d = mRank - 1; d >= 0; --d)
-        {
-            mStrides[static_cast<size_t>(d)] = stride;
-            stride *= out.dims.d[d];
-        }
+        mStrides = stridesOf(out.dims);
         mIntOut = out.type == DataType::kINT32 || out.type == DataType::kINT64;
         mCoefficients = mStatic;
         mReadAtRun = false;

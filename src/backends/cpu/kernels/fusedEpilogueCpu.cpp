@@ -177,7 +177,8 @@ Status applyFusedEpilogueCpu(FusedEpilogue const& epilogue, TensorView const& ou
     {
         return Status::ok();
     }
-    KILN_ASSIGN_OR_RETURN(FusedEpiloguePlan const plan, prepareFusedEpilogueCpu(epilogue, output.type, output.dims, add));
+    KILN_ASSIGN_OR_RETURN(
+        FusedEpiloguePlan const plan, prepareFusedEpilogueCpu(epilogue, output.type, output.dims, add));
     if (plan.volume > 0 && output.data == nullptr)
     {
         return invalidArgument("fused epilogue: missing output buffer");

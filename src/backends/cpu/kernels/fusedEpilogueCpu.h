@@ -22,8 +22,8 @@ struct FusedEpiloguePlan
 
 //! Checks the epilogue against the output's type and dims and the added tensor's type and dims (`add`: required when
 //! epilogue.hasAdd; its data is not looked at) and derives the plan. Errors as applyFusedEpilogueCpu's.
-StatusOr<FusedEpiloguePlan> prepareFusedEpilogueCpu(
-    FusedEpilogue const& epilogue, nvinfer1::DataType outputType, nvinfer1::Dims const& outputDims, TensorView const* add);
+StatusOr<FusedEpiloguePlan> prepareFusedEpilogueCpu(FusedEpilogue const& epilogue, nvinfer1::DataType outputType,
+    nvinfer1::Dims const& outputDims, TensorView const* add);
 
 //! Runs a prepared epilogue on `output` in place (`add`: the added tensor, of the prepared shape, when hasAdd).
 void runFusedEpilogueCpu(FusedEpiloguePlan const& plan, TensorView const& output, TensorView const* add);

@@ -2,6 +2,7 @@
 // bytes, so every storage type works. Indices in [-extent, -1] count from the end; any other out-of-range index is
 // an execution error naming the layer and the index (Kiln never reads outside the data tensor).
 #include "backends/common/gatherParams.h"
+#include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -32,8 +33,6 @@ Status loadIndex(KernelSetup const& setup, TensorView const& indices, int64_t po
     return Status::ok();
 }
 
-using DimArray = std::array<int64_t, nvinfer1::Dims::MAX_DIMS>;
-
 //! Everything a run needs besides the data, derived at reshape.
 struct GatherGeometry
 {
@@ -47,9 +46,9 @@ struct GatherGeometry
     int64_t tuples{0};       //!< kND: index tuples per batch item
     int64_t sliceBytes{0};   //!< kND: bytes of one gathered slice
     int64_t batchElems{0};   //!< kND: data elements per batch item
-    DimArray dataDims{};     //!< data extents
-    DimArray dataStrides{};  //!< row-major data strides (elements)
-    DimArray indicesDims{};  //!< indices extents
+    nvinfer1::Dims data{};    //!< data dims
+    nvinfer1::Dims indices{}; //!< indices dims
+    DimArray dataStrides{};   //!< row-major data strides (elements)
 };
 
 Status gatherDefault(KernelSetup const& setup, GatherGeometry const& g, TensorView const& data,
@@ -99,14 +98,7 @@ Status gatherElement(KernelSetup const& setup, GatherGeometry const& g, TensorVi
             offset += (d == axis ? index : coord[static_cast<size_t>(d)]) * g.dataStrides[static_cast<size_t>(d)];
         }
         std::memcpy(dst + flat * esize, src + offset * esize, static_cast<size_t>(esize));
-        for (int32_t d = r - 1; d >= 0; --d)
-        {
-            if (++coord[static_cast<size_t>(d)] < g.indicesDims[static_cast<size_t>(d)])
-            {
-                break;
-            }
-            coord[static_cast<size_t>(d)] = 0;
-        }
+        advanceCoordinate(coord, g.indices, r);
     }
     return Status::ok();
 }
@@ -130,7 +122,7 @@ Status gatherND(KernelSetup const& setup, GatherGeometry const& g, TensorView co
                 int32_t const dim = b + static_cast<int32_t>(j);
                 int64_t index = 0;
                 KILN_RETURN_IF_ERROR(
-                    loadIndex(setup, indices, tupleStart + j, g.dataDims[static_cast<size_t>(dim)], dim, index));
+                    loadIndex(setup, indices, tupleStart + j, g.data.d[dim], dim, index));
                 offset += index * g.dataStrides[static_cast<size_t>(dim)];
             }
             if (g.sliceBytes > 0)
@@ -166,14 +158,9 @@ public:
         int32_t const axis = g.p.axis;
         int32_t const b = g.p.b;
         g.rank = r;
-        std::copy(data.d, data.d + r, g.dataDims.begin());
-        std::copy(indices.d, indices.d + q, g.indicesDims.begin());
-        int64_t stride = 1;
-        for (int32_t d = r - 1; d >= 0; --d)
-        {
-            g.dataStrides[static_cast<size_t>(d)] = stride;
-            stride *= data.d[d];
-        }
+        g.data = data;
+        g.indices = indices;
+        g.dataStrides = stridesOf(data);
         switch (g.p.mode)
         {
         case GatherMode::kDEFAULT:

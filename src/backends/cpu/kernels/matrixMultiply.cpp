@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace kiln
 {
@@ -190,11 +189,10 @@ private:
     {
         std::vector<int64_t> key;
         bool usable{false};
-        dnnl::primitive prim;
         dnnl::memory a;
         dnnl::memory b;
         dnnl::memory c;
-        std::unordered_map<int, dnnl::memory> args; //!< the primitive's arguments (handles set per run)
+        OneDnnStep matmul;
     };
 
     //! oneDNN descriptor of an operand: batch dims (row-major over the stored tensor) then the two matrix dims.
@@ -266,11 +264,11 @@ private:
             dnnl::memory::desc cd;
             dnnl::primitive_desc pd = makePd(mOp0, mOp1, dt, s, ad, bd, cd);
             dnnl::engine& eng = oneDnnEngine();
-            entry->prim = dnnl::primitive(pd);
             entry->a = dnnl::memory(ad, eng, nullptr);
             entry->b = dnnl::memory(bd, eng, nullptr);
             entry->c = dnnl::memory(cd, eng, nullptr);
-            entry->args = {{DNNL_ARG_SRC, entry->a}, {DNNL_ARG_WEIGHTS, entry->b}, {DNNL_ARG_DST, entry->c}};
+            entry->matmul = OneDnnStep(dnnl::primitive(pd),
+                {{DNNL_ARG_SRC, entry->a}, {DNNL_ARG_WEIGHTS, entry->b}, {DNNL_ARG_DST, entry->c}});
             if (!mStream)
             {
                 mStream.emplace(eng);
@@ -292,7 +290,7 @@ private:
             e.a.set_data_handle(a.data);
             e.b.set_data_handle(b.data);
             e.c.set_data_handle(out.data);
-            e.prim.execute(*mStream, e.args);
+            e.matmul.execute(*mStream);
             mStream->wait();
             countOneDnnRun(nvinfer1::LayerType::kMATRIX_MULTIPLY);
             return Status::ok();

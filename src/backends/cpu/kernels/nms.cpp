@@ -132,8 +132,8 @@ public:
             {
                 for (int64_t c = 0; c < p.nbClasses; ++c)
                 {
-                    auto const s
-                        = static_cast<float>(loadElement(scores.data, scores.type, (b * p.nbBoxes + n) * p.nbClasses + c));
+                    int64_t const at = (b * p.nbBoxes + n) * p.nbClasses + c;
+                    auto const s = static_cast<float>(loadElement(scores.data, scores.type, at));
                     if (s > scoreThreshold)
                     {
                         mCandidates.push_back(Candidate{s, n, c});

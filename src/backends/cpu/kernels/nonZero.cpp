@@ -2,10 +2,10 @@
 // written as [rank, count], and the count into the layer's internal size tensor (output 1), from which the runtime
 // learns the data-dependent dimension.
 #include "backends/common/nonZeroParams.h"
+#include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
-#include <array>
 
 namespace kiln
 {
@@ -61,7 +61,7 @@ public:
             {
                 return nonZeroError(mSetup, "the indices output has no memory");
             }
-            std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+            DimArray coord{};
             int64_t k = 0;
             for (int64_t i = 0; i < mVolume; ++i)
             {
@@ -73,14 +73,7 @@ public:
                     }
                     ++k;
                 }
-                for (int32_t d = rank - 1; d >= 0; --d)
-                {
-                    if (++coord[static_cast<size_t>(d)] < mDims.d[d])
-                    {
-                        break;
-                    }
-                    coord[static_cast<size_t>(d)] = 0;
-                }
+                advanceCoordinate(coord, mDims, rank);
             }
         }
         storeInt(outputs[1].data, outputs[1].type, 0, count);

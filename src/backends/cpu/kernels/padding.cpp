@@ -1,6 +1,7 @@
 // CPU kernel of IPaddingLayer: each output element copies the input element at (coordinate - prePadding) in
 // the padded dimensions, or is zero where that falls outside the input (negative padding crops).
 #include "backends/common/sliceParams.h"
+#include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -33,12 +34,7 @@ public:
         mOutDims = outputs[0].dims;
         int32_t const rank = mInDims.nbDims;
         std::copy(p.shift.begin(), p.shift.end(), mShift.begin());
-        int64_t stride = 1;
-        for (int32_t d = rank - 1; d >= 0; --d)
-        {
-            mInStrides[static_cast<size_t>(d)] = stride;
-            stride *= mInDims.d[d];
-        }
+        mInStrides = stridesOf(mInDims);
         if (rank > 0)
         {
             int64_t const inner = mOutDims.d[rank - 1];
@@ -74,7 +70,7 @@ public:
         }
         int64_t const inner = mOutDims.d[rank - 1];
         int64_t const innerShift = mShift[static_cast<size_t>(rank - 1)];
-        std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+        DimArray coord{};
         for (int64_t row = 0; row < outVolume; row += inner)
         {
             uint8_t* o = dst + static_cast<size_t>(row) * eb;
@@ -97,15 +93,7 @@ public:
                     static_cast<size_t>(mHi - mLo) * eb);
                 std::memset(o + static_cast<size_t>(mHi) * eb, 0, static_cast<size_t>(inner - mHi) * eb);
             }
-            for (int32_t d = rank - 1; d-- > 0;)
-            {
-                size_t const du = static_cast<size_t>(d);
-                if (++coord[du] < mOutDims.d[d])
-                {
-                    break;
-                }
-                coord[du] = 0;
-            }
+            advanceCoordinate(coord, mOutDims, rank - 1);
         }
         return Status::ok();
     }
@@ -116,8 +104,8 @@ private:
     size_t mElementBytes;
     nvinfer1::Dims mInDims{};
     nvinfer1::Dims mOutDims{};
-    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> mShift{};     //!< pre-padding per dimension
-    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> mInStrides{}; //!< row-major input strides
+    DimArray mShift{};     //!< pre-padding per dimension
+    DimArray mInStrides{}; //!< row-major input strides
     int64_t mLo{0}; //!< first innermost output column that reads the input
     int64_t mHi{0}; //!< one past the last
     bool mReady{false};
@@ -134,7 +122,8 @@ StatusOr<std::unique_ptr<Kernel>> createPaddingKernel(KernelSetup const& setup)
     }
     if (elementSize(setup.inputTypes[0]) <= 0)
     {
-        return unsupported(std::string("padding: type ") + dataTypeName(setup.inputTypes[0]) + " is not supported on the CPU");
+        return unsupported(
+            std::string("padding: type ") + dataTypeName(setup.inputTypes[0]) + " is not supported on the CPU");
     }
     return std::unique_ptr<Kernel>(std::make_unique<PaddingKernel>(setup, std::move(attrs)));
 }

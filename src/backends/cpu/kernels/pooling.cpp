@@ -10,7 +10,6 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace kiln
 {
@@ -101,14 +100,12 @@ struct OneDnnPoolEntry
     bool copySrc{false};      // the input is read through a smaller view: copy it dense first
     memory userSrc;           // the input tensor (possibly a strided view)
     memory src;               // dense copy when copySrc
-    dnnl::reorder srcCopy;
+    OneDnnStep srcCopy;
     memory userDst;           // the output tensor
     memory blendMax;          // blend: temporaries of the output's shape
     memory blendAvg;
-    dnnl::primitive maxPrim;  // kMAX or blend
-    dnnl::primitive avgPrim;  // kAVERAGE or blend
-    std::unordered_map<int, memory> maxArgs; // the primitives' arguments (handles set per run)
-    std::unordered_map<int, memory> avgArgs;
+    OneDnnStep maxPool;       // kMAX or blend
+    OneDnnStep avgPool;       // kAVERAGE or blend
 };
 
 Tag plainTag(int32_t rank)
@@ -168,7 +165,7 @@ bool buildPoolEntry(OneDnnPoolEntry& e, PoolConfig const& cfg, memory::data_type
     if (e.copySrc)
     {
         e.src = memory(dense, eng);
-        e.srcCopy = dnnl::reorder(e.userSrc, e.src);
+        e.srcCopy = OneDnnStep(dnnl::reorder(e.userSrc, e.src), {{DNNL_ARG_FROM, e.userSrc}, {DNNL_ARG_TO, e.src}});
     }
     e.userDst = memory(dst, eng, nullptr);
     memory::dims const strides = toDnnlDims(p.stride);
@@ -180,15 +177,6 @@ bool buildPoolEntry(OneDnnPoolEntry& e, PoolConfig const& cfg, memory::data_type
         dnnl::pooling_v2_forward::primitive_desc pd(desc, eng);
         return dnnl::primitive(pd);
     };
-    if (needMax)
-    {
-        e.maxPrim = make(dnnl::algorithm::pooling_max);
-    }
-    if (needAvg)
-    {
-        e.avgPrim = make(cfg.excludePadding ? dnnl::algorithm::pooling_avg_exclude_padding
-                                            : dnnl::algorithm::pooling_avg_include_padding);
-    }
     bool const blend = needMax && needAvg;
     if (blend)
     {
@@ -198,11 +186,14 @@ bool buildPoolEntry(OneDnnPoolEntry& e, PoolConfig const& cfg, memory::data_type
     memory const& src = e.copySrc ? e.src : e.userSrc;
     if (needMax)
     {
-        e.maxArgs = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, blend ? e.blendMax : e.userDst}};
+        e.maxPool = OneDnnStep(
+            make(dnnl::algorithm::pooling_max), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, blend ? e.blendMax : e.userDst}});
     }
     if (needAvg)
     {
-        e.avgArgs = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, blend ? e.blendAvg : e.userDst}};
+        e.avgPool = OneDnnStep(make(cfg.excludePadding ? dnnl::algorithm::pooling_avg_exclude_padding
+                                                       : dnnl::algorithm::pooling_avg_include_padding),
+            {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, blend ? e.blendAvg : e.userDst}});
     }
     return true;
 }
@@ -239,7 +230,7 @@ public:
         }
         if (mEntry != nullptr)
         {
-            bool const blend = mEntry->maxPrim && mEntry->avgPrim;
+            bool const blend = mEntry->maxPool && mEntry->avgPool;
             mX.resize(blend ? static_cast<size_t>(mOutVolume) : 0);
             mY.resize(blend ? static_cast<size_t>(mOutVolume) : 0);
             mReady = true;
@@ -323,18 +314,18 @@ private:
             e.userDst.set_data_handle(out.data);
             if (e.copySrc)
             {
-                e.srcCopy.execute(strm, e.userSrc, e.src);
+                e.srcCopy.execute(strm);
             }
-            if (e.maxPrim)
+            if (e.maxPool)
             {
-                e.maxPrim.execute(strm, e.maxArgs);
+                e.maxPool.execute(strm);
             }
-            if (e.avgPrim)
+            if (e.avgPool)
             {
-                e.avgPrim.execute(strm, e.avgArgs);
+                e.avgPool.execute(strm);
             }
             strm.wait();
-            if (e.maxPrim && e.avgPrim)
+            if (e.maxPool && e.avgPool)
             {
                 int64_t const count = mOutVolume;
                 convertToDouble(e.blendMax.get_data_handle(), out.type, count, mX.data());

@@ -4,6 +4,7 @@
 // (or, with exclude-outside, dropped and the weights renormalized). An output element is the sum over the
 // product of the taps of every dimension. Nearest resizing copies bytes, so every type stays exact.
 #include "backends/common/resizeParams.h"
+#include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -183,7 +184,7 @@ public:
         auto* dst = static_cast<uint8_t*>(out.data);
         size_t const eb = static_cast<size_t>(elementSize(in.type));
         bool const nearest = mAttrs.params.mode == InterpolationMode::kNEAREST;
-        std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+        DimArray coord{};
         std::array<size_t, nvinfer1::Dims::MAX_DIMS> pick{};
         for (int64_t o = 0; o < mOutVolume; ++o)
         {
@@ -229,15 +230,7 @@ public:
                 }
                 storeElement(out.data, out.type, o, acc);
             }
-            for (int32_t d = rank; d-- > 0;)
-            {
-                size_t const du = static_cast<size_t>(d);
-                if (++coord[du] < mOutDims.d[d])
-                {
-                    break;
-                }
-                coord[du] = 0;
-            }
+            advanceCoordinate(coord, mOutDims, rank);
         }
         return Status::ok();
     }
@@ -249,7 +242,7 @@ private:
         kREADY, //!< reshaped (taps built, or built at the first run when the scales come from an input)
     };
 
-    std::vector<Tap> const& tapsAt(int32_t d, std::array<int64_t, nvinfer1::Dims::MAX_DIMS> const& coord) const
+    std::vector<Tap> const& tapsAt(int32_t d, DimArray const& coord) const
     {
         return mTaps[static_cast<size_t>(d)][static_cast<size_t>(coord[static_cast<size_t>(d)])];
     }

@@ -3,6 +3,7 @@
 // works. Updates apply in row-major order, so with duplicate indices the last one wins (TensorRT leaves that case
 // undefined). Indices in [-extent, -1] count from the end; any other out-of-range index is an execution error.
 #include "backends/common/scatterParams.h"
+#include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -32,8 +33,6 @@ Status loadIndex(KernelSetup const& setup, TensorView const& indices, int64_t po
     return Status::ok();
 }
 
-using DimArray = std::array<int64_t, nvinfer1::Dims::MAX_DIMS>;
-
 //! Everything a run needs besides the data, derived at reshape.
 struct ScatterGeometry
 {
@@ -44,9 +43,9 @@ struct ScatterGeometry
     int64_t extent{0};      //!< kELEMENT: the data extent along the axis
     int64_t tuples{0};      //!< kND: index tuples
     int64_t sliceBytes{0};  //!< kND: bytes of one written slice
-    DimArray dataDims{};    //!< data extents
-    DimArray dataStrides{}; //!< row-major data strides (elements)
-    DimArray indicesDims{}; //!< indices extents
+    nvinfer1::Dims data{};    //!< data dims
+    nvinfer1::Dims indices{}; //!< indices dims
+    DimArray dataStrides{};   //!< row-major data strides (elements)
 };
 
 Status scatterElement(KernelSetup const& setup, ScatterGeometry const& g, TensorView const& indices,
@@ -68,14 +67,7 @@ Status scatterElement(KernelSetup const& setup, ScatterGeometry const& g, Tensor
             offset += (d == axis ? index : coord[static_cast<size_t>(d)]) * g.dataStrides[static_cast<size_t>(d)];
         }
         std::memcpy(dst + offset * esize, src + flat * esize, static_cast<size_t>(esize));
-        for (int32_t d = r - 1; d >= 0; --d)
-        {
-            if (++coord[static_cast<size_t>(d)] < g.indicesDims[static_cast<size_t>(d)])
-            {
-                break;
-            }
-            coord[static_cast<size_t>(d)] = 0;
-        }
+        advanceCoordinate(coord, g.indices, r);
     }
     return Status::ok();
 }
@@ -93,7 +85,7 @@ Status scatterND(KernelSetup const& setup, ScatterGeometry const& g, TensorView 
         for (int32_t j = 0; j < k; ++j)
         {
             int64_t index = 0;
-            KILN_RETURN_IF_ERROR(loadIndex(setup, indices, t * k + j, g.dataDims[static_cast<size_t>(j)], j, index));
+            KILN_RETURN_IF_ERROR(loadIndex(setup, indices, t * k + j, g.data.d[j], j, index));
             offset += index * g.dataStrides[static_cast<size_t>(j)];
         }
         if (g.sliceBytes > 0)
@@ -126,14 +118,9 @@ public:
         int32_t const q = indices.nbDims;
         g.rank = r;
         g.bytes = inputs[0].volume() * g.p.esize;
-        std::copy(data.d, data.d + r, g.dataDims.begin());
-        std::copy(indices.d, indices.d + q, g.indicesDims.begin());
-        int64_t stride = 1;
-        for (int32_t d = r - 1; d >= 0; --d)
-        {
-            g.dataStrides[static_cast<size_t>(d)] = stride;
-            stride *= data.d[d];
-        }
+        g.data = data;
+        g.indices = indices;
+        g.dataStrides = stridesOf(data);
         if (g.p.mode == ScatterMode::kELEMENT)
         {
             g.volume = dimsProduct(indices, 0, r);

@@ -26,7 +26,8 @@ public:
         TensorView const& out = outputs[0];
         if (out.type != nvinfer1::DataType::kINT64 && out.type != nvinfer1::DataType::kINT32)
         {
-            return internalError(std::string("shape: output type ") + dataTypeName(out.type) + " is not an integer type");
+            return internalError(
+                std::string("shape: output type ") + dataTypeName(out.type) + " is not an integer type");
         }
         if (out.dims.nbDims != 1 || out.dims.d[0] != inputs[0].dims.nbDims)
         {

@@ -1,6 +1,7 @@
 // CPU kernel of ISliceLayer: for each output dimension a table maps output coordinates to input coordinates
 // (or to the fill value) under the sample mode; the copy then walks the output row by row.
 #include "backends/common/sliceParams.h"
+#include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
@@ -119,8 +120,8 @@ public:
                 }
                 else
                 {
-                    double const v = f.values != nullptr ? static_cast<double>(f.values[0]) : loadElement(f.data, f.type, 0);
-                    storeElement(fill, out.type, 0, v);
+                    storeElement(fill, out.type, 0,
+                        f.values != nullptr ? static_cast<double>(f.values[0]) : loadElement(f.data, f.type, 0));
                 }
             }
             else
@@ -138,7 +139,7 @@ public:
         // Walk the output; the outer coordinates give a base offset (or fill), the innermost table the rest.
         int64_t const inner = mOutDims.d[rank - 1];
         std::vector<int64_t> const& innerTable = mTables[static_cast<size_t>(rank - 1)];
-        std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+        DimArray coord{};
         for (int64_t row = 0; row < outVolume; row += inner)
         {
             int64_t base = 0;
@@ -162,15 +163,7 @@ public:
                     std::memcpy(o + static_cast<size_t>(i) * eb, src + static_cast<size_t>(base + t) * eb, eb);
                 }
             }
-            for (int32_t d = rank - 1; d-- > 0;)
-            {
-                size_t const du = static_cast<size_t>(d);
-                if (++coord[du] < mOutDims.d[d])
-                {
-                    break;
-                }
-                coord[du] = 0;
-            }
+            advanceCoordinate(coord, mOutDims, rank - 1);
         }
         return Status::ok();
     }
@@ -199,8 +192,8 @@ private:
             for (int64_t o = 0; o < mOutDims.d[d]; ++o)
             {
                 __int128 const wide = static_cast<__int128>(p.start[du]) + static_cast<__int128>(o) * p.stride[du];
-                int64_t const x = wide > INT64_MAX / 2 ? INT64_MAX / 2
-                                                       : (wide < INT64_MIN / 2 ? INT64_MIN / 2 : static_cast<int64_t>(wide));
+                __int128 const clamped = wide > INT64_MAX / 2 ? INT64_MAX / 2 : (wide < INT64_MIN / 2 ? INT64_MIN / 2 : wide);
+                auto const x = static_cast<int64_t>(clamped);
                 int64_t const m = mapCoordinate(p.mode, x, mInDims.d[d]);
                 if (m == -2)
                 {
@@ -236,7 +229,8 @@ StatusOr<std::unique_ptr<Kernel>> createSliceKernel(KernelSetup const& setup)
     }
     if (elementSize(setup.inputTypes[0]) <= 0)
     {
-        return unsupported(std::string("slice: type ") + dataTypeName(setup.inputTypes[0]) + " is not supported on the CPU");
+        return unsupported(
+            std::string("slice: type ") + dataTypeName(setup.inputTypes[0]) + " is not supported on the CPU");
     }
     return std::unique_ptr<Kernel>(std::make_unique<SliceKernel>(setup, std::move(attrs)));
 }

@@ -102,28 +102,11 @@ public:
         {
             return notReshaped(mSetup, "Unary");
         }
-        TensorView const& in = inputs[0];
-        TensorView const& out = outputs[0];
-        for (int64_t start = 0; start < mVolume; start += ew::kCHUNK)
-        {
-            int64_t const m = std::min(ew::kCHUNK, mVolume - start);
-            if (mFloat)
-            {
-                float x[ew::kCHUNK];
-                float r[ew::kCHUNK];
-                ew::loadChunk(in.data, in.type, start, 1, m, x);
-                applyFloat(mOp, x, r, m);
-                ew::storeChunk(out.data, out.type, start, m, r);
-            }
-            else
-            {
-                int64_t x[ew::kCHUNK];
-                int64_t r[ew::kCHUNK];
-                ew::loadChunk(in.data, in.type, start, 1, m, x);
-                applyInt(mOp, x, r, m);
-                ew::storeChunk(out.data, out.type, start, m, r);
-            }
-        }
+        Op const op = mOp;
+        ew::mapChunks(
+            inputs[0], outputs[0], mVolume, mFloat,
+            [op](float const* x, float* r, int64_t m) { applyFloat(op, x, r, m); },
+            [op](int64_t const* x, int64_t* r, int64_t m) { applyInt(op, x, r, m); });
         return Status::ok();
     }
 
