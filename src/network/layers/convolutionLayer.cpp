@@ -6,7 +6,6 @@
 #include "network/layerTable.h"
 #include "network/networkDefinition.h"
 
-#include <algorithm>
 #include <limits>
 
 namespace kiln
@@ -745,10 +744,8 @@ Status inferConvolutionLike(InferContext& ctx, bool deconvolution)
         kernelVolume *= e;
     }
     // Kernel layout: convolution [K, C/G, k...] (GKCRS), deconvolution [C, K/G, k...] (CKRS per group).
-    std::vector<int64_t> kernelShape(2 + p.kernel.size());
-    kernelShape[0] = deconvolution ? c : k;
-    kernelShape[1] = deconvolution ? k / groups : c / groups;
-    std::copy(p.kernel.begin(), p.kernel.end(), kernelShape.begin() + 2);
+    std::vector<int64_t> kernelShape{deconvolution ? c : k, deconvolution ? k / groups : c / groups};
+    kernelShape.insert(kernelShape.end(), p.kernel.begin(), p.kernel.end());
     int64_t const kernelCount = kernelShape[0] * kernelShape[1] * kernelVolume;
 
     bool const kernelTensor = ctx.hasInput(1);
