@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — runs every Kiln test on a fresh Debian 12 machine: installs missing packages, builds build/
-# (Ninja, RelWithDebInfo, asserts on), runs ctest (unit tests, header checks, the include-direction check, fuzz
-# replays, the ONNX conformance suite, whose summary becomes docs/onnx-conformance.md), checks the installed
-# package (scripts/test-install.sh), pip-installs the Python package into a venv and tests it
+# (Ninja, RelWithDebInfo, asserts on, warnings as errors), runs ctest (unit tests, header checks, the
+# include-direction check, fuzz replays, the ONNX conformance suite, whose summary becomes docs/onnx-conformance.md),
+# checks the installed package (scripts/test-install.sh), pip-installs the Python package into a venv and tests it
 # (scripts/test-python-package.sh) and fuzzes each target briefly (scripts/run-fuzz.sh). Prints a summary and
 # exits non-zero if anything failed.
 # Usage: ./test.sh [--jobs N] [--fuzz-time SECONDS] [--no-fuzz] [--no-install-test] [--no-python-package]
@@ -76,7 +76,8 @@ if ! run_step "dependencies" scripts/install-deps.sh "${depsArgs[@]}"; then
     exit 1
 fi
 
-if ! run_step "configure ($buildDir)" kiln_configure "$buildDir"; then
+# CI builds with warnings as errors (-Werror for C++ and CUDA host code, see cmake/KilnCompilerSettings.cmake).
+if ! run_step "configure ($buildDir)" kiln_configure "$buildDir" -DKILN_WARNINGS_AS_ERRORS=ON; then
     summary
     exit 1
 fi

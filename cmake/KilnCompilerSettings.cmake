@@ -16,15 +16,29 @@ if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     message(WARNING "Kiln is developed with g++ and clang++; ${CMAKE_CXX_COMPILER_ID} is untested.")
 endif()
 
-# Warnings for every target defined by this project (third-party code comes in as imported targets).
-# Kiln's own sources implement and exercise TensorRT's deprecated APIs on purpose (IPluginV2, old overloads), so
-# deprecation warnings are off for project code; the public-header checks (tests/api/headerCompat) keep them on.
-add_compile_options(-Wall -Wextra -Wno-deprecated-declarations)
+# Warnings for every target defined by this project: libraries, plugins, tests, benchmarks, samples, tools and the
+# Python module, C++ and the host side of CUDA (nvcc forwards these to the host compiler). Third-party code comes in
+# as imported targets. Kiln's own sources implement and exercise TensorRT's deprecated APIs on purpose (IPluginV2,
+# old overloads), so deprecation warnings are off for project code; the public-header checks (tests/api/headerCompat)
+# keep them on.
+set(KILN_CXX_WARNING_OPTIONS -Wall -Wextra -Wno-deprecated-declarations)
+add_compile_options(${KILN_CXX_WARNING_OPTIONS})
 
-# kiln_warnings: extra strictness for Kiln's own library code (not tests, whose gtest macros trip -Werror).
-add_library(kiln_warnings INTERFACE)
+# -Werror=switch, always: a `switch` over an enum without `default` that misses an enumerator does not compile. Every
+# per-kind table is such a switch over nvinfer1::LayerType (core/layerKinds.h), so a layer kind added to the list and
+# forgotten in a table is a compile error (tests/core/layerKindSwitchCheck.cpp proves it in ctest). nvcc has its own
+# -Werror, so CUDA sources pass the flag to the host compiler explicitly.
+set(KILN_CXX_ERROR_OPTIONS -Werror=switch)
+add_compile_options(
+    "$<$<COMPILE_LANGUAGE:CXX>:${KILN_CXX_ERROR_OPTIONS}>"
+    "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror=switch>")
+
+# KILN_WARNINGS_AS_ERRORS (./test.sh, hence CI, turns it on): every warning of every target above is an error, in
+# C++, in CUDA host code (-Xcompiler=-Werror) and in nvcc's own diagnostics (--Werror=all-warnings).
 if(KILN_WARNINGS_AS_ERRORS)
-    target_compile_options(kiln_warnings INTERFACE -Werror)
+    add_compile_options(
+        "$<$<COMPILE_LANGUAGE:CXX>:-Werror>"
+        "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror;--Werror=all-warnings>")
 endif()
 
 # RelWithDebInfo keeps assertions by default: tests should trip on broken invariants. -UNDEBUG comes after

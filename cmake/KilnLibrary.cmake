@@ -45,7 +45,7 @@ function(kiln_add_component name)
     endforeach()
 
     add_library(${name}_objects OBJECT ${sources})
-    target_link_libraries(${name}_objects PUBLIC ${name}_usage PRIVATE kiln_warnings)
+    target_link_libraries(${name}_objects PUBLIC ${name}_usage)
     target_compile_definitions(${name}_objects PRIVATE TENSORRT_BUILD_LIB KILN_BUILD_LIB)
     set_target_properties(${name}_objects PROPERTIES
         POSITION_INDEPENDENT_CODE ON

@@ -2,6 +2,7 @@
 // TensorRT's Python member names (the C++ names without the leading 'k'), and the deprecated aliases ResizeMode and
 // SliceMode that TensorRT's Python module still exports.
 #include "bindNetworkCommon.h"
+#include "core/layerKinds.h"
 
 namespace kiln::python
 {
@@ -10,64 +11,12 @@ using namespace nvinfer1;
 
 void bindLayerEnums(py::module_& m)
 {
-    py::enum_<LayerType>(m, "LayerType", "Kind of a layer (ILayer.type).")
-        .value("CONVOLUTION", LayerType::kCONVOLUTION)
-        .value("CAST", LayerType::kCAST)
-        .value("ACTIVATION", LayerType::kACTIVATION)
-        .value("POOLING", LayerType::kPOOLING)
-        .value("LRN", LayerType::kLRN)
-        .value("SCALE", LayerType::kSCALE)
-        .value("SOFTMAX", LayerType::kSOFTMAX)
-        .value("DECONVOLUTION", LayerType::kDECONVOLUTION)
-        .value("CONCATENATION", LayerType::kCONCATENATION)
-        .value("ELEMENTWISE", LayerType::kELEMENTWISE)
-        .value("PLUGIN", LayerType::kPLUGIN)
-        .value("UNARY", LayerType::kUNARY)
-        .value("PADDING", LayerType::kPADDING)
-        .value("SHUFFLE", LayerType::kSHUFFLE)
-        .value("REDUCE", LayerType::kREDUCE)
-        .value("TOPK", LayerType::kTOPK)
-        .value("GATHER", LayerType::kGATHER)
-        .value("MATRIX_MULTIPLY", LayerType::kMATRIX_MULTIPLY)
-        .value("RAGGED_SOFTMAX", LayerType::kRAGGED_SOFTMAX)
-        .value("CONSTANT", LayerType::kCONSTANT)
-        .value("IDENTITY", LayerType::kIDENTITY)
-        .value("PLUGIN_V2", LayerType::kPLUGIN_V2)
-        .value("SLICE", LayerType::kSLICE)
-        .value("SHAPE", LayerType::kSHAPE)
-        .value("PARAMETRIC_RELU", LayerType::kPARAMETRIC_RELU)
-        .value("RESIZE", LayerType::kRESIZE)
-        .value("TRIP_LIMIT", LayerType::kTRIP_LIMIT)
-        .value("RECURRENCE", LayerType::kRECURRENCE)
-        .value("ITERATOR", LayerType::kITERATOR)
-        .value("LOOP_OUTPUT", LayerType::kLOOP_OUTPUT)
-        .value("SELECT", LayerType::kSELECT)
-        .value("FILL", LayerType::kFILL)
-        .value("QUANTIZE", LayerType::kQUANTIZE)
-        .value("DEQUANTIZE", LayerType::kDEQUANTIZE)
-        .value("CONDITION", LayerType::kCONDITION)
-        .value("CONDITIONAL_INPUT", LayerType::kCONDITIONAL_INPUT)
-        .value("CONDITIONAL_OUTPUT", LayerType::kCONDITIONAL_OUTPUT)
-        .value("SCATTER", LayerType::kSCATTER)
-        .value("EINSUM", LayerType::kEINSUM)
-        .value("ASSERTION", LayerType::kASSERTION)
-        .value("ONE_HOT", LayerType::kONE_HOT)
-        .value("NON_ZERO", LayerType::kNON_ZERO)
-        .value("GRID_SAMPLE", LayerType::kGRID_SAMPLE)
-        .value("NMS", LayerType::kNMS)
-        .value("REVERSE_SEQUENCE", LayerType::kREVERSE_SEQUENCE)
-        .value("NORMALIZATION", LayerType::kNORMALIZATION)
-        .value("PLUGIN_V3", LayerType::kPLUGIN_V3)
-        .value("SQUEEZE", LayerType::kSQUEEZE)
-        .value("UNSQUEEZE", LayerType::kUNSQUEEZE)
-        .value("CUMULATIVE", LayerType::kCUMULATIVE)
-        .value("DYNAMIC_QUANTIZE", LayerType::kDYNAMIC_QUANTIZE)
-        .value("ATTENTION_INPUT", LayerType::kATTENTION_INPUT)
-        .value("ATTENTION_OUTPUT", LayerType::kATTENTION_OUTPUT)
-        .value("ROTARY_EMBEDDING", LayerType::kROTARY_EMBEDDING)
-        .value("KVCACHE_UPDATE", LayerType::kKVCACHE_UPDATE)
-        .value("MOE", LayerType::kMOE)
-        .value("DIST_COLLECTIVE", LayerType::kDIST_COLLECTIVE);
+    // Every kind of the one list (core/layerKinds.h), named as in TensorRT's Python module: the C++ enumerator
+    // without its leading 'k'.
+    py::enum_<LayerType> layerType(m, "LayerType", "Kind of a layer (ILayer.type).");
+#define KILN_LAYER_TYPE_VALUE(kind, name, iface) layerType.value(&#kind[1], LayerType::kind);
+    KILN_FOR_EACH_LAYER_KIND(KILN_LAYER_TYPE_VALUE)
+#undef KILN_LAYER_TYPE_VALUE
     py::enum_<ActivationType>(m, "ActivationType", "Function of IActivationLayer.")
         .value("RELU", ActivationType::kRELU)
         .value("SIGMOID", ActivationType::kSIGMOID)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "NvInfer.h"
+#include "core/layerKinds.h" // layerKindName, for the callers that name a layer in messages
 #include "core/shapeExpr.h"
 #include "core/attributes.h"
 
@@ -104,8 +105,5 @@ StatusOr<ShapeExpr> broadcastShapes(InferContext& ctx, ShapeExpr const& a, Shape
 
 //! Render "[2, batch, 3]".
 std::string shapeToString(ShapeGraph const& g, ShapeExpr const& s);
-
-//! Name of a layer kind, e.g. "Convolution".
-char const* layerKindName(nvinfer1::LayerType kind);
 
 } // namespace kiln

@@ -7,56 +7,69 @@ using nvinfer1::LayerType;
 
 InferFn inferFunction(LayerType kind)
 {
+    // Every kind, in the list's order (core/layerKinds.h), and no default: a new kind must be named here. A kind
+    // without an inference function returns nullptr, which networkAnalysis reports as "not supported" by name.
     switch (kind)
     {
-    case LayerType::kACTIVATION: return inferActivation;
-    case LayerType::kASSERTION: return inferAssertion;
-    case LayerType::kCAST: return inferCast;
-    case LayerType::kCONCATENATION: return inferConcatenation;
-    case LayerType::kCONSTANT: return inferConstant;
     case LayerType::kCONVOLUTION: return inferConvolution;
-    case LayerType::kCUMULATIVE: return inferCumulative;
-    case LayerType::kDECONVOLUTION: return inferDeconvolution;
-    case LayerType::kEINSUM: return inferEinsum;
-    case LayerType::kELEMENTWISE: return inferElementWise;
-    case LayerType::kFILL: return inferFill;
-    case LayerType::kGATHER: return inferGather;
-    case LayerType::kGRID_SAMPLE: return inferGridSample;
-    case LayerType::kIDENTITY: return inferIdentity;
-    case LayerType::kLRN: return inferLRN;
-    case LayerType::kMATRIX_MULTIPLY: return inferMatrixMultiply;
-    case LayerType::kNMS: return inferNMS;
-    case LayerType::kNON_ZERO: return inferNonZero;
-    case LayerType::kNORMALIZATION: return inferNormalization;
-    case LayerType::kONE_HOT: return inferOneHot;
-    case LayerType::kPADDING: return inferPadding;
-    case LayerType::kPARAMETRIC_RELU: return inferParametricReLU;
+    case LayerType::kCAST: return inferCast;
+    case LayerType::kACTIVATION: return inferActivation;
     case LayerType::kPOOLING: return inferPooling;
-    case LayerType::kREDUCE: return inferReduce;
-    case LayerType::kRESIZE: return inferResize;
-    case LayerType::kREVERSE_SEQUENCE: return inferReverseSequence;
+    case LayerType::kLRN: return inferLRN;
     case LayerType::kSCALE: return inferScale;
-    case LayerType::kSCATTER: return inferScatter;
-    case LayerType::kSELECT: return inferSelect;
-    case LayerType::kSHAPE: return inferShape;
-    case LayerType::kSHUFFLE: return inferShuffle;
-    case LayerType::kSLICE: return inferSlice;
     case LayerType::kSOFTMAX: return inferSoftMax;
-    case LayerType::kSQUEEZE: return inferSqueeze;
-    case LayerType::kTOPK: return inferTopK;
+    case LayerType::kDECONVOLUTION: return inferDeconvolution;
+    case LayerType::kCONCATENATION: return inferConcatenation;
+    case LayerType::kELEMENTWISE: return inferElementWise;
+    case LayerType::kPLUGIN: return nullptr; // IPluginLayer is gone from TensorRT 10: no layer has this kind
     case LayerType::kUNARY: return inferUnary;
-    case LayerType::kUNSQUEEZE: return inferUnsqueeze;
+    case LayerType::kPADDING: return inferPadding;
+    case LayerType::kSHUFFLE: return inferShuffle;
+    case LayerType::kREDUCE: return inferReduce;
+    case LayerType::kTOPK: return inferTopK;
+    case LayerType::kGATHER: return inferGather;
+    case LayerType::kMATRIX_MULTIPLY: return inferMatrixMultiply;
+    case LayerType::kRAGGED_SOFTMAX: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kCONSTANT: return inferConstant;
+    case LayerType::kIDENTITY: return inferIdentity;
+    case LayerType::kPLUGIN_V2: return nullptr; // needs the layer's plugin: networkAnalysis calls inferPluginLayer
+    case LayerType::kSLICE: return inferSlice;
+    case LayerType::kSHAPE: return inferShape;
+    case LayerType::kPARAMETRIC_RELU: return inferParametricReLU;
+    case LayerType::kRESIZE: return inferResize;
     case LayerType::kTRIP_LIMIT: return inferTripLimit;
     case LayerType::kRECURRENCE: return inferRecurrence;
     case LayerType::kITERATOR: return inferIterator;
     case LayerType::kLOOP_OUTPUT: return inferLoopOutput;
+    case LayerType::kSELECT: return inferSelect;
+    case LayerType::kFILL: return inferFill;
+    case LayerType::kQUANTIZE: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kDEQUANTIZE: return nullptr; // not supported yet (the network refuses to add it)
     case LayerType::kCONDITION: return inferCondition;
     case LayerType::kCONDITIONAL_INPUT: return inferConditionalInput;
     case LayerType::kCONDITIONAL_OUTPUT: return inferConditionalOutput;
-    case LayerType::kPLUGIN_V2:
-    case LayerType::kPLUGIN_V3: return nullptr; // need the layer's plugin: networkAnalysis calls inferPluginLayer
-    default: return nullptr; // not implemented yet: the builder reports the kind by name
+    case LayerType::kSCATTER: return inferScatter;
+    case LayerType::kEINSUM: return inferEinsum;
+    case LayerType::kASSERTION: return inferAssertion;
+    case LayerType::kONE_HOT: return inferOneHot;
+    case LayerType::kNON_ZERO: return inferNonZero;
+    case LayerType::kGRID_SAMPLE: return inferGridSample;
+    case LayerType::kNMS: return inferNMS;
+    case LayerType::kREVERSE_SEQUENCE: return inferReverseSequence;
+    case LayerType::kNORMALIZATION: return inferNormalization;
+    case LayerType::kPLUGIN_V3: return nullptr; // needs the layer's plugin: networkAnalysis calls inferPluginLayer
+    case LayerType::kSQUEEZE: return inferSqueeze;
+    case LayerType::kUNSQUEEZE: return inferUnsqueeze;
+    case LayerType::kCUMULATIVE: return inferCumulative;
+    case LayerType::kDYNAMIC_QUANTIZE: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kATTENTION_INPUT: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kATTENTION_OUTPUT: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kROTARY_EMBEDDING: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kKVCACHE_UPDATE: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kMOE: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kDIST_COLLECTIVE: return nullptr; // not supported yet (the network refuses to add it)
     }
+    return nullptr; // a value outside the enum
 }
 
 bool isShapeInputSlot(LayerType kind, int32_t slot, nvinfer1::DataType slotType)

@@ -306,7 +306,9 @@ TEST(PluginRegistryTest, CreatorThatThrowsIsReportedNotPropagated)
     auto registry = makeRegistry(logger);
     registry->setErrorRecorder(&recorder);
     LookalikeThrowingCreator lookalike;
-    auto& creator = *reinterpret_cast<IPluginCreatorInterface*>(&lookalike);
+    // The registry sees the lookalike only through the vtable, as it would see a foreign library's object.
+    void* foreign = &lookalike;
+    auto& creator = *static_cast<IPluginCreatorInterface*>(foreign);
 
     EXPECT_FALSE(registry->registerCreator(creator, ""));
     EXPECT_TRUE(logger.has(Severity::kERROR, "getPluginName exploded")) << logger.dump(Severity::kERROR);

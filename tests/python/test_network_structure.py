@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import kiln as trt
+from kiln import _kiln
 
 
 def test_network_properties_and_layer_access(builder):
@@ -281,3 +282,65 @@ def test_plugin_v3_layer_keeps_its_python_plugin_alive(builder, logger):
     del net, x
     gc.collect()
     assert plugin_ref() is None, "deleting the network releases the plugin"
+
+
+def _leaf_layer_classes():
+    """The layer classes the module binds, without the abstract bases (ILoopBoundaryLayer, ...)."""
+    leaves, pending = [], [trt.ILayer]
+    while pending:
+        cls = pending.pop()
+        subclasses = cls.__subclasses__()
+        if cls is not trt.ILayer and not subclasses:
+            leaves.append(cls)
+        pending.extend(subclasses)
+    return leaves
+
+
+def test_every_bound_layer_class_is_the_interface_of_a_kind():
+    # _layer_interfaces comes from the one list of layer kinds (src/core/layerKinds.h), like the downcast itself.
+    interfaces = _kiln._layer_interfaces
+    assert set(interfaces) == set(trt.LayerType.__members__), "the list and the LayerType enum name the same kinds"
+    leaves = {cls.__name__ for cls in _leaf_layer_classes()}
+    assert len(leaves) >= 40
+    missing = leaves - set(interfaces.values())
+    assert not missing, f"bound layer classes that no kind downcasts to: {sorted(missing)}"
+
+
+def test_layers_read_back_from_the_network_are_downcast_to_their_kind(builder, rng):
+    net = builder.create_network(0)
+    x = net.add_input("x", trt.float32, (1, 3, 4, 4))
+    a = net.add_input("a", trt.float32, (2, 3))
+    b = net.add_constant((2, 3), rng.standard_normal((2, 3)).astype(np.float32)).get_output(0)
+    axes = net.add_constant((1,), np.array([0], np.int32)).get_output(0)
+    net.add_convolution_nd(x, 2, (1, 1), rng.standard_normal((2, 3, 1, 1)).astype(np.float32))
+    net.add_pooling_nd(x, trt.PoolingType.MAX, (2, 2))
+    net.add_activation(x, trt.ActivationType.RELU)
+    net.add_lrn(x, 3, 0.1, 0.75, 1.5)
+    net.add_softmax(x)
+    net.add_elementwise(a, b, trt.ElementWiseOperation.SUM)
+    net.add_unary(a, trt.UnaryOperation.EXP)
+    net.add_matrix_multiply(a, trt.MatrixOperation.NONE, b, trt.MatrixOperation.TRANSPOSE)
+    net.add_reduce(a, trt.ReduceOperation.SUM, 0b10, False)
+    net.add_topk(a, trt.TopKOperation.MAX, 2, 0b10)
+    net.add_parametric_relu(a, b)
+    net.add_einsum([a, b], "ij,ij->i")
+    net.add_shuffle(a)
+    net.add_slice(a, (0, 1), (2, 2), (1, 1))
+    net.add_concatenation([a, b])
+    net.add_padding_nd(x, (1, 2), (0, 1))
+    net.add_shape(a)
+    net.add_unsqueeze(a, axes)
+    net.add_identity(a)
+    net.add_cast(a, trt.float16)
+    net.add_fill((2, 3), trt.FillOperation.LINSPACE, trt.float32)
+    net.add_non_zero(a)
+    net.add_resize(x)
+    interfaces = _kiln._layer_interfaces
+    kinds = set()
+    for i in range(net.num_layers):
+        layer = net[i]
+        kind = trt.ILayer.type.fget(layer)  # (IPoolingLayer.type, IActivationLayer.type, ... shadow ILayer.type)
+        kinds.add(kind)
+        assert type(layer).__name__ == interfaces[kind.name], f"layer {i} ({kind}) is {type(layer).__name__}"
+        assert type(net.get_layer(i)) is type(layer)
+    assert len(kinds) == 24, sorted(str(k) for k in kinds)

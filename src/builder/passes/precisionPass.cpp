@@ -70,11 +70,51 @@ bool isPluginKind(LayerType kind)
     return kind == LayerType::kPLUGIN || kind == LayerType::kPLUGIN_V2 || kind == LayerType::kPLUGIN_V3;
 }
 
-//! Layer kinds never reduced: plugins, explicit type changes, quantization, value generators and control flow.
+//! Whether a layer kind may run in the reduced precision. Every kind is named (no default): a new kind decides.
+//! Never reduced: plugins (their types are negotiated), explicit type changes, quantization, value generators,
+//! assertions and control flow, and shape queries.
 bool kindEligible(LayerType kind)
 {
     switch (kind)
     {
+    case LayerType::kCONVOLUTION:
+    case LayerType::kACTIVATION:
+    case LayerType::kPOOLING:
+    case LayerType::kLRN:
+    case LayerType::kSCALE:
+    case LayerType::kSOFTMAX:
+    case LayerType::kDECONVOLUTION:
+    case LayerType::kCONCATENATION:
+    case LayerType::kELEMENTWISE:
+    case LayerType::kUNARY:
+    case LayerType::kPADDING:
+    case LayerType::kSHUFFLE:
+    case LayerType::kREDUCE:
+    case LayerType::kTOPK:
+    case LayerType::kGATHER:
+    case LayerType::kMATRIX_MULTIPLY:
+    case LayerType::kRAGGED_SOFTMAX:
+    case LayerType::kIDENTITY:
+    case LayerType::kSLICE:
+    case LayerType::kPARAMETRIC_RELU:
+    case LayerType::kRESIZE:
+    case LayerType::kSELECT:
+    case LayerType::kSCATTER:
+    case LayerType::kEINSUM:
+    case LayerType::kONE_HOT:
+    case LayerType::kNON_ZERO:
+    case LayerType::kGRID_SAMPLE:
+    case LayerType::kREVERSE_SEQUENCE:
+    case LayerType::kNORMALIZATION:
+    case LayerType::kSQUEEZE:
+    case LayerType::kUNSQUEEZE:
+    case LayerType::kCUMULATIVE:
+    case LayerType::kATTENTION_INPUT:
+    case LayerType::kATTENTION_OUTPUT:
+    case LayerType::kROTARY_EMBEDDING:
+    case LayerType::kKVCACHE_UPDATE:
+    case LayerType::kMOE:
+    case LayerType::kDIST_COLLECTIVE: return true;
     case LayerType::kPLUGIN:
     case LayerType::kPLUGIN_V2:
     case LayerType::kPLUGIN_V3:
@@ -94,8 +134,8 @@ bool kindEligible(LayerType kind)
     case LayerType::kCONDITIONAL_INPUT:
     case LayerType::kCONDITIONAL_OUTPUT:
     case LayerType::kSHAPE: return false;
-    default: return true;
     }
+    return false; // a value outside the enum
 }
 
 //! Layers that read only their input's dimensions: they take a reduced-type input as it is (no cast back).

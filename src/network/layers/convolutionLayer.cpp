@@ -744,8 +744,7 @@ Status inferConvolutionLike(InferContext& ctx, bool deconvolution)
         kernelVolume *= e;
     }
     // Kernel layout: convolution [K, C/G, k...] (GKCRS), deconvolution [C, K/G, k...] (CKRS per group).
-    std::vector<int64_t> kernelShape = deconvolution ? std::vector<int64_t>{c, k / groups}
-                                                     : std::vector<int64_t>{k, c / groups};
+    std::vector<int64_t> kernelShape{deconvolution ? c : k, deconvolution ? k / groups : c / groups};
     kernelShape.insert(kernelShape.end(), p.kernel.begin(), p.kernel.end());
     int64_t const kernelCount = kernelShape[0] * kernelShape[1] * kernelVolume;
 
