@@ -1,7 +1,8 @@
-// ShapeGraph: construction with folding and interning, validation of deserialized graphs, and evaluation.
+// ShapeGraph: construction with folding and structural interning (hash of op, operands, value and scale), validation of deserialized graphs, and evaluation.
 #include "core/shapeExpr.h"
 #include "core/shapeExprFloat.h"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -115,26 +116,70 @@ ExprId ShapeGraph::add(ExprNode const& n)
     return static_cast<ExprId>(mNodes.size() - 1);
 }
 
-std::string ShapeGraph::key(ExprNode const& n) const
+uint64_t ShapeGraph::hashOf(ExprNode const& n)
 {
-    std::ostringstream os;
-    os << static_cast<int>(n.op) << ',' << static_cast<int>(n.rounding) << ',' << n.a << ',' << n.b << ',' << n.c
-       << ',' << n.value << ',';
-    os.precision(17);
-    os << n.scale;
-    return os.str();
+    // Fold the fields into 64 bits with multiply-xorshift steps (splitmix64's finaliser).
+    auto mix = [](uint64_t h, uint64_t v) {
+        h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+        h ^= h >> 31;
+        h *= 0xBF58476D1CE4E5B9ULL;
+        return h ^ (h >> 29);
+    };
+    uint64_t h = static_cast<uint64_t>(n.op) | (static_cast<uint64_t>(n.rounding) << 8);
+    h = mix(h, static_cast<uint64_t>(static_cast<uint32_t>(n.a)) | (static_cast<uint64_t>(static_cast<uint32_t>(n.b)) << 32));
+    h = mix(h, static_cast<uint64_t>(static_cast<uint32_t>(n.c)));
+    h = mix(h, static_cast<uint64_t>(n.value));
+    return mix(h, std::bit_cast<uint64_t>(n.scale));
+}
+
+bool ShapeGraph::sameNode(ExprNode const& x, ExprNode const& y)
+{
+    return x.op == y.op && x.rounding == y.rounding && x.a == y.a && x.b == y.b && x.c == y.c && x.value == y.value
+        && std::bit_cast<uint64_t>(x.scale) == std::bit_cast<uint64_t>(y.scale);
+}
+
+void ShapeGraph::index(ExprId id)
+{
+    if ((mInterned + 1) * 2 > mInternSlots.size())
+    {
+        std::vector<ExprId> old(std::max<size_t>(64, mInternSlots.size() * 2), kNO_EXPR);
+        old.swap(mInternSlots);
+        mInterned = 0;
+        for (ExprId existing : old)
+        {
+            if (existing != kNO_EXPR)
+            {
+                index(existing);
+            }
+        }
+    }
+    size_t const mask = mInternSlots.size() - 1;
+    for (size_t i = hashOf(mNodes[static_cast<size_t>(id)]) & mask;; i = (i + 1) & mask)
+    {
+        if (mInternSlots[i] == kNO_EXPR)
+        {
+            mInternSlots[i] = id;
+            ++mInterned;
+            return;
+        }
+    }
 }
 
 ExprId ShapeGraph::intern(ExprNode const& n)
 {
-    std::string k = key(n);
-    auto it = mIntern.find(k);
-    if (it != mIntern.end())
+    if (!mInternSlots.empty())
     {
-        return it->second;
+        size_t const mask = mInternSlots.size() - 1;
+        for (size_t i = hashOf(n) & mask; mInternSlots[i] != kNO_EXPR; i = (i + 1) & mask)
+        {
+            if (sameNode(mNodes[static_cast<size_t>(mInternSlots[i])], n))
+            {
+                return mInternSlots[i];
+            }
+        }
     }
     ExprId const id = add(n);
-    mIntern.emplace(std::move(k), id);
+    index(id);
     return id;
 }
 
@@ -270,12 +315,9 @@ Status ShapeGraph::require(ExprId condition, std::string message)
         }
         return Status::ok();
     }
-    for (auto const& c : mConstraints)
+    if (!mConstrained.insert(condition).second)
     {
-        if (c.condition == condition)
-        {
-            return Status::ok();
-        }
+        return Status::ok(); // the first message stays
     }
     mConstraints.push_back(ShapeConstraint{condition, std::move(message)});
     return Status::ok();
@@ -501,8 +543,12 @@ StatusOr<ShapeGraph> ShapeGraph::fromParts(
     {
         if (g.mNodes[i].op != ExprOp::kSYMBOL)
         {
-            g.mIntern.emplace(g.key(g.mNodes[i]), static_cast<ExprId>(i));
+            g.index(static_cast<ExprId>(i)); // (a crafted graph may repeat a node: the first one is found)
         }
+    }
+    for (auto const& c : g.mConstraints)
+    {
+        g.mConstrained.insert(c.condition);
     }
     return g;
 }

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace kiln
@@ -161,13 +161,21 @@ public:
 
 private:
     ExprId add(ExprNode const& n);
+    //! The existing node equal to `n` (same op, rounding, operands, value and scale bits), or a new one.
     ExprId intern(ExprNode const& n);
-    std::string key(ExprNode const& n) const;
+    //! Index node `id` (already in mNodes) for interning; grows the table as needed.
+    void index(ExprId id);
+    static uint64_t hashOf(ExprNode const& n);
+    static bool sameNode(ExprNode const& x, ExprNode const& y);
 
     std::vector<ExprNode> mNodes;
     std::vector<SymbolInfo> mSymbols;
     std::vector<ShapeConstraint> mConstraints;
-    std::unordered_map<std::string, ExprId> mIntern;
+    //! Structural interning: an open-addressing table (linear probing, power-of-two size, at most half full) of
+    //! node ids keyed by the nodes' contents; kNO_EXPR marks an empty slot. Symbols are not interned.
+    std::vector<ExprId> mInternSlots;
+    size_t mInterned{0};
+    std::unordered_set<ExprId> mConstrained; // conditions of mConstraints
 };
 
 //! Value-like handle used when writing shape inference: `(in - k + pre + post).floorDiv(stride) + 1`.

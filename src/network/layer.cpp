@@ -35,7 +35,7 @@ void Layer::setNameImpl(char const* name)
         return;
     }
     mName = name;
-    mNetwork.touch();
+    touch();
 }
 
 bool Layer::setInputImpl(int32_t index, nvinfer1::ITensor& tensor)
@@ -58,7 +58,7 @@ bool Layer::setInputImpl(int32_t index, nvinfer1::ITensor& tensor)
         mInputs.resize(static_cast<size_t>(index) + 1, nullptr);
     }
     mInputs[static_cast<size_t>(index)] = t;
-    mNetwork.touch();
+    touch();
     return true;
 }
 
@@ -126,7 +126,7 @@ void Layer::setOutputTypeImpl(int32_t index, DataType t)
     }
     mOutputTypes[static_cast<size_t>(index)] = t;
     mOutputTypeSet[static_cast<size_t>(index)] = 1;
-    mNetwork.touch();
+    touch();
 }
 
 void Layer::resetOutputTypeImpl(int32_t index)
@@ -134,13 +134,13 @@ void Layer::resetOutputTypeImpl(int32_t index)
     if (index >= 0 && static_cast<size_t>(index) < mOutputTypeSet.size())
     {
         mOutputTypeSet[static_cast<size_t>(index)] = 0;
-        mNetwork.touch();
+        touch();
     }
 }
 
 void Layer::touch()
 {
-    mNetwork.touch();
+    mNetwork.layerChanged(*this);
 }
 
 Layer* toLayer(nvinfer1::ILayer const* layer)

@@ -61,7 +61,8 @@ public:
     void setOutputTypeImpl(int32_t index, nvinfer1::DataType t);
     void resetOutputTypeImpl(int32_t index);
     void setMetadataImpl(char const* metadata) { mMetadata = metadata ? metadata : ""; }
-    //! Mark the network's cached analysis stale; call from every setter that changes shapes or types.
+    //! Report a change to the network's analysis (this layer and what depends on it are re-inferred lazily);
+    //! call from every setter that changes inputs, attributes, weights, shapes or types.
     void touch();
 
 protected:

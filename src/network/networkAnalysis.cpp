@@ -9,7 +9,8 @@
 #include "network/networkDefinition.h"
 
 #include <algorithm>
-#include <map>
+#include <functional>
+#include <queue>
 
 namespace kiln
 {
@@ -45,17 +46,19 @@ std::string layerLabel(Layer const& layer)
     return "layer '" + layer.name() + "' (" + layerKindName(layer.kind()) + ")";
 }
 
-//! Structural checks and Kahn's topological sort; reports dangling tensors and cycles.
+} // namespace
+
 Status sortLayers(NetworkDefinition const& network, std::vector<Layer*>& order)
 {
     auto const& layers = network.layers();
     std::unordered_map<Layer const*, size_t> index;
+    index.reserve(layers.size());
     for (size_t i = 0; i < layers.size(); ++i)
     {
         index[layers[i].get()] = i;
     }
     std::vector<int32_t> pending(layers.size(), 0);
-    std::vector<std::vector<size_t>> consumers(layers.size());
+    std::vector<std::pair<size_t, size_t>> edges; // (producer, consumer)
     for (size_t i = 0; i < layers.size(); ++i)
     {
         Layer const& layer = *layers[i];
@@ -85,30 +88,49 @@ Status sortLayers(NetworkDefinition const& network, std::vector<Layer*>& order)
                 continue; // a loop's next value: the back edge of the loop
             }
             ++pending[i];
-            consumers[it->second].push_back(i);
+            edges.emplace_back(it->second, i);
         }
     }
-    // Kahn's algorithm; ties resolved by creation order so the order is deterministic.
-    std::vector<size_t> ready;
+    // Consumers of each layer as compressed rows: consumers[start[p] .. start[p + 1]).
+    std::vector<size_t> start(layers.size() + 1, 0);
+    for (auto const& e : edges)
+    {
+        ++start[e.first + 1];
+    }
+    for (size_t i = 0; i < layers.size(); ++i)
+    {
+        start[i + 1] += start[i];
+    }
+    std::vector<size_t> consumers(edges.size());
+    {
+        std::vector<size_t> fill(start.begin(), start.end() - 1);
+        for (auto const& e : edges)
+        {
+            consumers[fill[e.first]++] = e.second;
+        }
+    }
+    // Kahn's algorithm; among the ready layers the earliest created goes first, so the order is deterministic.
+    std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
     for (size_t i = 0; i < layers.size(); ++i)
     {
         if (pending[i] == 0)
         {
-            ready.push_back(i);
+            ready.push(i);
         }
     }
     order.clear();
-    size_t head = 0;
-    while (head < ready.size())
+    order.reserve(layers.size());
+    while (!ready.empty())
     {
-        std::sort(ready.begin() + static_cast<std::ptrdiff_t>(head), ready.end());
-        size_t const i = ready[head++];
+        size_t const i = ready.top();
+        ready.pop();
         order.push_back(layers[i].get());
-        for (size_t c : consumers[i])
+        for (size_t k = start[i]; k < start[i + 1]; ++k)
         {
+            size_t const c = consumers[k];
             if (--pending[c] == 0)
             {
-                ready.push_back(c);
+                ready.push(c);
             }
         }
     }
@@ -134,12 +156,30 @@ Status sortLayers(NetworkDefinition const& network, std::vector<Layer*>& order)
     return Status::ok();
 }
 
-//! Backward pass: which tensors are shape tensors (feed a shape input directly or through value layers).
+bool isShapeSlot(Layer const& layer, size_t slot, Tensor const& t)
+{
+    // V3 plugin shape inputs (the last inputs of the layer) are shape-input slots: their values are inferred.
+    if (PluginLayerState const* plugin = pluginLayerState(layer))
+    {
+        return static_cast<int32_t>(slot) >= pluginRegularInputs(layer, *plugin);
+    }
+    DataType const slotType = t.isInput() ? t.declaredType() : DataType::kINT32;
+    return isShapeInputSlot(layer.kind(), static_cast<int32_t>(slot), slotType)
+        && !(layer.kind() == LayerType::kTRIP_LIMIT && layer.attrs().getInt("kind") != 0); // kWHILE: data
+}
+
+bool isShapeTensorInput(Tensor const& in, NetworkAnalysis const& a)
+{
+    DataType const t = in.declaredType();
+    bool const valueType
+        = t == DataType::kINT32 || t == DataType::kINT64 || (t == DataType::kFLOAT && a.sizesResize.count(&in) != 0);
+    return in.isInput() && a.shapeTensors.count(&in) != 0 && valueType && in.declaredDims().nbDims <= 1;
+}
+
 void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
 {
     // Tensors whose values size a resize (IResizeLayer input 1, directly or through value layers such as the
     // Cast/ElementWise/Unary chain onnx-tensorrt builds): only there may a FLOAT network input be a shape tensor.
-    std::unordered_set<Tensor const*> sizesResize;
     for (auto it = a.order.rbegin(); it != a.order.rend(); ++it)
     {
         Layer const& layer = **it;
@@ -148,10 +188,9 @@ void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
         for (Tensor const* o : layer.outputs())
         {
             outputIsShape = outputIsShape || a.shapeTensors.count(o) != 0;
-            outputSizesResize = outputSizesResize || sizesResize.count(o) != 0;
+            outputSizesResize = outputSizesResize || a.sizesResize.count(o) != 0;
         }
-        PluginLayerState const* plugin = pluginLayerState(layer);
-        int32_t const firstShapeSlot = plugin != nullptr ? pluginRegularInputs(layer, *plugin) : -1;
+        bool const values = propagatesValues(layer.kind());
         for (size_t s = 0; s < layer.inputs().size(); ++s)
         {
             Tensor const* t = layer.inputs()[s];
@@ -159,19 +198,14 @@ void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
             {
                 continue;
             }
-            DataType const slotType = t->isInput() ? t->declaredType() : DataType::kINT32;
-            // V3 plugin shape inputs (the last inputs of the layer) are shape-input slots: their values are inferred.
-            bool const shapeSlot = plugin != nullptr
-                ? static_cast<int32_t>(s) >= firstShapeSlot
-                : isShapeInputSlot(layer.kind(), static_cast<int32_t>(s), slotType)
-                    && !(layer.kind() == LayerType::kTRIP_LIMIT && layer.attrs().getInt("kind") != 0); // kWHILE: data
-            if (shapeSlot || (outputIsShape && propagatesValues(layer.kind())))
+            bool const shapeSlot = isShapeSlot(layer, s, *t);
+            if (shapeSlot || (outputIsShape && values))
             {
                 a.shapeTensors.insert(t);
             }
-            if ((layer.kind() == LayerType::kRESIZE && s == 1) || (outputSizesResize && propagatesValues(layer.kind())))
+            if ((layer.kind() == LayerType::kRESIZE && s == 1) || (outputSizesResize && values))
             {
-                sizesResize.insert(t);
+                a.sizesResize.insert(t);
             }
             if (!shapeSlot)
             {
@@ -185,10 +219,7 @@ void classifyTensors(NetworkDefinition const& network, NetworkAnalysis& a)
     }
     for (Tensor const* in : network.inputs())
     {
-        DataType const t = in->declaredType();
-        bool const valueType
-            = t == DataType::kINT32 || t == DataType::kINT64 || (t == DataType::kFLOAT && sizesResize.count(in) != 0);
-        if (a.shapeTensors.count(in) != 0 && valueType && in->declaredDims().nbDims <= 1)
+        if (isShapeTensorInput(*in, a))
         {
             a.shapeTensorInputs.insert(in);
         }
@@ -363,8 +394,6 @@ Status inferLayer(NetworkDefinition const& network, Layer const& layer, NetworkA
     }
     return Status::ok();
 }
-
-} // namespace
 
 StatusOr<std::unique_ptr<NetworkAnalysis>> analyzeNetwork(NetworkDefinition const& network, bool strict)
 {

@@ -16,11 +16,13 @@ NetworkDefinition::NetworkDefinition(
     : mBuilder(builder)
     , mLogger(logger)
     , mFlags(flags)
+    , mIncremental(std::make_unique<IncrementalAnalysis>(*this))
 {
 }
 
 NetworkDefinition::~NetworkDefinition() noexcept
 {
+    mIncremental.reset();
     mLayers.clear();
     mTensors.clear();
 }
@@ -85,8 +87,29 @@ void NetworkDefinition::adoptLayer(std::unique_ptr<Layer> layer)
         }
         outs[i]->setName(tensorName.c_str());
     }
+    Layer& added = *layer;
     mLayers.push_back(std::move(layer));
     touch();
+    mIncremental->layerAdded(added);
+}
+
+void NetworkDefinition::layerChanged(Layer& layer)
+{
+    touch();
+    mIncremental->layerChanged(layer);
+}
+
+void NetworkDefinition::tensorChanged(Tensor& tensor, bool rolesMayChange)
+{
+    touch();
+    if (tensor.isInput())
+    {
+        mIncremental->inputChanged(tensor, rolesMayChange);
+    }
+    else if (Layer* producer = tensor.producer())
+    {
+        mIncremental->layerChanged(*producer); // names and user-set types of outputs are part of its inference
+    }
 }
 
 void NetworkDefinition::removeLayer(Layer* layer)
@@ -94,6 +117,7 @@ void NetworkDefinition::removeLayer(Layer* layer)
     auto it = std::find_if(mLayers.begin(), mLayers.end(), [&](auto const& l) { return l.get() == layer; });
     if (it != mLayers.end())
     {
+        mIncremental->layerRemoved(*layer);
         for (Tensor* out : layer->outputs())
         {
             out->setProducer(nullptr, 0);
@@ -168,6 +192,7 @@ void NetworkDefinition::markOutput(ITensor& tensor) noexcept
         t->setIsOutput(true);
         mOutputs.push_back(t);
         touch();
+        mIncremental->outputMarked(*t, true);
     }
 }
 
@@ -186,6 +211,7 @@ void NetworkDefinition::unmarkOutput(ITensor& tensor) noexcept
     t->setIsOutput(false);
     mOutputs.erase(std::remove(mOutputs.begin(), mOutputs.end(), t), mOutputs.end());
     touch();
+    mIncremental->outputMarked(*t, false);
 }
 
 bool NetworkDefinition::markDebug(ITensor& tensor) noexcept
@@ -286,7 +312,8 @@ void NetworkDefinition::removeTensor(ITensor& tensor) noexcept
     }
     // TensorRT only lets you remove network inputs and outputs from their role; consumers keep a dangling
     // reference that the builder reports.
-    if (t->isInput())
+    bool const wasInput = t->isInput();
+    if (wasInput)
     {
         t->setIsInput(false);
         mInputs.erase(std::remove(mInputs.begin(), mInputs.end(), t), mInputs.end());
@@ -297,6 +324,7 @@ void NetworkDefinition::removeTensor(ITensor& tensor) noexcept
         mOutputs.erase(std::remove(mOutputs.begin(), mOutputs.end(), t), mOutputs.end());
     }
     touch();
+    mIncremental->tensorRemoved(*t, wasInput);
 }
 
 void NetworkDefinition::setName(char const* name) noexcept
@@ -399,61 +427,38 @@ nvinfer1::IKVCacheUpdateLayer* NetworkDefinition::addKVCacheUpdate(ITensor&, ITe
 nvinfer1::IMoELayer* NetworkDefinition::addMoE(ITensor&, ITensor&, ITensor&) noexcept { return notSupported("addMoE"); }
 nvinfer1::IDistCollectiveLayer* NetworkDefinition::addDistCollective(ITensor&, nvinfer1::CollectiveOperation, nvinfer1::ReduceOperation, int64_t, int64_t*, int64_t) noexcept { return notSupported("addDistCollective"); }
 
-// ---- Cached lenient analysis for ITensor getters ----
-NetworkAnalysis const* NetworkDefinition::analysis() const
-{
-    if (mAnalysis == nullptr || mAnalysisRevision != mRevision)
-    {
-        auto result = analyzeNetwork(*this, /*strict=*/false);
-        mAnalysis = result.isOk() ? std::move(result).value() : nullptr;
-        mAnalysisRevision = mRevision;
-    }
-    return mAnalysis.get();
-}
-
+// ---- Lenient analysis for ITensor getters (incrementalAnalysis.h) ----
 Dims NetworkDefinition::analysisDims(Tensor const& t) const
 {
     Dims d{};
     d.nbDims = -1;
-    NetworkAnalysis const* a = analysis();
-    if (a == nullptr)
+    TensorInfo const* info = mIncremental->info(t);
+    if (info == nullptr || info->dims.size() > static_cast<size_t>(Dims::MAX_DIMS))
     {
         return d;
     }
-    auto it = a->infos.find(&t);
-    if (it == a->infos.end() || it->second.dims.size() > static_cast<size_t>(Dims::MAX_DIMS))
+    d.nbDims = static_cast<int32_t>(info->dims.size());
+    for (size_t i = 0; i < info->dims.size(); ++i)
     {
-        return d;
-    }
-    d.nbDims = static_cast<int32_t>(it->second.dims.size());
-    for (size_t i = 0; i < it->second.dims.size(); ++i)
-    {
-        d.d[i] = it->second.dims[i].known();
+        d.d[i] = info->dims[i].known();
     }
     return d;
 }
 
 DataType NetworkDefinition::analysisType(Tensor const& t) const
 {
-    NetworkAnalysis const* a = analysis();
-    if (a == nullptr)
-    {
-        return DataType::kFLOAT;
-    }
-    auto it = a->infos.find(&t);
-    return it == a->infos.end() ? DataType::kFLOAT : it->second.type;
+    TensorInfo const* info = mIncremental->info(t);
+    return info == nullptr ? DataType::kFLOAT : info->type;
 }
 
 bool NetworkDefinition::analysisIsShapeTensor(Tensor const& t) const
 {
-    NetworkAnalysis const* a = analysis();
-    return a != nullptr && a->shapeTensors.count(&t) != 0;
+    return mIncremental->isShapeTensor(t);
 }
 
 bool NetworkDefinition::analysisIsExecutionTensor(Tensor const& t) const
 {
-    NetworkAnalysis const* a = analysis();
-    return a == nullptr || a->executionTensors.count(&t) != 0 || a->shapeTensors.count(&t) == 0;
+    return mIncremental->isExecutionTensor(t);
 }
 
 } // namespace kiln

@@ -6,6 +6,7 @@
 #include "NvInfer.h"
 #include "core/logging.h"
 #include "core/status.h"
+#include "network/incrementalAnalysis.h"
 #include "network/layer.h"
 #include "network/networkAnalysis.h"
 #include "network/tensor.h"
@@ -171,14 +172,21 @@ public:
     std::vector<Tensor*> const& inputs() const { return mInputs; }
     std::vector<Tensor*> const& outputs() const { return mOutputs; }
     bool isDebug(Tensor const* t) const;
-    //! Bumped by every change; the builder and ITensor::getDimensions use it to know when to re-analyse.
+    //! Bumped by every change.
     uint64_t revision() const { return mRevision; }
+    //! A change that does not affect shapes or types (e.g. a loop's name); see layerChanged/tensorChanged.
     void touch() { ++mRevision; }
+    //! A layer's inputs, attributes, weights, output types or name changed (Layer::touch): its results and those
+    //! of everything downstream are re-inferred on the next query.
+    void layerChanged(Layer& layer);
+    //! A tensor's name, type or (network inputs) dims or dimension names changed. `rolesMayChange`: the change can
+    //! alter which inputs are shape tensors (type, dims).
+    void tensorChanged(Tensor& tensor, bool rolesMayChange);
     //! Report "not supported yet" for an API Kiln declares but does not implement; returns nullptr.
     std::nullptr_t notSupported(char const* api) const;
 
-    //! Lenient analysis, cached until the network changes (used by ITensor getters).
-    NetworkAnalysis const* analysis() const;
+    //! Lenient analysis for ITensor getters, kept up to date incrementally (incrementalAnalysis.h).
+    IncrementalAnalysis& incrementalAnalysis() const { return *mIncremental; }
     nvinfer1::Dims analysisDims(Tensor const& t) const;
     nvinfer1::DataType analysisType(Tensor const& t) const;
     bool analysisIsShapeTensor(Tensor const& t) const;
@@ -204,9 +212,8 @@ private:
     std::vector<Tensor const*> mDebugTensors;
     std::vector<std::string> mRefittable;
     uint64_t mRevision{0};
-    mutable std::unique_ptr<NetworkAnalysis> mAnalysis;
     std::vector<std::shared_ptr<void>> mControlFlow;
-    mutable uint64_t mAnalysisRevision{~0ULL};
+    std::unique_ptr<IncrementalAnalysis> mIncremental; // (getters are const; the analysis caches)
 };
 
 } // namespace kiln

@@ -1,4 +1,5 @@
-// Tensor: ITensor methods. Dimensions of non-input tensors come from the network analysis.
+// Tensor: ITensor methods. Dimensions of non-input tensors come from the network's incremental analysis, told of
+// every change through NetworkDefinition::tensorChanged.
 #include "network/tensor.h"
 
 #include "network/networkAnalysis.h"
@@ -26,7 +27,7 @@ void Tensor::setName(char const* name) noexcept
         return;
     }
     mName = name;
-    mNetwork.touch();
+    mNetwork.tensorChanged(*this, /*rolesMayChange=*/false);
 }
 
 char const* Tensor::getName() const noexcept
@@ -59,7 +60,7 @@ void Tensor::setDimensions(Dims const& dimensions) noexcept
     }
     mDims = dimensions;
     mDimNames.resize(static_cast<size_t>(dimensions.nbDims));
-    mNetwork.touch();
+    mNetwork.tensorChanged(*this, /*rolesMayChange=*/true);
 }
 
 Dims Tensor::getDimensions() const noexcept
@@ -76,7 +77,7 @@ void Tensor::setType(DataType type) noexcept
     if (mIsInput)
     {
         mType = type;
-        mNetwork.touch();
+        mNetwork.tensorChanged(*this, /*rolesMayChange=*/true);
         return;
     }
     if (mNetwork.stronglyTyped())
@@ -87,7 +88,7 @@ void Tensor::setType(DataType type) noexcept
     }
     mType = type;
     mTypeSet = true;
-    mNetwork.touch();
+    mNetwork.tensorChanged(*this, /*rolesMayChange=*/true);
 }
 
 DataType Tensor::getType() const noexcept
@@ -192,7 +193,7 @@ void Tensor::setDimensionName(int32_t index, char const* name) noexcept
     }
     mDimNames.resize(static_cast<size_t>(mDims.nbDims));
     mDimNames[static_cast<size_t>(index)] = name != nullptr ? name : "";
-    mNetwork.touch();
+    mNetwork.tensorChanged(*this, /*rolesMayChange=*/false);
 }
 
 char const* Tensor::getDimensionName(int32_t index) const noexcept

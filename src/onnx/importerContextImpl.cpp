@@ -162,12 +162,7 @@ StatusOr<nvinfer1::ITensor*> ImporterContextImpl::constantTensor(OnnxConstant co
     {
         return invalidArgument("INetworkDefinition::addConstant refused constant '" + nameHint + "'");
     }
-    std::string name = nameHint;
-    for (int i = 1; mLayerNames.count(name) != 0; ++i)
-    {
-        name = nameHint + "_" + std::to_string(i);
-    }
-    mLayerNames.insert(name);
+    std::string const name = uniqueLayerName(nameHint);
     layer->setName(name.c_str());
     layer->getOutput(0)->setName(name.c_str());
     return layer->getOutput(0);
@@ -188,13 +183,24 @@ void ImporterContextImpl::nameLayer(nvinfer1::ILayer* layer, ::onnx::NodeProto c
     {
         base += "_" + suffix;
     }
+    layer->setName(uniqueLayerName(base).c_str());
+}
+
+std::string ImporterContextImpl::uniqueLayerName(std::string const& base)
+{
+    // "<base>", else "<base>_<i>" with the smallest free i. Names are never released, so the search for a base
+    // resumes where it stopped last time (a hint used thousands of times stays linear).
     std::string name = base;
-    for (int i = 1; mLayerNames.count(name) != 0; ++i)
+    if (mLayerNames.count(name) != 0)
     {
-        name = base + "_" + std::to_string(i);
+        int& next = mNextSuffix.try_emplace(base, 1).first->second;
+        do
+        {
+            name = base + "_" + std::to_string(next++);
+        } while (mLayerNames.count(name) != 0);
     }
     mLayerNames.insert(name);
-    layer->setName(name.c_str());
+    return name;
 }
 
 void ImporterContextImpl::warn(::onnx::NodeProto const& node, std::string const& message)

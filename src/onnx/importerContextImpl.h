@@ -11,6 +11,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace kiln
@@ -63,6 +65,9 @@ public:
     void log(nvinfer1::ILogger::Severity severity, std::string const& message) const;
 
 private:
+    //! A layer name not used yet: `base`, or `base` with the smallest free suffix "_<i>".
+    std::string uniqueLayerName(std::string const& base);
+
     struct PendingInitializer
     {
         ::onnx::TensorProto const* proto{nullptr};
@@ -76,12 +81,14 @@ private:
     WeightStore& mWeights;
     int64_t mDefaultOpset{0};
     std::map<std::string, int64_t> mOpsets;
-    mutable std::map<std::string, OnnxValue> mValues;
-    mutable std::map<std::string, PendingInitializer> mInitializers;
-    std::map<nvinfer1::ITensor const*, std::string> mTensorNames;
-    std::set<std::string> mLayerNames;
+    mutable std::unordered_map<std::string, OnnxValue> mValues;
+    mutable std::unordered_map<std::string, PendingInitializer> mInitializers;
+    std::unordered_map<nvinfer1::ITensor const*, std::string> mTensorNames;
+    std::unordered_set<std::string> mLayerNames;
+    //! Per name base, the first suffix not yet tried: every "<base>_<i>" below it is taken (names stay taken).
+    std::unordered_map<std::string, int> mNextSuffix;
     //! Constants already in mWeights (by address), so constantTensor() uses them in place.
-    std::map<OnnxConstant const*, std::shared_ptr<OnnxConstant const>> mKept;
+    std::unordered_map<OnnxConstant const*, std::shared_ptr<OnnxConstant const>> mKept;
     ::onnx::GraphProto const* mGraph{nullptr};
 };
 

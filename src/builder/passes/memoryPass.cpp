@@ -7,6 +7,7 @@
 // stay out of the arena (offset -1): the runtime allocates them.
 #include "builder/buildContext.h"
 #include "builder/dataDependentShapes.h"
+#include "builder/intervalPacking.h"
 #include "builder/passes/loopRegions.h"
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
@@ -163,32 +164,19 @@ Status memoryPass(BuildContext& ctx)
         std::iota(order.begin(), order.end(), size_t{0});
         std::stable_sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return intervals[a].size > intervals[b].size; });
-        std::vector<Interval const*> placed;
-        int64_t arena = 0;
-        for (size_t index : order)
+        // Each interval goes to the lowest offset where it meets no placed interval whose lifetime overlaps its own
+        // (builder/intervalPacking.h: near-linear in the number of intervals).
+        std::vector<PackInterval> packing;
+        packing.reserve(intervals.size());
+        for (Interval const& iv : intervals)
         {
-            Interval& iv = intervals[index];
-            std::vector<std::pair<int64_t, int64_t>> busy;
-            for (Interval const* p : placed)
-            {
-                if (p->first <= iv.last && iv.first <= p->last)
-                {
-                    busy.emplace_back(p->offset, p->offset + p->size);
-                }
-            }
-            std::sort(busy.begin(), busy.end());
-            int64_t offset = 0;
-            for (auto const& [lo, hi] : busy)
-            {
-                if (offset + iv.size <= lo)
-                {
-                    break;
-                }
-                offset = std::max(offset, hi);
-            }
-            iv.offset = offset;
-            arena = std::max(arena, offset + iv.size);
-            placed.push_back(&iv);
+            packing.push_back(PackInterval{iv.first, iv.last, iv.size});
+        }
+        int64_t arena = 0;
+        std::vector<int64_t> const offsets = packFirstFit(packing, order, arena);
+        for (size_t i = 0; i < intervals.size(); ++i)
+        {
+            intervals[i].offset = offsets[i];
         }
         profile.tensorOffsets.assign(nbTensors, -1);
         profile.tensorCapacity.assign(nbTensors, 0);
