@@ -4,7 +4,7 @@
 #include "backends/cpu/cpuKernel.h"
 
 #include "network/inferContext.h"
-#include "backends/hostAllocator.h"
+#include "backends/hostMemoryBackend.h"
 
 #include <cstring>
 
@@ -34,7 +34,7 @@ public:
     }
 };
 
-class CpuBackend final : public Backend
+class CpuBackend final : public HostMemoryBackend
 {
 public:
     char const* name() const override { return "cpu"; }
@@ -70,30 +70,6 @@ public:
         return std::unique_ptr<BackendSession>(std::make_unique<CpuSession>());
     }
 
-    nvinfer1::IGpuAllocator& defaultAllocator() const override { return hostGpuAllocator(); }
-    Status copy(void* dst, void const* src, int64_t bytes, CopyKind, cudaStream_t) const override
-    {
-        if (bytes > 0)
-        {
-            std::memmove(dst, src, static_cast<size_t>(bytes));
-        }
-        return Status::ok();
-    }
-    Status memset(void* dst, int32_t value, int64_t bytes, cudaStream_t) const override
-    {
-        if (bytes > 0)
-        {
-            std::memset(dst, value, static_cast<size_t>(bytes));
-        }
-        return Status::ok();
-    }
-    Status synchronize(cudaStream_t) const override { return Status::ok(); }
-    Status recordEvent(cudaEvent_t, cudaStream_t) const override
-    {
-        return unsupported("CUDA events are not supported by the CPU backend (runs are synchronous)");
-    }
-    bool isCapturing(cudaStream_t) const override { return false; }
-    int32_t currentDevice() const override { return -1; }
 };
 
 } // namespace

@@ -1,9 +1,7 @@
 // The null backend (see nullBackend.h): host memory, synchronous copies, kernels that refuse to run.
 #include "backends/null/nullBackend.h"
 
-#include "backends/hostAllocator.h"
-
-#include <cstring>
+#include "backends/hostMemoryBackend.h"
 
 namespace kiln
 {
@@ -29,7 +27,7 @@ public:
     }
 };
 
-class NullBackend final : public Backend
+class NullBackend final : public HostMemoryBackend
 {
 public:
     NullBackend(BackendCapabilities const& capabilities, std::string name)
@@ -53,30 +51,6 @@ public:
         return std::unique_ptr<BackendSession>(std::make_unique<NullSession>());
     }
 
-    nvinfer1::IGpuAllocator& defaultAllocator() const override { return hostGpuAllocator(); }
-    Status copy(void* dst, void const* src, int64_t bytes, CopyKind, cudaStream_t) const override
-    {
-        if (bytes > 0)
-        {
-            std::memmove(dst, src, static_cast<size_t>(bytes));
-        }
-        return Status::ok();
-    }
-    Status memset(void* dst, int32_t value, int64_t bytes, cudaStream_t) const override
-    {
-        if (bytes > 0)
-        {
-            std::memset(dst, value, static_cast<size_t>(bytes));
-        }
-        return Status::ok();
-    }
-    Status synchronize(cudaStream_t) const override { return Status::ok(); }
-    Status recordEvent(cudaEvent_t, cudaStream_t) const override
-    {
-        return unsupported("the null backend has no events");
-    }
-    bool isCapturing(cudaStream_t) const override { return false; }
-    int32_t currentDevice() const override { return -1; }
 
 private:
     BackendCapabilities mCapabilities;
