@@ -43,6 +43,7 @@ endif()
 # H100/H200). The backend's target kiln_cuda is defined in src/backends/cuda/CMakeLists.txt.
 set(KILN_HAVE_CUDA 0)
 set(KILN_HAVE_CUDNN 0)
+set(KILN_HAVE_CUDNN_FRONTEND 0)
 if(NOT KILN_WITH_CUDA STREQUAL "OFF")
     include(CheckLanguage)
     check_language(CUDA)
@@ -58,6 +59,23 @@ if(NOT KILN_WITH_CUDA STREQUAL "OFF")
         if(KILN_CUDNN_INCLUDE_DIR AND KILN_CUDNN_LIBRARY)
             set(KILN_HAVE_CUDNN 1)
             message(STATUS "Kiln: CUDA ${CUDAToolkit_VERSION} (architectures ${CMAKE_CUDA_ARCHITECTURES}), cuDNN at ${KILN_CUDNN_LIBRARY}")
+            # The header-only cuDNN frontend (PyPI nvidia-cudnn-frontend) for cuDNN's graph API: KILN_CUDNN_FRONTEND_DIR,
+            # .gpu-deps/cudnn_frontend/include (scripts/gpu-deps.sh), or the python3 package's include directory.
+            find_program(KILN_PYTHON3 NAMES python3)
+            set(kilnFrontendHint "")
+            if(KILN_PYTHON3)
+                execute_process(COMMAND "${KILN_PYTHON3}" -c "import importlib.metadata as m; print(next(str(f.locate().parent) for f in (m.files('nvidia-cudnn-frontend') or []) if f.name == 'cudnn_frontend.h'))"
+                    OUTPUT_VARIABLE kilnFrontendHint OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+            endif()
+            find_path(KILN_CUDNN_FRONTEND_INCLUDE_DIR cudnn_frontend.h
+                HINTS ${KILN_CUDNN_FRONTEND_DIR} "${CMAKE_SOURCE_DIR}/.gpu-deps/cudnn_frontend/include" ${kilnFrontendHint})
+            if(KILN_CUDNN_FRONTEND_INCLUDE_DIR)
+                set(KILN_HAVE_CUDNN_FRONTEND 1)
+                message(STATUS "Kiln: cuDNN frontend headers at ${KILN_CUDNN_FRONTEND_INCLUDE_DIR}")
+            else()
+                message(STATUS "Kiln: cuDNN frontend headers not found (pip install nvidia-cudnn-frontend): convolutions "
+                               "use cuDNN's legacy calls only")
+            endif()
         else()
             message(STATUS "Kiln: CUDA ${CUDAToolkit_VERSION} found but not cuDNN (cudnn.h / libcudnn): the CUDA backend "
                            "builds without its cuDNN tactics (convolution, deconvolution, pooling)")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu-deps.sh — fills .gpu-deps/ (ignored by git) with what the GPU machine lacks and scripts/gpu-test.sh and
-# scripts/gpu-python-test.sh need, copied from this machine: Debian's ONNX headers and libonnx_proto
+# scripts/gpu-python-test.sh need, copied from this machine: Debian's ONNX headers and libonnx_proto, the cuDNN
+# frontend's headers (.gpu-deps/cudnn_frontend/include)
 # (scripts/install-deps.sh installs them); for the Python module, pybind11 (header-only: its include/ and
 # share/cmake/ dirs, in .gpu-deps/pybind11), CPython 3.12's headers (.gpu-deps/python3.12/include/python3.12, for a
 # GPU machine whose python3.12 lacks Python.h) and pytest with its pure-Python dependencies (.gpu-deps/pylib, used
@@ -74,6 +75,19 @@ if pylib="$("$python" -c "$pytestProbe" 2>/dev/null)"; then
     find "$dest/pylib" -name __pycache__ -prune -exec rm -rf {} +
 else
     echo "gpu-deps.sh: warning: pytest is not importable by $python; the GPU machine must have its own" >&2
+fi
+
+# The cuDNN frontend's headers (header-only, PyPI nvidia-cudnn-frontend) for the graph-API convolutions; the CMake
+# configuration finds them in .gpu-deps/cudnn_frontend/include.
+frontendProbe='import importlib.metadata as m
+print(next(str(f.locate().parent) for f in (m.files("nvidia-cudnn-frontend") or []) if f.name == "cudnn_frontend.h"))'
+if frontendInclude="$("$python" -c "$frontendProbe" 2>/dev/null)"; then
+    rm -rf "$dest/cudnn_frontend"
+    mkdir -p "$dest/cudnn_frontend"
+    cp -r "$frontendInclude" "$dest/cudnn_frontend/include"
+else
+    echo "gpu-deps.sh: warning: nvidia-cudnn-frontend is not installed for $python (scripts/install-deps.sh installs" \
+        "it); convolutions on the GPU machine will use cuDNN's legacy calls only" >&2
 fi
 
 # Keep git from sending it to CI while letting the device tool carry it.

@@ -43,9 +43,25 @@ install_python_packages() {
         module="${pkg//-/_}"
         "$python" -c "import $module" >/dev/null 2>&1 || missing+=("$pkg")
     done
-    if [[ ${#missing[@]} -eq 0 ]]; then
+    # With nvcc (the CUDA backend is built): the cuDNN frontend's C++ headers (PyPI nvidia-cudnn-frontend, installed
+    # without its Python-side dependencies; CMake finds its include directory through the package's file list).
+    local frontend=()
+    if command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+        "$python" -c 'import importlib.metadata as m; m.files("nvidia-cudnn-frontend")' >/dev/null 2>&1 \
+            || frontend=(nvidia-cudnn-frontend)
+    fi
+    if [[ ${#missing[@]} -eq 0 && ${#frontend[@]} -eq 0 ]]; then
         echo "install-deps.sh: Python packages present (${pythonPackages[*]})"
         return 0
+    fi
+    if [[ ${#frontend[@]} -gt 0 ]]; then
+        echo "install-deps.sh: missing Python package: ${frontend[*]} (headers only)"
+        if [[ $checkOnly -eq 1 ]]; then
+            return 1
+        fi
+        "$python" -m pip install --quiet --disable-pip-version-check --no-deps "${frontend[@]}" \
+            || "$python" -m pip install --quiet --disable-pip-version-check --no-deps --break-system-packages "${frontend[@]}"
+        [[ ${#missing[@]} -eq 0 ]] && return 0
     fi
     echo "install-deps.sh: missing Python packages: ${missing[*]}"
     if [[ $checkOnly -eq 1 ]]; then

@@ -5,6 +5,8 @@
 // (getAliasedInput) shares the input's slot; a plugin's workspace is a slot live during its node only
 // (PlanProfile::workspaceOffsets). Tensors whose shape depends on a data-dependent size (plugin size tensors)
 // stay out of the arena (offset -1): the runtime allocates them.
+// Reshapes: the output of a Shuffle that only reshapes (both transposes the identity) shares its input's slot when
+// both live in the arena, so the node moves no data (its kernels skip the copy when the two addresses are equal).
 #include "builder/buildContext.h"
 #include "builder/dataDependentShapes.h"
 #include "builder/intervalPacking.h"
@@ -36,6 +38,32 @@ struct Interval
     int64_t size;
     int64_t offset{-1};
 };
+
+//! True when the permutation stored under `key` is absent, empty or the identity.
+bool identityPermutation(PlanNode const& node, char const* key)
+{
+    if (!node.attrs.has(key))
+    {
+        return true;
+    }
+    std::vector<int64_t> const perm = node.attrs.getInts(key);
+    for (size_t i = 0; i < perm.size(); ++i)
+    {
+        if (perm[i] != static_cast<int64_t>(i))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+//! A Shuffle that only reshapes, outside loops (whose tensors are rewritten by every iteration).
+bool isPureReshape(PlanNode const& node)
+{
+    return node.kind == nvinfer1::LayerType::kSHUFFLE && !node.inputs.empty() && node.inputs[0] >= 0
+        && node.outputs.size() == 1 && !node.attrs.has("cf.loop") && identityPermutation(node, "first_transpose")
+        && identityPermutation(node, "second_transpose");
+}
 
 int32_t findRoot(std::vector<int32_t>& parent, int32_t t)
 {
@@ -102,6 +130,39 @@ Status memoryPass(BuildContext& ctx)
     std::vector<bool> const dataDependent = dataDependentExprs(plan.shapes);
     // Tensors sized by FLOAT shape-tensor input values (no profile bounds them) get run-time buffers.
     std::vector<bool> const sizedAtRun = plan.shapes.dependsOnKind(SymbolKind::kINPUT_FLOAT_VALUE);
+    auto inArenaTensor = [&](int32_t t) {
+        PlanTensor const& pt = plan.tensors[static_cast<size_t>(t)];
+        return pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0 && !dependsOnData(dataDependent, pt.dims)
+            && !dependsOnData(sizedAtRun, pt.dims);
+    };
+    // Pure reshapes share their input's slot, unless a plugin writes either tensor in place (its group would then be
+    // modified under the other name) or either has values computed on the host.
+    std::vector<bool> pluginAliased(nbTensors, false);
+    for (size_t t = 0; t < nbTensors; ++t)
+    {
+        pluginAliased[t] = findRoot(parent, static_cast<int32_t>(t)) != static_cast<int32_t>(t);
+        if (pluginAliased[t])
+        {
+            pluginAliased[static_cast<size_t>(findRoot(parent, static_cast<int32_t>(t)))] = true;
+        }
+    }
+    for (PlanNode const& node : plan.nodes)
+    {
+        if (!isPureReshape(node))
+        {
+            continue;
+        }
+        int32_t const in = node.inputs[0];
+        int32_t const out = node.outputs[0];
+        PlanTensor const& a = plan.tensors[static_cast<size_t>(in)];
+        PlanTensor const& b = plan.tensors[static_cast<size_t>(out)];
+        if (inArenaTensor(in) && inArenaTensor(out) && !pluginAliased[static_cast<size_t>(in)]
+            && !pluginAliased[static_cast<size_t>(out)] && !a.hasValues && !b.hasValues && a.type == b.type
+            && a.format == b.format && a.format == nvinfer1::TensorFormat::kLINEAR)
+        {
+            parent[static_cast<size_t>(findRoot(parent, out))] = findRoot(parent, in);
+        }
+    }
     for (PlanProfile& profile : plan.profiles)
     {
         std::vector<int64_t> bytes(nbTensors, 0);
@@ -127,8 +188,7 @@ Status memoryPass(BuildContext& ctx)
         for (size_t t = 0; t < nbTensors; ++t)
         {
             PlanTensor const& pt = plan.tensors[t];
-            bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0
-                && !dependsOnData(dataDependent, pt.dims) && !dependsOnData(sizedAtRun, pt.dims);
+            bool const inArena = inArenaTensor(static_cast<int32_t>(t));
             bool const used = last[t] != -2 || pt.hasValues;
             if (!inArena || !used)
             {
@@ -191,8 +251,7 @@ Status memoryPass(BuildContext& ctx)
         {
             int32_t const slot = groupInterval[static_cast<size_t>(findRoot(parent, static_cast<int32_t>(t)))];
             PlanTensor const& pt = plan.tensors[t];
-            bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0
-                && !dependsOnData(dataDependent, pt.dims) && !dependsOnData(sizedAtRun, pt.dims);
+            bool const inArena = inArenaTensor(static_cast<int32_t>(t));
             bool const used = last[t] != -2 || pt.hasValues;
             if (slot >= 0 && inArena && used)
             {

@@ -1,4 +1,5 @@
-// Parity of the CUDA convolution and deconvolution kernels (tactics "cudnn" and "kiln") with the CPU reference:
+// Parity of the CUDA convolution and deconvolution kernels (tactics "cudnn" — cuDNN's graph API first —,
+// "cudnn-legacy" and "kiln") with the CPU reference:
 // 1-D (as [N, C, 1, W]), 2-D and 3-D, strides, dilations, groups (incl. depthwise), symmetric and asymmetric
 // explicit padding, SAME_UPPER/LOWER, ROUND_UP, kernel and bias from weights (also of another type than the
 // tensors) or from inputs, FP32/FP16/BF16, an output type other than the input's, and the fused epilogue
@@ -7,9 +8,12 @@
 #include "cudaParity.h"
 
 #include "backends/cuda/cudaKernel.h"
+#include "backends/cuda/kernels/convolutionGraph.h"
 #include "network/layers/convolutionLayer.h"
 
 #include <gtest/gtest.h>
+
+#include <iostream>
 
 namespace kiln::test::cuda
 {
@@ -130,7 +134,7 @@ std::vector<int64_t> outputDims(ConvSpec const& s, PlanNode const& node)
 
 void runConv(ConvSpec const& s, uint32_t seed)
 {
-    for (char const* tactic : {"cudnn", "kiln"})
+    for (char const* tactic : {"cudnn", "cudnn-legacy", "kiln"})
     {
         SCOPED_TRACE(std::string(s.deconv ? "deconvolution" : "convolution") + " tactic " + tactic + " seed "
             + std::to_string(seed));
@@ -298,6 +302,49 @@ TEST(CudaParity, ConvolutionFusedEpilogue)
         a.fuseAdd = true;
         a.fuseAct = static_cast<int32_t>(ActivationType::kGELU_TANH) + 1;
         runConv(a, 18);
+    }
+}
+
+//! The "cudnn" tactic really runs cuDNN's graph API for the usual FP16/BF16 cases (3x3 with bias, residual and ReLU;
+//! 1x1; strided 7x7 stem): each new shape builds a plan, fused or bare, and none is refused.
+TEST(CudaParity, ConvolutionGraphApiPlans)
+{
+    if (!::kiln::cuda::convGraphBuilt())
+    {
+        GTEST_SKIP() << "built without the cuDNN frontend: no graph-API convolutions";
+    }
+    KILN_REQUIRE_GPU();
+    for (DataType t : {DataType::kHALF, DataType::kBF16})
+    {
+        ConvSpec s = typed({}, t);
+        s.in = {2, 16, 14, 14};
+        s.k = 32;
+        s.pre = {1, 1};
+        s.post = {1, 1};
+        s.fuseAdd = true;
+        s.fuseAct = static_cast<int32_t>(ActivationType::kRELU) + 1;
+        ConvSpec pointwise = typed({}, t);
+        pointwise.in = {2, 32, 7, 7};
+        pointwise.k = 64;
+        pointwise.kernel = {1, 1};
+        ConvSpec stem = typed({}, t);
+        stem.in = {1, 3, 32, 32};
+        stem.k = 16;
+        stem.kernel = {7, 7};
+        stem.stride = {2, 2};
+        stem.pre = {3, 3};
+        stem.post = {3, 3};
+        stem.fuseAct = static_cast<int32_t>(ActivationType::kRELU) + 1;
+        for (ConvSpec const& c : {s, pointwise, stem})
+        {
+            ::kiln::cuda::ConvGraphCounters const before = ::kiln::cuda::convGraphCounters();
+            runConv(c, 40);
+            ::kiln::cuda::ConvGraphCounters const after = ::kiln::cuda::convGraphCounters();
+            std::cout << "graph plans for C=" << c.in[1] << " K=" << c.k << ": fused " << after.fused - before.fused
+                      << ", bare " << after.bare - before.bare << ", refused " << after.refused - before.refused
+                      << std::endl;
+            EXPECT_GT(after.fused + after.bare, before.fused + before.bare);
+        }
     }
 }
 

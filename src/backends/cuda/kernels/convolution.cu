@@ -6,7 +6,12 @@
 // bias, fused add / activation ("fuse.*") and an output type other than the input's are one pointwise pass after.
 // Tactic "kiln": the direct kernels of convolutionDirect.cu (everything in one pass). A "cudnn" plan falls back to
 // the direct kernel for a shape cuDNN refuses or when the workspace given is smaller than the plan needs.
+// A forward convolution with the "cudnn" tactic runs through cuDNN's graph API first (convolutionGraph.cpp): one
+// prebuilt plan per shape with the epilogue fused where cuDNN has an engine for it, else the bare convolution plus
+// the pointwise pass; the legacy calls above remain for what the graph API refuses, and the tactic "cudnn-legacy"
+// (never timed, forced by tests) selects them alone.
 #include "backends/cuda/kernels/convolution.h"
+#include "backends/cuda/kernels/convolutionGraph.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/cudnnCommon.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -52,7 +57,26 @@ struct ConvPlan
     int64_t kernelAt{0};
     int64_t stageAt{0};
     int64_t total{0};
+    // The graph-API plan of this shape (null: the legacy calls), decided at reshape for `graphFor` (1: the fused
+    // addition has the output's full shape or there is none, 0: it broadcasts; -1: not decided yet).
+    std::shared_ptr<ConvGraphPlan const> graph;
+    int32_t graphFor{-1};
 };
+
+//! True when 5-D strides are those of a packed tensor of `dims` (dimensions of extent 1 may have any stride).
+bool packedOver(int64_t const (&strides)[5], int64_t const (&dims)[5])
+{
+    int64_t expect = 1;
+    for (int32_t i = 4; i >= 0; --i)
+    {
+        if (dims[i] != 1 && strides[i] != expect)
+        {
+            return false;
+        }
+        expect *= dims[i];
+    }
+    return true;
+}
 
 [[maybe_unused]] void toDims5(int64_t (&d5)[5], int64_t n, int64_t c, int64_t const (&sp)[3])
 {
@@ -98,11 +122,13 @@ struct ConvPlan
 class ConvolutionCudaKernel final : public Kernel
 {
 public:
-    ConvolutionCudaKernel(KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue, bool useCudnn)
+    ConvolutionCudaKernel(
+        KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue, bool useCudnn, bool useGraph)
         : mSetup(setup)
         , mCfg(std::move(cfg))
         , mEpilogue(epilogue)
         , mUseCudnn(useCudnn)
+        , mUseGraph(useGraph && !mCfg.deconvolution)
         , mType(setup.inputTypes[0])
         , mOwn(convolutionOwnInputs(*setup.node))
         , mLibraries(sessionLibraries(setup))
@@ -153,6 +179,10 @@ public:
     int64_t workspaceSize(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const override
     {
         ConvPlan const* plan = findPlan(inputs, outputs);
+        if (plan != nullptr && plan->graph != nullptr)
+        {
+            return plan->graph->workspaceBytes();
+        }
         return plan != nullptr && plan->cudnn ? plan->total : 0;
     }
 
@@ -207,8 +237,10 @@ public:
         {
             return internalError(label() + ": no execution plan for this shape");
         }
+        toDims5(mOutDims, out.dims);
+        toDims5(mInDims, inputs[0].dims);
 #if KILN_HAVE_CUDNN
-        if (mPlan->cudnn)
+        if (mPlan->cudnn || mUseGraph)
         {
             if (mLibraries == nullptr)
             {
@@ -221,6 +253,10 @@ public:
             }
             mCudnn = *h;
         }
+        if (mUseGraph)
+        {
+            chooseGraph(*mPlan, out.type);
+        }
 #endif
         DirectConvArgs& a = mDirect;
         a.xType = inputs[0].type;
@@ -231,8 +267,6 @@ public:
         a.k = mCfg.k;
         a.groups = mCfg.groups;
         a.g = toWindowGeometry(mCfg.params, mShapes.ext);
-        toDims5(mOutDims, out.dims);
-        toDims5(mInDims, inputs[0].dims);
         mTotal = out.volume();
         return Status::ok();
     }
@@ -260,6 +294,14 @@ public:
             epi.add = add.data;
         }
         ConvPlan const& plan = *mPlan;
+#if KILN_HAVE_CUDNN
+        if (plan.graph != nullptr && ctx.workspaceBytes >= plan.graph->workspaceBytes()
+            && (ctx.workspace != nullptr || plan.graph->workspaceBytes() == 0))
+        {
+            Status const st = runGraph(*plan.graph, inputs[0].data, out, epi, ctx);
+            return st.isOk() ? st : st.withContext(label());
+        }
+#endif
         if (plan.cudnn && (ctx.workspaceBytes >= plan.total || plan.total == 0)
             && (ctx.workspace != nullptr || plan.total == 0))
         {
@@ -284,7 +326,7 @@ private:
     }
 
     //! The plan of these shapes (created on first use; nullptr when the shapes are invalid).
-    ConvPlan const* findPlan(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const
+    ConvPlan* findPlan(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const
     {
         if (inputs.empty() || outputs.empty())
         {
@@ -334,6 +376,84 @@ private:
     }
 
 #if KILN_HAVE_CUDNN
+    //! Decides the graph-API plan of `p` for the epilogue of the last reshape (mEpi, mShapes); leaves it null when
+    //! cuDNN's graph API refuses both the fused and the bare convolution (the legacy calls run then).
+    void chooseGraph(ConvPlan& p, DataType outType) const
+    {
+        int32_t const addFull = !mEpilogue.hasAdd || packedOver(mEpi.addStrides, mOutDims) ? 1 : 0;
+        if (p.graphFor == addFull)
+        {
+            return;
+        }
+        p.graphFor = addFull;
+        p.graph.reset();
+        if (mShapes.kernelTensor || mShapes.biasTensor || p.n <= 0)
+        {
+            return;
+        }
+        ConvGraphSpec s;
+        s.xType = mType;
+        s.yType = outType;
+        s.nbSpatial = mCfg.params.nbSpatial;
+        s.n = p.n;
+        s.c = p.c;
+        s.k = mCfg.k;
+        s.groups = mCfg.groups;
+        s.g = p.g;
+        s.bias = mEpi.bias != nullptr;
+        s.biasType = mEpi.biasType;
+        s.add = mEpilogue.hasAdd;
+        s.addType = mEpi.addType;
+        std::copy(mEpi.addStrides, mEpi.addStrides + 5, s.addStrides);
+        s.activation = mEpi.hasActivation;
+        s.activationType = mEpi.activation;
+        s.alpha = mEpi.alpha;
+        s.beta = mEpi.beta;
+        int device = 0;
+        if (cudaGetDevice(&device) != cudaSuccess)
+        {
+            return;
+        }
+        s.device = device;
+        if (addFull == 1)
+        {
+            auto fused = ConvGraphPlan::get(s, true);
+            if (fused.isOk())
+            {
+                p.graph = *fused;
+                return;
+            }
+        }
+        if (outType == mType)
+        {
+            auto bare = ConvGraphPlan::get(s, false);
+            if (bare.isOk())
+            {
+                p.graph = *bare;
+            }
+        }
+    }
+
+    //! The graph plan, then (when its epilogue is not fused) the pointwise pass in place on the output.
+    Status runGraph(ConvGraphPlan const& graph, void const* x, TensorView const& out, ConvEpilogueDev const& epi,
+        RunContext const& ctx) const
+    {
+        KILN_RETURN_IF_ERROR(graph.run(mCudnn, ctx.stream, x, mKernel, epi.bias, epi.add, out.data, ctx.workspace));
+        if (graph.fused() || (epi.bias == nullptr && epi.add == nullptr && !epi.hasActivation))
+        {
+            return Status::ok();
+        }
+        ConvPointwiseArgs f;
+        f.src = out.data;
+        f.srcType = out.type;
+        std::copy(mOutDims, mOutDims + 5, f.srcDims);
+        f.dst = out.data;
+        f.dstType = out.type;
+        std::copy(mOutDims, mOutDims + 5, f.dstDims);
+        f.epilogue = epi;
+        return launchConvPointwise(f, ctx.stream);
+    }
+
     Status planCudnn(ConvPlan& p, DataType outType, DataType kernelType) const
     {
         if (outType == DataType::kFLOAT && mType != DataType::kFLOAT)
@@ -559,6 +679,7 @@ private:
     ConvConfig mCfg;
     FusedEpilogue mEpilogue;
     bool mUseCudnn{false};
+    bool mUseGraph{false}; //!< forward convolutions with the "cudnn" tactic try cuDNN's graph API first
     DataType mType{DataType::kFLOAT}; //!< the input's type: cuDNN's data type, the device kernel copy's type
     size_t mOwn{1};
     DeviceBuffer mKernelOwn;
@@ -575,7 +696,7 @@ private:
 #endif
     // Of the last reshape.
     ConvShapes mShapes;
-    ConvPlan const* mPlan{nullptr};
+    ConvPlan* mPlan{nullptr};
     ConvEpilogueDev mEpi;     //!< without the run's addresses (bias tensor, added tensor)
     DirectConvArgs mDirect;   //!< without the run's addresses
     int64_t mInDims[5]{};     //!< the input's extents, 5-D
@@ -634,12 +755,13 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup co
         return invalidArgument(label + ": " + problem);
     }
     std::string const& tactic = setup.node->tactic;
-    if (tactic == kTACTIC_CUDNN && !cudnnBuilt())
+    if ((tactic == kTACTIC_CUDNN || tactic == kTACTIC_CUDNN_LEGACY) && !cudnnBuilt())
     {
-        return invalidArgument(label + ": tactic cudnn needs a Kiln built with cuDNN");
+        return invalidArgument(label + ": tactic " + tactic + " needs a Kiln built with cuDNN");
     }
     bool const useCudnn = cudnnBuilt() && tactic != kTACTIC_KILN;
-    auto kernel = std::make_unique<ConvolutionCudaKernel>(setup, std::move(cfg), epilogue, useCudnn);
+    bool const useGraph = useCudnn && convGraphBuilt() && tactic != kTACTIC_CUDNN_LEGACY;
+    auto kernel = std::make_unique<ConvolutionCudaKernel>(setup, std::move(cfg), epilogue, useCudnn, useGraph);
     KILN_RETURN_IF_ERROR(kernel->init().withContext(label + ": uploading the weights"));
     return std::unique_ptr<Kernel>(std::move(kernel));
 }

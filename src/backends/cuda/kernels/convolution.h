@@ -18,6 +18,8 @@ namespace kiln::cuda
 //! Tactic names of the convolution family.
 constexpr char const* kTACTIC_CUDNN = "cudnn";
 constexpr char const* kTACTIC_KILN = "kiln";
+//! cuDNN's legacy convolution calls alone (no graph API): never offered for timing; tests force it.
+constexpr char const* kTACTIC_CUDNN_LEGACY = "cudnn-legacy";
 
 //! What is applied to each output value v of [N, K, D, H, W]: act(v + bias[k] + add[...]) (each part optional).
 struct ConvEpilogueDev

@@ -1,0 +1,396 @@
+// cuDNN graph-API convolution plans (see convolutionGraph.h): the operation graph of one convolution shape with its
+// fused epilogue, built through the cuDNN frontend, the plan chosen by heuristics mode A among engines that keep
+// FP32 accumulation (and, for FP32 tensors, no TF32 tensor cores), and a process-wide cache of built plans.
+#include "backends/cuda/kernels/convolutionGraph.h"
+
+#include "backends/cuda/kernels/cudnnCommon.h"
+
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#if KILN_HAVE_CUDNN && KILN_HAVE_CUDNN_FRONTEND
+#define CUDNN_FRONTEND_SKIP_JSON_LIB 1
+#include <cudnn_frontend.h>
+#endif
+
+namespace kiln::cuda
+{
+namespace
+{
+std::mutex& cacheMutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+ConvGraphCounters& counters()
+{
+    static ConvGraphCounters c;
+    return c;
+}
+} // namespace
+
+ConvGraphCounters convGraphCounters()
+{
+    std::lock_guard<std::mutex> lock(cacheMutex());
+    return counters();
+}
+
+#if KILN_HAVE_CUDNN && KILN_HAVE_CUDNN_FRONTEND
+
+namespace fe = cudnn_frontend;
+
+bool convGraphBuilt()
+{
+    return true;
+}
+
+namespace
+{
+using nvinfer1::ActivationType;
+using nvinfer1::DataType;
+
+//! Tensor roles; the plan maps them to the frontend's variant-pack order once.
+enum Role : int32_t
+{
+    kX = 0,
+    kW,
+    kBIAS,
+    kADD,
+    kY,
+    kROLES
+};
+
+bool toFrontendType(DataType t, fe::DataType_t& out)
+{
+    switch (t)
+    {
+    case DataType::kFLOAT: out = fe::DataType_t::FLOAT; return true;
+    case DataType::kHALF: out = fe::DataType_t::HALF; return true;
+    case DataType::kBF16: out = fe::DataType_t::BFLOAT16; return true;
+    default: return false;
+    }
+}
+
+std::vector<int64_t> packedStrides(std::vector<int64_t> const& dims)
+{
+    std::vector<int64_t> s(dims.size(), 1);
+    for (size_t i = dims.size(); i-- > 1;)
+    {
+        s[i - 1] = s[i] * dims[i];
+    }
+    return s;
+}
+
+//! The spatial indices (into the 5-D geometry) the graph uses: 1-D runs as 2-D with H = 1.
+std::vector<int32_t> spatialAxes(int32_t nbSpatial)
+{
+    if (nbSpatial == 3)
+    {
+        return {0, 1, 2};
+    }
+    return {1, 2};
+}
+
+std::string describe(ConvGraphSpec const& s, bool fuse)
+{
+    std::ostringstream os;
+    os << static_cast<int>(s.xType) << ',' << static_cast<int>(s.yType) << ',' << s.nbSpatial << ',' << s.n << ','
+       << s.c << ',' << s.k << ',' << s.groups << ',' << s.device << ',' << fuse;
+    for (int32_t j = 0; j < 3; ++j)
+    {
+        os << ';' << s.g.in[j] << ',' << s.g.out[j] << ',' << s.g.kernel[j] << ',' << s.g.stride[j] << ','
+           << s.g.dilation[j] << ',' << s.g.padBefore[j] << ',' << s.g.padAfter[j];
+    }
+    if (fuse)
+    {
+        os << "|b" << s.bias << ',' << static_cast<int>(s.biasType) << "|a" << s.add << ','
+           << static_cast<int>(s.addType) << "|f" << s.activation << ',' << static_cast<int>(s.activationType) << ','
+           << s.alpha << ',' << s.beta;
+    }
+    return os.str();
+}
+
+Status frontendStatus(fe::error_t e, char const* step)
+{
+    return invalidArgument(std::string("cuDNN graph ") + step + ": " + e.get_message());
+}
+
+//! The pointwise activation of `s`, or false when cuDNN's pointwise modes do not express it exactly.
+bool activationAttributes(ConvGraphSpec const& s, fe::graph::Pointwise_attributes& a)
+{
+    switch (s.activationType)
+    {
+    case ActivationType::kRELU: a.set_mode(fe::PointwiseMode_t::RELU_FWD); return true;
+    case ActivationType::kLEAKY_RELU:
+        a.set_mode(fe::PointwiseMode_t::RELU_FWD).set_relu_lower_clip_slope(s.alpha);
+        return true;
+    case ActivationType::kSIGMOID: a.set_mode(fe::PointwiseMode_t::SIGMOID_FWD); return true;
+    case ActivationType::kTANH: a.set_mode(fe::PointwiseMode_t::TANH_FWD); return true;
+    case ActivationType::kGELU_ERF: a.set_mode(fe::PointwiseMode_t::GELU_FWD); return true;
+    case ActivationType::kGELU_TANH: a.set_mode(fe::PointwiseMode_t::GELU_APPROX_TANH_FWD); return true;
+    default: return false;
+    }
+}
+
+class FrontendConvPlan final : public ConvGraphPlan
+{
+public:
+    int64_t workspaceBytes() const override { return mWorkspace; }
+    bool fused() const override { return mFused; }
+
+    Status run(void* handle, cudaStream_t stream, void const* x, void const* w, void const* bias, void const* add,
+        void* y, void* workspace) const override
+    {
+        auto const h = static_cast<cudnnHandle_t>(handle);
+        KILN_CUDNN_CHECK(cudnnSetStream(h, stream));
+        void* byRole[kROLES]{const_cast<void*>(x), const_cast<void*>(w), const_cast<void*>(bias),
+            const_cast<void*>(add), y};
+        void* ptrs[kROLES]{};
+        for (int32_t i = 0; i < mSlots; ++i)
+        {
+            ptrs[i] = byRole[mSlotRole[i]];
+        }
+        fe::error_t e = mGraph.execute(h, ptrs, mSlots, workspace);
+        if (e.is_bad())
+        {
+            return internalError("cuDNN graph convolution: " + e.get_message());
+        }
+        return Status::ok();
+    }
+
+    Status build(ConvGraphSpec const& s, bool fuse)
+    {
+        fe::DataType_t xt{};
+        fe::DataType_t yt{};
+        if (!toFrontendType(s.xType, xt) || !toFrontendType(fuse ? s.yType : s.xType, yt))
+        {
+            return invalidArgument("cuDNN graph: unsupported tensor type");
+        }
+        if (s.groups < 1 || s.c % s.groups != 0 || s.k % s.groups != 0 || s.n < 1)
+        {
+            return invalidArgument("cuDNN graph: invalid channel or group counts");
+        }
+        std::vector<int32_t> const axes = spatialAxes(s.nbSpatial);
+        std::vector<int64_t> xDims{s.n, s.c};
+        std::vector<int64_t> wDims{s.k, s.c / s.groups};
+        std::vector<int64_t> yDims{s.n, s.k};
+        std::vector<int64_t> pre;
+        std::vector<int64_t> post;
+        std::vector<int64_t> stride;
+        std::vector<int64_t> dilation;
+        WindowGeometry const& g = s.g;
+        for (int32_t j : axes)
+        {
+            int64_t const span = 1 + g.dilation[j] * (g.kernel[j] - 1);
+            // cuDNN derives the output extent from the paddings: they must give Kiln's extent exactly.
+            if (g.padBefore[j] < 0 || g.padAfter[j] < 0
+                || (g.in[j] + g.padBefore[j] + g.padAfter[j] - span) / g.stride[j] + 1 != g.out[j])
+            {
+                return invalidArgument("cuDNN graph: padding cuDNN cannot express");
+            }
+            xDims.push_back(g.in[j]);
+            wDims.push_back(g.kernel[j]);
+            yDims.push_back(g.out[j]);
+            pre.push_back(g.padBefore[j]);
+            post.push_back(g.padAfter[j]);
+            stride.push_back(g.stride[j]);
+            dilation.push_back(g.dilation[j]);
+        }
+        if (!fitsCudnnInt(xDims) || !fitsCudnnInt(yDims) || !fitsCudnnInt(wDims))
+        {
+            return invalidArgument("cuDNN graph: extents beyond cuDNN's int range");
+        }
+        fe::graph::Graph& graph = mGraph;
+        graph.set_io_data_type(xt).set_intermediate_data_type(fe::DataType_t::FLOAT).set_compute_data_type(
+            fe::DataType_t::FLOAT);
+        auto X = graph.tensor(fe::graph::Tensor_attributes()
+                                  .set_name("x")
+                                  .set_uid(kX + 1)
+                                  .set_dim(xDims)
+                                  .set_stride(packedStrides(xDims))
+                                  .set_data_type(xt));
+        auto W = graph.tensor(fe::graph::Tensor_attributes()
+                                  .set_name("w")
+                                  .set_uid(kW + 1)
+                                  .set_dim(wDims)
+                                  .set_stride(packedStrides(wDims))
+                                  .set_data_type(xt));
+        auto Y = graph.conv_fprop(X, W,
+            fe::graph::Conv_fprop_attributes()
+                .set_name("conv")
+                .set_pre_padding(pre)
+                .set_post_padding(post)
+                .set_stride(stride)
+                .set_dilation(dilation)
+                .set_compute_data_type(fe::DataType_t::FLOAT));
+        if (fuse && s.bias)
+        {
+            fe::DataType_t bt{};
+            if (!toFrontendType(s.biasType, bt))
+            {
+                return invalidArgument("cuDNN graph: unsupported bias type");
+            }
+            std::vector<int64_t> bDims(yDims.size(), 1);
+            bDims[1] = s.k;
+            auto B = graph.tensor(fe::graph::Tensor_attributes()
+                                      .set_name("bias")
+                                      .set_uid(kBIAS + 1)
+                                      .set_dim(bDims)
+                                      .set_stride(packedStrides(bDims))
+                                      .set_data_type(bt));
+            Y = graph.pointwise(Y, B,
+                fe::graph::Pointwise_attributes().set_name("bias").set_mode(fe::PointwiseMode_t::ADD).set_compute_data_type(
+                    fe::DataType_t::FLOAT));
+        }
+        if (fuse && s.add)
+        {
+            fe::DataType_t at{};
+            if (!toFrontendType(s.addType, at))
+            {
+                return invalidArgument("cuDNN graph: unsupported type of the added tensor");
+            }
+            // Only a tensor of the output's own shape (strides equal to the packed output's over 5-D).
+            int64_t expect = 1;
+            for (int32_t i = 4; i >= 0; --i)
+            {
+                int64_t const extent = i == 0 ? s.n : i == 1 ? s.k : g.out[i - 2];
+                if (s.addStrides[i] != expect && extent != 1)
+                {
+                    return invalidArgument("cuDNN graph: broadcast addition");
+                }
+                expect *= extent;
+            }
+            auto Z = graph.tensor(fe::graph::Tensor_attributes()
+                                      .set_name("add")
+                                      .set_uid(kADD + 1)
+                                      .set_dim(yDims)
+                                      .set_stride(packedStrides(yDims))
+                                      .set_data_type(at));
+            Y = graph.pointwise(Y, Z,
+                fe::graph::Pointwise_attributes().set_name("add").set_mode(fe::PointwiseMode_t::ADD).set_compute_data_type(
+                    fe::DataType_t::FLOAT));
+        }
+        if (fuse && s.activation)
+        {
+            fe::graph::Pointwise_attributes act;
+            if (!activationAttributes(s, act))
+            {
+                return invalidArgument("cuDNN graph: activation without an exact pointwise mode");
+            }
+            Y = graph.pointwise(Y, act.set_name("act").set_compute_data_type(fe::DataType_t::FLOAT));
+        }
+        Y->set_output(true).set_uid(kY + 1).set_dim(yDims).set_stride(packedStrides(yDims)).set_data_type(yt);
+
+        // FP32 accumulation always; FP32 tensors keep FP32 products (no TF32), as the legacy path's FMA math.
+        std::vector<fe::NumericalNote_t> banned{fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION};
+        if (s.xType == DataType::kFLOAT)
+        {
+            banned.push_back(fe::NumericalNote_t::TENSOR_CORE);
+            banned.push_back(fe::NumericalNote_t::DOWN_CONVERT_INPUTS);
+        }
+        graph.deselect_numeric_notes(banned);
+
+        CudnnPlanningLock lock;
+        KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, cudnnPlanningHandle());
+        fe::error_t e = graph.validate();
+        if (e.is_bad())
+        {
+            return frontendStatus(e, "validation");
+        }
+        if ((e = graph.build_operation_graph(h)).is_bad())
+        {
+            return frontendStatus(e, "operation graph");
+        }
+        if ((e = graph.create_execution_plans({fe::HeurMode_t::A})).is_bad())
+        {
+            return frontendStatus(e, "heuristics");
+        }
+        if ((e = graph.check_support(h)).is_bad())
+        {
+            return frontendStatus(e, "support");
+        }
+        if ((e = graph.build_plans(fe::BuildPlanPolicy_t::HEURISTICS_CHOICE)).is_bad())
+        {
+            return frontendStatus(e, "plan");
+        }
+        int64_t bytes = 0;
+        if ((e = graph.get_workspace_size(bytes)).is_bad())
+        {
+            return frontendStatus(e, "workspace size");
+        }
+        mWorkspace = bytes;
+        mFused = fuse;
+        std::vector<int64_t> const uids = graph.get_variant_pack_uids_sorted();
+        if (uids.size() > static_cast<size_t>(kROLES))
+        {
+            return internalError("cuDNN graph: unexpected variant pack of " + std::to_string(uids.size()) + " tensors");
+        }
+        mSlots = static_cast<int32_t>(uids.size());
+        for (size_t i = 0; i < uids.size(); ++i)
+        {
+            if (uids[i] < 1 || uids[i] > kROLES)
+            {
+                return internalError("cuDNN graph: unexpected tensor uid " + std::to_string(uids[i]));
+            }
+            mSlotRole[i] = static_cast<int32_t>(uids[i] - 1);
+        }
+        return Status::ok();
+    }
+
+private:
+    fe::graph::Graph mGraph;
+    int64_t mWorkspace{0};
+    bool mFused{false};
+    int32_t mSlots{0};
+    int32_t mSlotRole[kROLES]{};
+};
+
+} // namespace
+
+StatusOr<std::shared_ptr<ConvGraphPlan const>> ConvGraphPlan::get(ConvGraphSpec const& spec, bool fuseEpilogue)
+{
+    bool const fuse = fuseEpilogue && (spec.bias || spec.add || spec.activation || spec.yType != spec.xType);
+    std::string const key = describe(spec, fuse);
+    static std::map<std::string, StatusOr<std::shared_ptr<ConvGraphPlan const>>> cache;
+    {
+        std::lock_guard<std::mutex> lock(cacheMutex());
+        auto it = cache.find(key);
+        if (it != cache.end())
+        {
+            return it->second;
+        }
+    }
+    auto plan = std::make_shared<FrontendConvPlan>();
+    Status const st = plan->build(spec, fuse);
+    StatusOr<std::shared_ptr<ConvGraphPlan const>> result
+        = st.isOk() ? StatusOr<std::shared_ptr<ConvGraphPlan const>>(std::shared_ptr<ConvGraphPlan const>(plan))
+                    : StatusOr<std::shared_ptr<ConvGraphPlan const>>(st);
+    std::lock_guard<std::mutex> lock(cacheMutex());
+    (st.isOk() ? (fuse ? counters().fused : counters().bare) : counters().refused) += 1;
+    constexpr size_t kMAX_CACHED = 4096;
+    if (cache.size() >= kMAX_CACHED)
+    {
+        cache.clear(); // plans in use stay alive through their kernels' shared pointers
+    }
+    cache.emplace(key, result);
+    return result;
+}
+
+#else // without cuDNN or its frontend
+
+bool convGraphBuilt()
+{
+    return false;
+}
+
+StatusOr<std::shared_ptr<ConvGraphPlan const>> ConvGraphPlan::get(ConvGraphSpec const&, bool)
+{
+    return invalidArgument("cuDNN graph convolutions need a Kiln built with cuDNN and the cuDNN frontend headers");
+}
+
+#endif
+
+} // namespace kiln::cuda

@@ -1,0 +1,76 @@
+// cuDNN graph-API convolutions (through the header-only cuDNN frontend): one operation graph per convolution shape,
+// conv_fprop with its epilogue fused (bias, residual add, activation) where cuDNN has an engine for it, the
+// execution plan chosen by cuDNN's heuristics and built once at reshape, and a run that is one cudnnBackendExecute
+// with a fixed variant-pack order (no lookups, no descriptors built per run). Plans are shared process-wide by
+// their full description, so identical layers and contexts build each plan once. Compiled to a stub that always
+// refuses when Kiln is built without cuDNN or without the frontend headers (KILN_HAVE_CUDNN_FRONTEND=0).
+#pragma once
+
+#include "backends/common/convolutionParams.h"
+#include "core/status.h"
+
+#include "NvInfer.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace kiln::cuda
+{
+
+//! A forward convolution of NCDHW-packed tensors with an optional fused epilogue y = act(conv(x, w) + bias + add).
+struct ConvGraphSpec
+{
+    nvinfer1::DataType xType{nvinfer1::DataType::kHALF}; //!< input and kernel
+    nvinfer1::DataType yType{nvinfer1::DataType::kHALF};
+    int32_t nbSpatial{2}; //!< 1, 2 or 3 (1-D runs as 2-D with H = 1)
+    int64_t n{0};
+    int64_t c{0};
+    int64_t k{0};
+    int64_t groups{1};
+    WindowGeometry g; //!< 5-D normalised geometry (index 0 = D)
+    bool bias{false};
+    nvinfer1::DataType biasType{nvinfer1::DataType::kFLOAT};
+    bool add{false};           //!< a tensor of the output's full shape
+    nvinfer1::DataType addType{nvinfer1::DataType::kFLOAT};
+    int64_t addStrides[5]{};   //!< of the added tensor over [N, K, D, H, W] (0: broadcast)
+    bool activation{false};
+    nvinfer1::ActivationType activationType{nvinfer1::ActivationType::kRELU};
+    float alpha{0.F};
+    float beta{0.F};
+    int32_t device{0};
+};
+
+//! Counters of plan builds in this process (tests and diagnostics): plans built with the epilogue fused, plans of the
+//! bare convolution, and refusals (no engine, unsupported geometry or type).
+struct ConvGraphCounters
+{
+    int64_t fused{0};
+    int64_t bare{0};
+    int64_t refused{0};
+};
+ConvGraphCounters convGraphCounters();
+
+//! True when this build can use the cuDNN graph API.
+bool convGraphBuilt();
+
+class ConvGraphPlan
+{
+public:
+    //! A built plan for `spec`. With `fuseEpilogue` the bias, add and activation run inside cuDNN; else the graph
+    //! is the bare convolution writing the input's type (the caller applies the epilogue). Fails with the reason
+    //! when cuDNN has no engine for it.
+    static StatusOr<std::shared_ptr<ConvGraphPlan const>> get(ConvGraphSpec const& spec, bool fuseEpilogue);
+
+    virtual ~ConvGraphPlan() = default;
+    virtual int64_t workspaceBytes() const = 0;
+    //! True when the epilogue runs inside the plan.
+    virtual bool fused() const = 0;
+    //! Runs on `stream` (bound to `handle` by the call). `bias`/`add` are ignored when the plan is not fused.
+    virtual Status run(void* handle, cudaStream_t stream, void const* x, void const* w, void const* bias,
+        void const* add, void* y, void* workspace) const = 0;
+};
+
+} // namespace kiln::cuda
