@@ -342,7 +342,7 @@ TEST(CudaParity, ConvolutionGraphApiPlans)
             ::kiln::cuda::ConvGraphCounters const after = ::kiln::cuda::convGraphCounters();
             std::cout << "graph plans for C=" << c.in[1] << " K=" << c.k << ": fused " << after.fused - before.fused
                       << ", bare " << after.bare - before.bare << ", refused " << after.refused - before.refused
-                      << std::endl;
+                      << (after.refused > before.refused ? " (" + after.lastRefusal + ")" : std::string()) << std::endl;
             EXPECT_GT(after.fused + after.bare, before.fused + before.bare);
         }
     }

@@ -1,6 +1,6 @@
 // cuDNN graph-API convolution plans (see convolutionGraph.h): the operation graph of one convolution shape with its
 // fused epilogue, built through the cuDNN frontend, the plan chosen by heuristics mode A among engines that keep
-// FP32 accumulation (and, for FP32 tensors, no TF32 tensor cores), and a process-wide cache of built plans.
+// FP32 accumulation, and a process-wide cache of built plans. FP16 and BF16 only: FP32 keeps the legacy calls.
 #include "backends/cuda/kernels/convolutionGraph.h"
 
 #include "backends/cuda/kernels/cudnnCommon.h"
@@ -169,6 +169,12 @@ public:
         {
             return invalidArgument("cuDNN graph: unsupported tensor type");
         }
+        if (s.xType == DataType::kFLOAT)
+        {
+            // Measured on an H100 (cuDNN 9): FP32 graphs still reach TF32-rounded engines with the tensor-core notes
+            // deselected, so FP32 keeps the legacy calls with FMA math.
+            return invalidArgument("cuDNN graph: FP32 convolutions keep the legacy FMA path");
+        }
         if (s.groups < 1 || s.c % s.groups != 0 || s.k % s.groups != 0 || s.n < 1)
         {
             return invalidArgument("cuDNN graph: invalid channel or group counts");
@@ -284,14 +290,8 @@ public:
         }
         Y->set_output(true).set_uid(kY + 1).set_dim(yDims).set_stride(packedStrides(yDims)).set_data_type(yt);
 
-        // FP32 accumulation always; FP32 tensors keep FP32 products (no TF32), as the legacy path's FMA math.
-        std::vector<fe::NumericalNote_t> banned{fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION};
-        if (s.xType == DataType::kFLOAT)
-        {
-            banned.push_back(fe::NumericalNote_t::TENSOR_CORE);
-            banned.push_back(fe::NumericalNote_t::DOWN_CONVERT_INPUTS);
-        }
-        graph.deselect_numeric_notes(banned);
+        // FP32 accumulation always.
+        graph.deselect_numeric_notes({fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION});
 
         CudnnPlanningLock lock;
         KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, cudnnPlanningHandle());
@@ -370,6 +370,10 @@ StatusOr<std::shared_ptr<ConvGraphPlan const>> ConvGraphPlan::get(ConvGraphSpec 
                     : StatusOr<std::shared_ptr<ConvGraphPlan const>>(st);
     std::lock_guard<std::mutex> lock(cacheMutex());
     (st.isOk() ? (fuse ? counters().fused : counters().bare) : counters().refused) += 1;
+    if (!st.isOk())
+    {
+        counters().lastRefusal = st.message();
+    }
     constexpr size_t kMAX_CACHED = 4096;
     if (cache.size() >= kMAX_CACHED)
     {

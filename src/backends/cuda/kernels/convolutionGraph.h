@@ -23,7 +23,7 @@ namespace kiln::cuda
 //! A forward convolution of NCDHW-packed tensors with an optional fused epilogue y = act(conv(x, w) + bias + add).
 struct ConvGraphSpec
 {
-    nvinfer1::DataType xType{nvinfer1::DataType::kHALF}; //!< input and kernel
+    nvinfer1::DataType xType{nvinfer1::DataType::kHALF}; //!< input and kernel: kHALF or kBF16
     nvinfer1::DataType yType{nvinfer1::DataType::kHALF};
     int32_t nbSpatial{2}; //!< 1, 2 or 3 (1-D runs as 2-D with H = 1)
     int64_t n{0};
@@ -50,6 +50,7 @@ struct ConvGraphCounters
     int64_t fused{0};
     int64_t bare{0};
     int64_t refused{0};
+    std::string lastRefusal; //!< the reason of the latest refusal
 };
 ConvGraphCounters convGraphCounters();
 
