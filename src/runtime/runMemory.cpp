@@ -120,18 +120,19 @@ int64_t RunMemory::requiredArenaBytes(int32_t profile, EvaluatedShapes const& sh
     return required;
 }
 
-Status RunMemory::checkArena(std::string const& prefix, int32_t profile, EvaluatedShapes const& shapes) const
+Status RunMemory::checkArena(char const* api, int32_t profile, EvaluatedShapes const& shapes) const
 {
+    auto const prefix = [api] { return std::string("IExecutionContext::") + api + ": "; };
     int64_t const required = requiredArenaBytes(profile, shapes);
     if (required > 0 && !mArena.present())
     {
-        return invalidState(prefix + "the context was created with ExecutionContextAllocationStrategy::kUSER_MANAGED "
+        return invalidState(prefix() + "the context was created with ExecutionContextAllocationStrategy::kUSER_MANAGED "
             "and has no activation memory: call setDeviceMemoryV2 with at least " + std::to_string(required)
             + " bytes (256-byte aligned)");
     }
     if (required > 0 && mArena.size() >= 0 && mArena.size() < required)
     {
-        return invalidState(prefix + "the activation memory given with setDeviceMemoryV2 has " + std::to_string(mArena.size())
+        return invalidState(prefix() + "the activation memory given with setDeviceMemoryV2 has " + std::to_string(mArena.size())
             + " bytes, but the current input shapes need " + std::to_string(required) + " bytes (optimization profile "
             + std::to_string(profile) + " needs up to "
             + std::to_string(mData.plan.profiles[static_cast<size_t>(profile)].arenaSize) + ")");

@@ -39,8 +39,8 @@ public:
     ActivationMemory const& arena() const { return mArena; }
     //! Arena bytes `shapes` need in `profile` (the highest end of a tensor or workspace in the arena).
     int64_t requiredArenaBytes(int32_t profile, EvaluatedShapes const& shapes) const;
-    //! Fail (message starting with `prefix`) when the arena is absent or smaller than `shapes` need.
-    Status checkArena(std::string const& prefix, int32_t profile, EvaluatedShapes const& shapes) const;
+    //! Fail (message starting with "IExecutionContext::<api>: ") when the arena is absent or smaller than `shapes` need.
+    Status checkArena(char const* api, int32_t profile, EvaluatedShapes const& shapes) const;
     //! Workspace of plugin node `node` in `profile`, nullptr when it has none.
     uint8_t* workspace(int32_t profile, size_t node) const;
 

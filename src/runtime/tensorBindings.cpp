@@ -80,7 +80,7 @@ Status TensorBindings::bind(char const* api, void* const* io, ShapeState const& 
                 + (std::strcmp(api, "executeV2") == 0 ? ", or pass it in the bindings" : "") + ")");
         }
     }
-    KILN_RETURN_IF_ERROR(memory.checkArena(prefix(), profile, now));
+    KILN_RETURN_IF_ERROR(memory.checkArena(api, profile, now));
     for (size_t t = 0; t < plan.tensors.size(); ++t)
     {
         PlanTensor const& tensor = plan.tensors[t];
