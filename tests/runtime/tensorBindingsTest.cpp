@@ -18,17 +18,6 @@ using namespace nvinfer1;
 
 constexpr float kPOISON = -777.0F;
 
-std::vector<float> randomFloats(size_t n, std::mt19937& rng)
-{
-    std::uniform_real_distribution<float> dist(-10.0F, 10.0F);
-    std::vector<float> v(n);
-    for (float& x : v)
-    {
-        x = dist(rng);
-    }
-    return v;
-}
-
 std::vector<float> poisoned(size_t n)
 {
     return std::vector<float>(n, kPOISON);
@@ -59,72 +48,70 @@ bool untouched(std::vector<float> const& v)
     return true;
 }
 
-//! The chain engine (y = x through an arena tensor) with a context whose input shape is [3, 4].
+//! The chain engine (y = x through an arena tensor) with a context whose input shape is [3, 4], random input `x`
+//! bound, and two poisoned output buffers.
 struct ChainContext
 {
     LoadedEngine loaded{makeChainPlan()};
     std::unique_ptr<IExecutionContext> ctx;
+    std::mt19937 rng;
+    std::vector<float> x;
+    std::vector<float> yA = poisoned(12);
+    std::vector<float> yB = poisoned(12);
 
-    ChainContext()
+    explicit ChainContext(uint32_t seed)
+        : rng(seed)
+        , x(randomFloats(12, rng))
     {
         ctx.reset(loaded.engine->createExecutionContext());
         EXPECT_NE(ctx, nullptr) << loaded.logger.allErrors();
         EXPECT_TRUE(ctx->setInputShape("x", dimsOf({3, 4})));
+        EXPECT_TRUE(ctx->setTensorAddress("x", x.data()));
     }
 };
 
 TEST(TensorBindingsTest, ExecuteV2BindingsStandForOneRun)
 {
-    ChainContext c;
-    std::mt19937 rng(71);
-    std::vector<float> x1 = randomFloats(12, rng);
-    std::vector<float> x2 = randomFloats(12, rng);
-    std::vector<float> y1 = poisoned(12);
-    std::vector<float> y2 = poisoned(12);
-    ASSERT_TRUE(c.ctx->setTensorAddress("x", x1.data()));
-    ASSERT_TRUE(c.ctx->setTensorAddress("y", y1.data()));
+    ChainContext c(71);
+    std::vector<float> x2 = randomFloats(12, c.rng);
+    ASSERT_TRUE(c.ctx->setTensorAddress("y", c.yA.data()));
     ASSERT_TRUE(c.ctx->enqueueV3(nullptr)) << c.loaded.logger.allErrors();
-    EXPECT_EQ(y1, x1);
+    EXPECT_EQ(c.yA, c.x);
 
-    poison(y1);
-    void* bindings[2] = {x2.data(), y2.data()};
+    poison(c.yA);
+    void* bindings[2] = {x2.data(), c.yB.data()};
     ASSERT_TRUE(c.ctx->executeV2(bindings)) << c.loaded.logger.allErrors();
-    EXPECT_EQ(y2, x2);
-    EXPECT_TRUE(untouched(y1));
-    EXPECT_EQ(c.ctx->getTensorAddress("y"), y1.data()); // executeV2 does not change the application's addresses
+    EXPECT_EQ(c.yB, x2);
+    EXPECT_TRUE(untouched(c.yA));
+    EXPECT_EQ(c.ctx->getTensorAddress("y"), c.yA.data()); // executeV2 does not change the application's addresses
 
     // The next enqueueV3 runs with the application's addresses again.
-    poison(y2);
+    poison(c.yB);
     ASSERT_TRUE(c.ctx->enqueueV3(nullptr)) << c.loaded.logger.allErrors();
-    EXPECT_EQ(y1, x1);
-    EXPECT_TRUE(untouched(y2));
+    EXPECT_EQ(c.yA, c.x);
+    EXPECT_TRUE(untouched(c.yB));
 
     // executeV2 with the application's own addresses.
-    poison(y1);
-    void* own[2] = {x1.data(), y1.data()};
+    poison(c.yA);
+    void* own[2] = {c.x.data(), c.yA.data()};
     ASSERT_TRUE(c.ctx->executeV2(own)) << c.loaded.logger.allErrors();
-    EXPECT_EQ(y1, x1);
+    EXPECT_EQ(c.yA, c.x);
 }
 
 TEST(TensorBindingsTest, AddressesThatChangeAndChangeBackAreFollowed)
 {
-    ChainContext c;
-    std::mt19937 rng(72);
-    std::vector<float> x = randomFloats(12, rng);
-    std::vector<float> yA = poisoned(12);
-    std::vector<float> yB = poisoned(12);
-    ASSERT_TRUE(c.ctx->setTensorAddress("x", x.data()));
+    ChainContext c(72);
     for (int round = 0; round < 3; ++round)
     {
-        for (std::vector<float>* target : {&yA, &yB})
+        for (std::vector<float>* target : {&c.yA, &c.yB})
         {
-            std::vector<float>* other = target == &yA ? &yB : &yA;
-            refill(x, rng);
+            std::vector<float>* other = target == &c.yA ? &c.yB : &c.yA;
+            refill(c.x, c.rng);
             poison(*target);
             poison(*other);
             ASSERT_TRUE(c.ctx->setTensorAddress("y", target->data()));
             ASSERT_TRUE(c.ctx->enqueueV3(nullptr)) << c.loaded.logger.allErrors();
-            EXPECT_EQ(*target, x) << "round " << round;
+            EXPECT_EQ(*target, c.x) << "round " << round;
             EXPECT_TRUE(untouched(*other)) << "round " << round;
         }
     }
@@ -145,34 +132,25 @@ public:
 
 TEST(TensorBindingsTest, OutputAllocatorSetAfterARunTakesOver)
 {
-    ChainContext c;
-    std::mt19937 rng(73);
-    std::vector<float> x = randomFloats(12, rng);
-    std::vector<float> y = poisoned(12);
-    ASSERT_TRUE(c.ctx->setTensorAddress("x", x.data()));
-    ASSERT_TRUE(c.ctx->setTensorAddress("y", y.data()));
+    ChainContext c(73);
+    ASSERT_TRUE(c.ctx->setTensorAddress("y", c.yA.data()));
     ASSERT_TRUE(c.ctx->enqueueV3(nullptr)) << c.loaded.logger.allErrors();
-    EXPECT_EQ(y, x);
+    EXPECT_EQ(c.yA, c.x);
 
     BufferAllocator allocator;
-    poison(y);
+    poison(c.yA);
     ASSERT_TRUE(c.ctx->setOutputAllocator("y", &allocator));
     ASSERT_TRUE(c.ctx->enqueueV3(nullptr)) << c.loaded.logger.allErrors();
-    EXPECT_EQ(allocator.buffer, x);
+    EXPECT_EQ(allocator.buffer, c.x);
     EXPECT_EQ(allocator.shape.d[0], 3);
     EXPECT_EQ(c.ctx->getTensorAddress("y"), allocator.buffer.data());
-    EXPECT_TRUE(untouched(y));
+    EXPECT_TRUE(untouched(c.yA));
 }
 
 TEST(TensorBindingsTest, RunsWithUnchangedOrMovedAddressesAllocateNothing)
 {
-    ChainContext c;
-    std::mt19937 rng(74);
-    std::vector<float> x = randomFloats(12, rng);
-    std::vector<float> yA = poisoned(12);
-    std::vector<float> yB = poisoned(12);
-    ASSERT_TRUE(c.ctx->setTensorAddress("x", x.data()));
-    ASSERT_TRUE(c.ctx->setTensorAddress("y", yA.data()));
+    ChainContext c(74);
+    ASSERT_TRUE(c.ctx->setTensorAddress("y", c.yA.data()));
     ASSERT_TRUE(c.ctx->enqueueV3(nullptr)) << c.loaded.logger.allErrors(); // first run: kernels reshape
     int64_t steady = 0;
     int64_t moved = 0;
@@ -182,7 +160,7 @@ TEST(TensorBindingsTest, RunsWithUnchangedOrMovedAddressesAllocateNothing)
         steady = counter.count();
         ASSERT_TRUE(ran);
     }
-    ASSERT_TRUE(c.ctx->setTensorAddress("y", yB.data()));
+    ASSERT_TRUE(c.ctx->setTensorAddress("y", c.yB.data()));
     {
         AllocationCounter counter;
         bool const ran = c.ctx->enqueueV3(nullptr); // binds again: a new address for y
@@ -191,8 +169,8 @@ TEST(TensorBindingsTest, RunsWithUnchangedOrMovedAddressesAllocateNothing)
     }
     EXPECT_EQ(steady, 0);
     EXPECT_EQ(moved, 0);
-    EXPECT_EQ(yA, x);
-    EXPECT_EQ(yB, x);
+    EXPECT_EQ(c.yA, c.x);
+    EXPECT_EQ(c.yB, c.x);
 }
 
 } // namespace
