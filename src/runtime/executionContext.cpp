@@ -5,10 +5,7 @@
 #include "core/quoting.h"
 
 #include "core/apiGuard.h"
-#include "core/dataType.h"
-#include "network/inferContext.h"
 #include "runtime/engine.h"
-
 
 namespace kiln
 {
