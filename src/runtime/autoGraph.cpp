@@ -28,32 +28,37 @@ void AutoGraph::reset()
 {
     mGraph.reset();
     mGraphValid = false;
-    mGraphAddresses.clear();
+    mGraphKey = Key{};
     mWarmGeneration = kNONE;
     mRefusedGeneration = kNONE;
 }
 
-void AutoGraph::note(std::string const& message)
+void AutoGraph::note(char const* what, std::string_view detail)
 {
-    if (message != mLastNote)
+    std::string_view const head(what);
+    std::string_view const last(mLastNote);
+    if (last.size() == head.size() + detail.size() && last.substr(0, head.size()) == head
+        && last.substr(head.size()) == detail)
     {
-        mLastNote = message;
-        mLogger.verbose("automatic CUDA graph: " + message);
+        return; // logged already: the run path builds no string
     }
+    mLastNote.assign(head).append(detail);
+    mLogger.verbose("automatic CUDA graph: " + mLastNote);
 }
 
-AutoGraph::Step AutoGraph::choose(uint64_t generation, std::vector<void*> const& addresses, std::string const& blocker)
+AutoGraph::Step AutoGraph::choose(Key const& key, char const* blocker)
 {
+    uint64_t const generation = key.generation;
     if (!mEnabled || !mBackend.capabilities().capturesGraphs)
     {
         return Step::kPLAIN;
     }
-    if (!blocker.empty())
+    if (blocker != nullptr)
     {
-        note("not used for this run: " + blocker);
+        note("not used for this run: ", blocker);
         return Step::kPLAIN;
     }
-    if (mGraphValid && mGraphGeneration == generation && mGraphAddresses == addresses)
+    if (mGraphValid && mGraphKey == key)
     {
         note("replaying the graph captured for these shapes and addresses");
         return Step::kREPLAY;
@@ -80,24 +85,23 @@ bool AutoGraph::beginCapture(cudaStream_t stream)
     Status const st = mBackend.beginCapture(stream);
     if (!st.isOk())
     {
-        note("not used: the capture could not start: " + st.message());
+        note("not used: the capture could not start: ", st.message());
         mRefusedGeneration = mWarmGeneration;
         return false;
     }
     return true;
 }
 
-bool AutoGraph::endCaptureAndLaunch(cudaStream_t stream, Status const& ran, uint64_t generation,
-    std::vector<void*> const& addresses)
+bool AutoGraph::endCaptureAndLaunch(cudaStream_t stream, Status const& ran, Key const& key)
 {
     bool const updating = mGraph != nullptr;
     mGraphValid = false;
     StatusOr<std::unique_ptr<CapturedRun>> graph = mBackend.endCapture(stream, std::move(mGraph));
     if (!ran.isOk() || !graph.isOk())
     {
-        mRefusedGeneration = generation;
-        note("not used for these shapes, falling back to plain launches: "
-            + (!graph.isOk() ? graph.status().message() : "a node failed while being captured: " + ran.message()));
+        mRefusedGeneration = key.generation;
+        note("not used for these shapes, falling back to plain launches: ",
+            !graph.isOk() ? graph.status().message() : "a node failed while being captured: " + ran.message());
         return false;
     }
     mGraph = std::move(graph).value();
@@ -105,13 +109,12 @@ bool AutoGraph::endCaptureAndLaunch(cudaStream_t stream, Status const& ran, uint
     if (!launched.isOk())
     {
         mGraph.reset();
-        mRefusedGeneration = generation;
-        note("not used for these shapes: " + launched.message());
+        mRefusedGeneration = key.generation;
+        note("not used for these shapes: ", launched.message());
         return false;
     }
     mGraphValid = true;
-    mGraphGeneration = generation;
-    mGraphAddresses = addresses;
+    mGraphKey = key;
     note(updating ? "captured this run again and updated the graph" : "captured this run into a graph");
     return true;
 }

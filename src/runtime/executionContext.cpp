@@ -1,15 +1,11 @@
-// ExecutionContext: creation (kernels, arena), input shapes and shape inference, profiles and activation memory.
-// Addresses, allocators and settings are in executionContextSettings.cpp; the run in executionContextRun.cpp.
+// ExecutionContext (the facade, see executionContext.h): creation of the parts, input shapes and shape inference,
+// profiles and activation memory. Addresses, allocators and settings are in executionContextSettings.cpp; the run in
+// executionContextRun.cpp; data-dependent outputs in executionContextData.cpp.
 #include "runtime/executionContext.h"
 #include "core/quoting.h"
 
 #include "core/apiGuard.h"
-#include "backends/common/pluginKernel.h"
-#include "core/dataType.h"
-#include "network/inferContext.h"
 #include "runtime/engine.h"
-
-#include <cstring>
 
 namespace kiln
 {
@@ -41,25 +37,15 @@ ExecutionContext::ExecutionContext(Engine const& engine, ExecutionContextAllocat
     , mLoggerHolder(engine.sharedLogger())
     , mLogger(*mLoggerHolder)
     , mRecorder(engine.recorder())
-    , mStrategy(strategy)
     , mConfig(std::make_unique<RuntimeConfig>(engine.sharedLogger()))
-    , mMemory(engine.allocator())
-    , mBackend(engine.backend())
     , mDeviceWeights(engine.deviceWeights())
-    , mAutoGraph(engine.backend(), *engine.sharedLogger())
+    , mShapes(*mData)
+    , mMemory(*mData, engine.backend(), engine.allocator(), strategy, *mLoggerHolder, mName)
+    , mBindings(*mData)
+    , mScheduler(engine, mRecorder, mName, mShapes, mBindings, mMemory)
     , mNvtxVerbosity(engine.plan().profilingVerbosity)
 {
     mConfig->setExecutionContextAllocationStrategy(strategy);
-    size_t const nbIo = mData->plan.ioTensors.size();
-    mShapes.resize(static_cast<size_t>(mData->nbInputs));
-    mAddresses.assign(nbIo, nullptr);
-    mAllocators.assign(nbIo, nullptr);
-    mAllocatedBytes.assign(nbIo, 0);
-    mRunAddresses.assign(nbIo, nullptr);
-    mConstAddresses.assign(nbIo, nullptr);
-    mTensorData.assign(mData->plan.tensors.size(), nullptr);
-    mDataBuffers.resize(mData->plan.tensors.size());
-    mLastRunDims.resize(mData->plan.tensors.size());
 }
 
 StatusOr<std::unique_ptr<ExecutionContext>> ExecutionContext::create(
@@ -69,145 +55,10 @@ StatusOr<std::unique_ptr<ExecutionContext>> ExecutionContext::create(
     {
         return invalidArgument("unknown ExecutionContextAllocationStrategy " + std::to_string(static_cast<int32_t>(strategy)));
     }
-    EngineData const& d = engine.data();
     std::unique_ptr<ExecutionContext> ctx(new ExecutionContext(engine, strategy));
-    KILN_RETURN_IF_ERROR(ctx->attachPlugins());
-    KILN_RETURN_IF_ERROR(ctx->createKernels());
-    if (strategy == ExecutionContextAllocationStrategy::kSTATIC)
-    {
-        KILN_RETURN_IF_ERROR(ctx->mMemory.allocate(d.maxArenaSize, false));
-    }
-    else if (strategy == ExecutionContextAllocationStrategy::kON_PROFILE_CHANGE)
-    {
-        KILN_RETURN_IF_ERROR(ctx->mMemory.allocate(d.plan.profiles[0].arenaSize, true));
-    }
+    KILN_RETURN_IF_ERROR(ctx->mScheduler.create());
+    KILN_RETURN_IF_ERROR(ctx->mMemory.allocateArena());
     return ctx;
-}
-
-Status ExecutionContext::attachPlugins()
-{
-    Plan const& plan = mData->plan;
-    mEnginePlugins = mEngine.plugins();
-    mPlugins.resize(plan.nodes.size());
-    mPluginBindings.resize(plan.nodes.size());
-    if (mEnginePlugins == nullptr || mEnginePlugins->empty())
-    {
-        return Status::ok();
-    }
-    nvinfer1::IGpuAllocator* allocator = mEnginePlugins->allocator();
-    if (allocator == nullptr && mBackend.usesDeviceMemory())
-    {
-        allocator = &mBackend.defaultAllocator();
-    }
-    mPluginResources = std::make_unique<PluginResourceContext>(allocator, mRecorder);
-    for (size_t n = 0; n < plan.nodes.size(); ++n)
-    {
-        EnginePlugin* shared = mEnginePlugins->node(n);
-        if (shared == nullptr)
-        {
-            continue;
-        }
-        StatusOr<std::unique_ptr<PluginAdapter>> attached = internalError("not attached");
-        {
-            // attachToContext clones the engine's object: contexts created on several threads take turns.
-            std::lock_guard<std::mutex> lock(shared->mutex);
-            attached = shared->adapter->attachToContext(*mPluginResources);
-        }
-        if (!attached.isOk())
-        {
-            return attached.status().withContext("cannot create an execution context");
-        }
-        if (attached.value() == nullptr)
-        {
-            return internalError("cannot create an execution context: " + shared->adapter->label()
-                + ": attachToContext gave no plugin object");
-        }
-        auto binding = std::make_unique<PluginBinding>();
-        binding->adapter = attached.value().get();
-        if (attached.value()->object() == shared->adapter->object())
-        {
-            // A plain IPluginV2 is shared by the engine's contexts.
-            binding->sharedMutex = &shared->mutex;
-            binding->sharedConfiguredBy = &shared->configuredBy;
-        }
-        PlanNode const& node = plan.nodes[n];
-        binding->nbShapeInputs = shared->nbShapeInputs;
-        size_t const nbRegular = node.inputs.size() - static_cast<size_t>(shared->nbShapeInputs);
-        for (size_t k = 0; k < nbRegular; ++k)
-        {
-            int32_t const t = node.inputs[k];
-            PlanTensor const* tensor = t >= 0 ? &plan.tensors[static_cast<size_t>(t)] : nullptr;
-            binding->inputFormats.push_back(tensor != nullptr ? tensor->format : nvinfer1::TensorFormat::kLINEAR);
-            binding->inputScales.push_back(tensor != nullptr ? tensor->scale : -1.0F);
-        }
-        for (int32_t t : node.outputs)
-        {
-            binding->outputFormats.push_back(plan.tensors[static_cast<size_t>(t)].format);
-            binding->outputScales.push_back(plan.tensors[static_cast<size_t>(t)].scale);
-        }
-        mPlugins[n] = std::move(attached).value();
-        mPluginBindings[n] = std::move(binding);
-    }
-    return Status::ok();
-}
-
-Status ExecutionContext::createKernels()
-{
-    Plan const& plan = mData->plan;
-    KILN_ASSIGN_OR_RETURN(mSession, mBackend.createSession());
-    mKernels.reserve(plan.nodes.size());
-    mKernelGeneration.assign(plan.nodes.size(), kNO_GENERATION);
-    mNodeViewStamp.assign(plan.nodes.size(), ~uint64_t{0});
-    if (mData->hasDataDependentShapes)
-    {
-        mGraphBlocker = "the engine has data-dependent shapes (size tensors are read on the host during the run)";
-    }
-    else if (!mData->controlFlow.empty())
-    {
-        mGraphBlocker = "the engine has conditionals or loops (their conditions are read on the host)";
-    }
-    mNodeInputs.resize(plan.nodes.size());
-    mNodeOutputs.resize(plan.nodes.size());
-    for (size_t n = 0; n < plan.nodes.size(); ++n)
-    {
-        PlanNode const& node = plan.nodes[n];
-        std::string const label = "node " + singleQuoted(node.name) + " (" + layerKindName(node.kind) + ")";
-        KernelSetup setup = makeKernelSetup(plan, node);
-        setup.plugin = mPluginBindings[n].get();
-        if (mDeviceWeights != nullptr)
-        {
-            for (size_t w = 0; w < node.weights.size(); ++w)
-            {
-                setup.weights[w].device = mDeviceWeights->at(node.weights[w]);
-            }
-        }
-        // Plugin nodes run the context's plugin object with the backend's pointers (backends/common/pluginKernel.h).
-        StatusOr<std::unique_ptr<Kernel>> kernel
-            = isPluginKind(node.kind) ? createPluginKernel(setup) : mSession->createKernel(setup);
-        if (!kernel.isOk())
-        {
-            return Status(kernel.status().code(), "cannot create an execution context: the " + std::string(mBackend.name())
-                + " kernel for " + label + (node.tactic.empty() ? std::string() : ", tactic " + singleQuoted(node.tactic))
-                + " failed: " + kernel.status().message());
-        }
-        if (kernel.value() == nullptr)
-        {
-            return internalError("cannot create an execution context: the kernel factory for " + label
-                + " returned no kernel");
-        }
-        mKernels.push_back(std::move(kernel).value());
-        if (mPluginBindings[n] != nullptr)
-        {
-            mPluginNodes.push_back(n);
-        }
-        if (node.kind == nvinfer1::LayerType::kASSERTION && mGraphBlocker.empty())
-        {
-            mGraphBlocker = "assertion layer " + singleQuoted(node.name) + " reads its condition on the host";
-        }
-        mNodeInputs[n].resize(node.inputs.size());
-        mNodeOutputs[n].resize(node.outputs.size());
-    }
-    return Status::ok();
 }
 
 int32_t ExecutionContext::lookup(char const* api, char const* name) const
@@ -225,57 +76,10 @@ int32_t ExecutionContext::lookup(char const* api, char const* name) const
 // Shapes
 // ---------------------------------------------------------------------------------------------------------
 
-Status ExecutionContext::prepareShapes(std::vector<void const*> const& addresses) const
-{
-    mMissing.clear();
-    KILN_RETURN_IF_ERROR(bindSymbols(*mData, mProfile, mShapes, addresses, mSymbols, mMissing, mBindScratch));
-    if (!mMissing.empty())
-    {
-        return Status::ok();
-    }
-    if (mShapesNow.valid && mShapesNow.profile == mProfile && mShapesNow.symbols == mSymbols)
-    {
-        return Status::ok();
-    }
-    ++mShapeGeneration; // kernels reshape before their next run
-    if (!mData->hasDataDependentShapes)
-    {
-        return evaluateShapes(*mData, mProfile, mSymbols, mShapes, mShapesNow);
-    }
-    // Data-dependent symbols stand at their upper bounds until a run reads their size tensors.
-    mBoundSymbols = mSymbols;
-    KILN_RETURN_IF_ERROR(bindUpperBounds(*mData, mBoundSymbols, mScratchValues));
-    KILN_RETURN_IF_ERROR(evaluateShapes(*mData, mProfile, mBoundSymbols, mShapes, mShapesNow, &mData->boundsGraph));
-    mShapesNow.symbols = mSymbols; // the cache key is the input binding
-    return Status::ok();
-}
-
-Status ExecutionContext::prepareShapes() const
-{
-    for (size_t i = 0; i < mAddresses.size(); ++i)
-    {
-        mConstAddresses[i] = mAddresses[i];
-    }
-    return prepareShapes(mConstAddresses);
-}
-
-Status ExecutionContext::missingInputsError(char const* api) const
-{
-    std::string names;
-    for (int32_t pos : mMissing)
-    {
-        PlanTensor const& t = mData->ioTensor(pos);
-        bool const needsShape = pos < static_cast<int32_t>(mShapes.size()) && !mShapes[static_cast<size_t>(pos)].set;
-        names += (names.empty() ? "" : ", ") + singleQuoted(t.name)
-            + (needsShape && !t.hostShapeTensor ? " (call setInputShape)" : " (set its host address with setTensorAddress)");
-    }
-    return invalidState(std::string("IExecutionContext::") + api + ": input shapes are not fully specified: " + names);
-}
-
 EvaluatedShapes const* ExecutionContext::currentShapes() const
 {
     Status const st = prepareShapes();
-    return st.isOk() && mMissing.empty() && mShapesNow.valid ? &mShapesNow : nullptr;
+    return st.isOk() && mShapes.missing().empty() && mShapes.current().valid ? &mShapes.current() : nullptr;
 }
 
 bool ExecutionContext::setInputShape(char const* tensorName, Dims const& dims) noexcept
@@ -291,22 +95,7 @@ bool ExecutionContext::setInputShape(char const* tensorName, Dims const& dims) n
             return invalidArgument("IExecutionContext::setInputShape: " + singleQuoted(tensorName)
                 + " is an output; only input shapes can be set");
         }
-        Status const st = checkInputShape(*mData, mProfile, pos, dims);
-        if (!st.isOk())
-        {
-            return st.withContext("IExecutionContext::setInputShape");
-        }
-        InputShape& shape = mShapes[static_cast<size_t>(pos)];
-        Dims clean{};
-        clean.nbDims = dims.nbDims;
-        std::memcpy(clean.d, dims.d, sizeof(int64_t) * static_cast<size_t>(dims.nbDims));
-        if (!shape.set || std::memcmp(shape.dims.d, clean.d, sizeof(clean.d)) != 0)
-        {
-            mShapesNow.valid = false;
-        }
-        shape.set = true;
-        shape.dims = clean;
-        return Status::ok();
+        return mShapes.setInputShape(pos, dims).withContext("IExecutionContext::setInputShape");
     });
 }
 
@@ -319,9 +108,9 @@ Dims ExecutionContext::getTensorShape(char const* tensorName) const noexcept
             return invalidDims();
         }
         int32_t const tensor = mData->plan.ioTensors[static_cast<size_t>(pos)];
-        if (pos < mData->nbInputs && mShapes[static_cast<size_t>(pos)].set)
+        if (pos < mData->nbInputs && mShapes.input(pos).set)
         {
-            return mShapes[static_cast<size_t>(pos)].dims;
+            return mShapes.input(pos).dims;
         }
         Status const st = prepareShapes();
         if (!st.isOk())
@@ -329,11 +118,11 @@ Dims ExecutionContext::getTensorShape(char const* tensorName) const noexcept
             report(st.withContext("IExecutionContext::getTensorShape(" + singleQuoted(tensorName) + ")"));
             return invalidDims();
         }
-        if (!mMissing.empty())
+        if (!mShapes.missing().empty())
         {
             return engineDims(*mData, tensor);
         }
-        return reportedShape(tensor);
+        return mShapes.reportedShape(tensor);
     });
 }
 
@@ -375,7 +164,7 @@ bool ExecutionContext::allInputDimensionsSpecified() const noexcept
 {
     for (int32_t pos = 0; pos < mData->nbInputs; ++pos)
     {
-        if (mShapes[static_cast<size_t>(pos)].set)
+        if (mShapes.input(pos).set)
         {
             continue;
         }
@@ -394,7 +183,7 @@ bool ExecutionContext::allInputShapesSpecified() const noexcept
 {
     for (int32_t pos = 0; pos < mData->nbInputs; ++pos)
     {
-        if (mData->ioTensor(pos).hostShapeTensor && mAddresses[static_cast<size_t>(pos)] == nullptr)
+        if (mData->ioTensor(pos).hostShapeTensor && mBindings.io(pos) == nullptr)
         {
             return false;
         }
@@ -415,15 +204,16 @@ int32_t ExecutionContext::inferShapes(int32_t nbMaxNames, char const** tensorNam
         {
             return st.withContext("IExecutionContext::inferShapes");
         }
-        if (!mMissing.empty())
+        std::vector<int32_t> const& missing = mShapes.missing();
+        if (!missing.empty())
         {
-            for (size_t i = 0; i < mMissing.size() && static_cast<int32_t>(i) < nbMaxNames; ++i)
+            for (size_t i = 0; i < missing.size() && static_cast<int32_t>(i) < nbMaxNames; ++i)
             {
-                tensorNames[i] = mData->ioTensor(mMissing[i]).name.c_str();
+                tensorNames[i] = mData->ioTensor(missing[i]).name.c_str();
             }
-            return static_cast<int32_t>(mMissing.size());
+            return static_cast<int32_t>(missing.size());
         }
-        writeShapeOutputs(mAddresses);
+        mShapes.writeShapeOutputs(mBindings.ioTable());
         std::string dataDependent;
         for (int32_t pos = mData->nbInputs; pos < mData->nbIo(); ++pos)
         {
@@ -441,54 +231,6 @@ int32_t ExecutionContext::inferShapes(int32_t nbMaxNames, char const** tensorNam
     });
 }
 
-void ExecutionContext::writeShapeOutputs(std::vector<void*> const& addresses) const
-{
-    for (int32_t pos = mData->nbInputs; pos < mData->nbIo(); ++pos)
-    {
-        PlanTensor const& t = mData->ioTensor(pos);
-        void* address = addresses[static_cast<size_t>(pos)];
-        if (!t.hasValues || !t.hostShapeTensor || address == nullptr)
-        {
-            continue;
-        }
-        auto const& values = mShapesNow.values[static_cast<size_t>(mData->plan.ioTensors[static_cast<size_t>(pos)])];
-        for (size_t i = 0; i < values.size(); ++i)
-        {
-            if (isIntegerType(t.type) || t.type == DataType::kBOOL)
-            {
-                storeInt(address, t.type, static_cast<int64_t>(i), values[i]);
-            }
-            else
-            {
-                storeElement(address, t.type, static_cast<int64_t>(i), floatValue(values[i])); // bits of a double
-            }
-        }
-    }
-}
-
-int64_t ExecutionContext::requiredArenaBytes() const
-{
-    int64_t required = 0;
-    PlanProfile const& profile = mData->plan.profiles[static_cast<size_t>(mProfile)];
-    for (size_t n = 0; n < profile.workspaceOffsets.size(); ++n)
-    {
-        if (profile.workspaceOffsets[n] >= 0 && profile.workspaceSizes[n] > 0)
-        {
-            required = std::max(required, profile.workspaceOffsets[n] + profile.workspaceSizes[n]);
-        }
-    }
-    for (size_t t = 0; t < mData->plan.tensors.size(); ++t)
-    {
-        int64_t const offset = mData->arenaOffset(mProfile, static_cast<int32_t>(t));
-        if (offset >= 0 && mData->ioPosition[t] < 0 && mData->plan.tensors[t].constant < 0
-            && !mData->tensorDependsOnData[t])
-        {
-            required = std::max(required, offset + mShapesNow.bytes[t]);
-        }
-    }
-    return required;
-}
-
 size_t ExecutionContext::updateDeviceMemorySizeForShapes() noexcept
 {
     return apiGuard(mLogger, mRecorder.get(), size_t{0}, [&]() -> StatusOr<size_t> {
@@ -497,11 +239,11 @@ size_t ExecutionContext::updateDeviceMemorySizeForShapes() noexcept
         {
             return st.withContext("IExecutionContext::updateDeviceMemorySizeForShapes");
         }
-        if (!mMissing.empty())
+        if (!mShapes.missing().empty())
         {
-            return missingInputsError("updateDeviceMemorySizeForShapes");
+            return mShapes.missingInputsError("updateDeviceMemorySizeForShapes");
         }
-        return static_cast<size_t>(requiredArenaBytes());
+        return static_cast<size_t>(mMemory.requiredArenaBytes(mShapes.profile(), mShapes.current()));
     });
 }
 
@@ -519,11 +261,11 @@ int64_t ExecutionContext::getMaxOutputSize(char const* tensorName) const noexcep
             return -1;
         }
         Status const st = prepareShapes();
-        if (!st.isOk() || !mMissing.empty())
+        if (!st.isOk() || !mShapes.missing().empty())
         {
             return -1;
         }
-        return mShapesNow.bytes[static_cast<size_t>(mData->plan.ioTensors[static_cast<size_t>(pos)])];
+        return mShapes.current().bytes[static_cast<size_t>(mData->plan.ioTensors[static_cast<size_t>(pos)])];
     });
 }
 
@@ -533,7 +275,7 @@ int64_t ExecutionContext::getMaxOutputSize(char const* tensorName) const noexcep
 
 int32_t ExecutionContext::getOptimizationProfile() const noexcept
 {
-    return mProfile;
+    return mShapes.profile();
 }
 
 bool ExecutionContext::setOptimizationProfileAsync(int32_t profileIndex, cudaStream_t /*stream*/) noexcept
@@ -546,23 +288,14 @@ bool ExecutionContext::setOptimizationProfileAsync(int32_t profileIndex, cudaStr
                 + std::to_string(profileIndex) + " is out of range (the engine has " + std::to_string(nbProfiles)
                 + " optimization profiles)");
         }
-        if (profileIndex == mProfile)
+        if (profileIndex == mShapes.profile())
         {
             return Status::ok();
         }
-        if (mStrategy == ExecutionContextAllocationStrategy::kON_PROFILE_CHANGE)
-        {
-            KILN_RETURN_IF_ERROR(mMemory.allocate(mData->plan.profiles[static_cast<size_t>(profileIndex)].arenaSize, true)
-                                     .withContext("IExecutionContext::setOptimizationProfileAsync"));
-        }
+        KILN_RETURN_IF_ERROR(mMemory.selectProfile(profileIndex).withContext("IExecutionContext::setOptimizationProfileAsync"));
         // As in TensorRT, a new profile invalidates the input shapes set so far.
-        mProfile = profileIndex;
-        for (InputShape& s : mShapes)
-        {
-            s = InputShape{};
-        }
-        mShapesNow.valid = false;
-        mTimes.clear();
+        mShapes.selectProfile(profileIndex);
+        mScheduler.clearTimes();
         return Status::ok();
     });
 }
@@ -570,39 +303,14 @@ bool ExecutionContext::setOptimizationProfileAsync(int32_t profileIndex, cudaStr
 void ExecutionContext::setDeviceMemory(void* memory) noexcept
 {
     apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status {
-        if (mStrategy != ExecutionContextAllocationStrategy::kUSER_MANAGED)
-        {
-            return invalidState("IExecutionContext::setDeviceMemory: the context was not created with "
-                                "ExecutionContextAllocationStrategy::kUSER_MANAGED, so it manages its own memory");
-        }
-        if (reinterpret_cast<uintptr_t>(memory) % ActivationMemory::kALIGNMENT != 0)
-        {
-            return invalidArgument("IExecutionContext::setDeviceMemory: the memory must be 256-byte aligned");
-        }
-        mMemory.useExternal(memory, -1);
-        return Status::ok();
+        return mMemory.useDeviceMemory("setDeviceMemory", memory, -1, false);
     });
 }
 
 void ExecutionContext::setDeviceMemoryV2(void* memory, int64_t size) noexcept
 {
     apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status {
-        if (mStrategy != ExecutionContextAllocationStrategy::kUSER_MANAGED)
-        {
-            return invalidState("IExecutionContext::setDeviceMemoryV2: the context was not created with "
-                                "ExecutionContextAllocationStrategy::kUSER_MANAGED, so it manages its own memory");
-        }
-        if (size < 0 || (memory == nullptr && size > 0))
-        {
-            return invalidArgument("IExecutionContext::setDeviceMemoryV2: invalid memory " + std::string(memory ? "" : "nullptr ")
-                + "of size " + std::to_string(size));
-        }
-        if (reinterpret_cast<uintptr_t>(memory) % ActivationMemory::kALIGNMENT != 0)
-        {
-            return invalidArgument("IExecutionContext::setDeviceMemoryV2: the memory must be 256-byte aligned");
-        }
-        mMemory.useExternal(memory, size);
-        return Status::ok();
+        return mMemory.useDeviceMemory("setDeviceMemoryV2", memory, size, true);
     });
 }
 

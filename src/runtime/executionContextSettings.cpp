@@ -50,11 +50,11 @@ bool ExecutionContext::setTensorAddress(char const* tensorName, void* data) noex
             return invalidArgument("IExecutionContext::setTensorAddress: the address for " + singleQuoted(t.name)
                 + " is not aligned to its element size (" + std::to_string(align) + " bytes for " + dataTypeName(t.type) + ")");
         }
-        if (mAddresses[static_cast<size_t>(pos)] != data)
+        if (mBindings.io(pos) != data)
         {
-            mAllocatedBytes[static_cast<size_t>(pos)] = 0;
+            mMemory.forgetAllocation(pos);
         }
-        mAddresses[static_cast<size_t>(pos)] = data;
+        mBindings.setIo(pos, data);
         return Status::ok();
     });
 }
@@ -84,7 +84,7 @@ bool ExecutionContext::setOutputTensorAddress(char const* tensorName, void* data
 void const* ExecutionContext::getTensorAddress(char const* tensorName) const noexcept
 {
     int32_t const pos = lookup("getTensorAddress", tensorName);
-    return pos < 0 ? nullptr : mAddresses[static_cast<size_t>(pos)];
+    return pos < 0 ? nullptr : mBindings.io(pos);
 }
 
 void* ExecutionContext::getOutputTensorAddress(char const* tensorName) const noexcept
@@ -99,7 +99,7 @@ void* ExecutionContext::getOutputTensorAddress(char const* tensorName) const noe
         report(invalidArgument("IExecutionContext::getOutputTensorAddress: " + singleQuoted(tensorName) + " is an input"));
         return nullptr;
     }
-    return mAddresses[static_cast<size_t>(pos)];
+    return mBindings.io(pos);
 }
 
 bool ExecutionContext::setOutputAllocator(char const* tensorName, nvinfer1::IOutputAllocator* outputAllocator) noexcept
@@ -114,20 +114,20 @@ bool ExecutionContext::setOutputAllocator(char const* tensorName, nvinfer1::IOut
         report(invalidArgument("IExecutionContext::setOutputAllocator: " + singleQuoted(tensorName) + " is an input"));
         return false;
     }
-    mAllocators[static_cast<size_t>(pos)] = outputAllocator;
-    mAllocatedBytes[static_cast<size_t>(pos)] = 0;
+    mMemory.setOutputAllocator(pos, outputAllocator);
+    mBindings.ioChanged(); // the binding of a data-dependent output depends on its allocator
     return true;
 }
 
 nvinfer1::IOutputAllocator* ExecutionContext::getOutputAllocator(char const* tensorName) const noexcept
 {
     int32_t const pos = lookup("getOutputAllocator", tensorName);
-    return pos < mData->nbInputs ? nullptr : mAllocators[static_cast<size_t>(pos)];
+    return pos < mData->nbInputs ? nullptr : mMemory.outputAllocator(pos);
 }
 
 bool ExecutionContext::setInputConsumedEvent(cudaEvent_t event) noexcept
 {
-    if (event != nullptr && !mBackend.usesDeviceMemory())
+    if (event != nullptr && !mEngine.backend().usesDeviceMemory())
     {
         report(unsupported("IExecutionContext::setInputConsumedEvent: events are not supported by the CPU backend "
                            "(enqueueV3 runs synchronously, so inputs are consumed when it returns)"));
@@ -148,23 +148,22 @@ cudaEvent_t ExecutionContext::getInputConsumedEvent() const noexcept
 
 void ExecutionContext::setDebugSync(bool sync) noexcept
 {
-    mDebugSync = sync;
+    mScheduler.setDebugSync(sync);
 }
 
 bool ExecutionContext::getDebugSync() const noexcept
 {
-    return mDebugSync;
+    return mScheduler.debugSync();
 }
 
 void ExecutionContext::setProfiler(nvinfer1::IProfiler* profiler) noexcept
 {
-    mProfiler = profiler;
-    mTimes.clear();
+    mScheduler.setProfiler(profiler);
 }
 
 nvinfer1::IProfiler* ExecutionContext::getProfiler() const noexcept
 {
-    return mProfiler;
+    return mScheduler.profiler();
 }
 
 nvinfer1::ICudaEngine const& ExecutionContext::getEngine() const noexcept
@@ -197,29 +196,17 @@ nvinfer1::IErrorRecorder* ExecutionContext::getErrorRecorder() const noexcept
 
 void ExecutionContext::setEnqueueEmitsProfile(bool enqueueEmitsProfile) noexcept
 {
-    mEnqueueEmitsProfile = enqueueEmitsProfile;
+    mScheduler.setEnqueueEmitsProfile(enqueueEmitsProfile);
 }
 
 bool ExecutionContext::getEnqueueEmitsProfile() const noexcept
 {
-    return mEnqueueEmitsProfile;
+    return mScheduler.enqueueEmitsProfile();
 }
 
 bool ExecutionContext::reportToProfiler() const noexcept
 {
-    return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status {
-        if (mProfiler == nullptr)
-        {
-            return invalidState("IExecutionContext::reportToProfiler: no profiler is set (setProfiler)");
-        }
-        if (!mTimes.complete())
-        {
-            return invalidState("IExecutionContext::reportToProfiler: there are no layer timings yet; run enqueueV3 "
-                                "or executeV2 with the profiler set first");
-        }
-        mTimes.report(*mProfiler, *mData);
-        return Status::ok();
-    });
+    return apiGuard(mLogger, mRecorder.get(), false, [&]() -> Status { return mScheduler.reportTimes(); });
 }
 
 bool ExecutionContext::setTemporaryStorageAllocator(nvinfer1::IGpuAllocator* allocator) noexcept
@@ -278,18 +265,18 @@ void ExecutionContext::setAuxStreams(cudaStream_t* auxStreams, int32_t nbStreams
     }
     // Kiln engines use no auxiliary streams (getNbAuxStreams() is 0): every node runs on the enqueueV3 stream.
     mLogger.verbose("IExecutionContext::setAuxStreams: ignored; the engine uses no auxiliary streams ("
-        + std::string(mBackend.name()) + " backend)");
+        + std::string(mEngine.backend().name()) + " backend)");
 }
 
 bool ExecutionContext::setDebugListener(nvinfer1::IDebugListener* listener) noexcept
 {
-    mDebugListener = listener;
+    mScheduler.setDebugListener(listener);
     return true;
 }
 
 nvinfer1::IDebugListener* ExecutionContext::getDebugListener() noexcept
 {
-    return mDebugListener;
+    return mScheduler.debugListener();
 }
 
 bool ExecutionContext::setTensorDebugState(char const* name, bool /*flag*/) noexcept

@@ -113,7 +113,7 @@ Status checkInputShape(EngineData const& d, int32_t profile, int32_t position, D
 }
 
 Status bindSymbols(EngineData const& d, int32_t profile, std::vector<InputShape> const& shapes,
-    std::vector<void const*> const& addresses, std::vector<int64_t>& symbols, std::vector<int32_t>& missing,
+    void const* const* addresses, std::vector<int64_t>& symbols, std::vector<int32_t>& missing,
     BindScratch& scratch)
 {
     ShapeGraph const& g = d.plan.shapes;

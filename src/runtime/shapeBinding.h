@@ -55,7 +55,7 @@ Status checkInputShape(EngineData const& d, int32_t profile, int32_t position, n
 //! shape tensors without an address) are appended to `missing` as I/O positions; binding continues so
 //! that all of them are listed. Fails for inconsistent named dimensions or values outside the profile.
 Status bindSymbols(EngineData const& d, int32_t profile, std::vector<InputShape> const& shapes,
-    std::vector<void const*> const& addresses, std::vector<int64_t>& symbols, std::vector<int32_t>& missing,
+    void const* const* addresses, std::vector<int64_t>& symbols, std::vector<int32_t>& missing,
     BindScratch& scratch);
 
 //! Evaluate all shapes for `symbols` into `out` (reusing its storage). Fails with the ShapeGraph's

@@ -17,17 +17,6 @@ namespace
 
 using namespace nvinfer1;
 
-std::vector<float> randomFloats(size_t n, std::mt19937& rng)
-{
-    std::uniform_real_distribution<float> dist(-10.0F, 10.0F);
-    std::vector<float> v(n);
-    for (auto& x : v)
-    {
-        x = dist(rng);
-    }
-    return v;
-}
-
 //! Run the chain engine once with batch `n` and check y == x.
 void runChain(IExecutionContext& ctx, int64_t n, std::mt19937& rng, bool useExecuteV2 = false)
 {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <vector>
 
 namespace kiln::test
@@ -153,6 +154,18 @@ inline std::vector<uint8_t> serializePlan(Plan const& plan)
     auto bytes = writeEngine(plan);
     EXPECT_TRUE(bytes.isOk()) << bytes.status().message();
     return bytes.isOk() ? bytes.value() : std::vector<uint8_t>{};
+}
+
+//! `n` random floats in [-10, 10).
+inline std::vector<float> randomFloats(size_t n, std::mt19937& rng)
+{
+    std::uniform_real_distribution<float> dist(-10.0F, 10.0F);
+    std::vector<float> v(n);
+    for (auto& x : v)
+    {
+        x = dist(rng);
+    }
+    return v;
 }
 
 //! A runtime plus an engine deserialized from a hand-built plan, with a capturing logger.

@@ -298,7 +298,7 @@ int32_t checkParity(NetworkFn const& build, ParityOptions const& options)
     std::vector<int64_t> symbols;
     std::vector<int32_t> missing;
     BindScratch scratch;
-    Status st = bindSymbols(d, 0, shapes, addresses, symbols, missing, scratch);
+    Status st = bindSymbols(d, 0, shapes, addresses.data(), symbols, missing, scratch);
     EvaluatedShapes ev;
     if (st.isOk())
     {
