@@ -4,7 +4,9 @@
 // every node runs on both backends. A CPU-only check first confirms that each network really fused (fewer layers).
 #include "cudaParity.h"
 
+#include "backends/common/pointwiseProgram.h"
 #include "backends/cuda/cudaKernel.h"
+#include "backends/cuda/kernels/pointwiseCodegen.h"
 
 #include <gtest/gtest.h>
 
@@ -205,6 +207,91 @@ TEST(CudaParity, FusedPointwiseChains)
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
     {
         pointwiseChain(t);
+    }
+}
+
+//! Generated pointwise code (pointwiseCodegen.h): a row broadcast (bias over the last extent), a scalar constant and
+//! a full input, with a volume that is a multiple of 4 (vectorised kernel) and one that is not (one element per
+//! thread).
+TEST(CudaParity, FusedPointwiseGeneratedRowAndScalar)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        for (std::vector<int64_t> const& shape : {std::vector<int64_t>{4, 33, 16}, std::vector<int64_t>{3, 5, 7}})
+        {
+            SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)) + " volume " + std::to_string(shape[0] * shape[1] * shape[2]));
+            WeightStore w;
+            Weights const third = w.scalar(t, 1.0 / 3.0, 3);
+            auto const build = [&](INetworkDefinition& n) {
+                auto* a = n.addInput("a", t, dims(shape));
+                auto* b = n.addInput("b", t, dims({1, 1, shape[2]}));
+                auto* s = n.addElementWise(*a, *b, ElementWiseOperation::kSUM);
+                auto* g = n.addActivation(*s->getOutput(0), ActivationType::kGELU_ERF);
+                auto* m = n.addElementWise(*g->getOutput(0), *constant(n, third, {1, 1, 1}), ElementWiseOperation::kSUB);
+                auto* e = n.addUnary(*m->getOutput(0), UnaryOperation::kEXP);
+                auto* d = n.addElementWise(*e->getOutput(0), *a, ElementWiseOperation::kDIV);
+                n.markOutput(*d->getOutput(0));
+            };
+            fusedParity(build, 1, {});
+        }
+    }
+}
+
+//! Every operation a program may hold compiles with NVRTC, in two programs (the instruction limit): the elementwise
+//! and unary operations, then the activations and roundings. The generated source is checked on any machine; the
+//! compilation needs the GPU.
+TEST(CudaParity, FusedPointwiseGeneratedEveryOperation)
+{
+    using ::kiln::cuda::PwCodegenSpec;
+    using ::kiln::cuda::PwIndexing;
+    std::vector<PwCodegenSpec> specs(2);
+    for (size_t i = 0; i < specs.size(); ++i)
+    {
+        PwCodegenSpec& spec = specs[i];
+        spec.program.nbInputs = 2;
+        spec.program.consts = {0.5F, 2.0F};
+        int32_t last = 1;
+        auto push = [&](PwOp op, int32_t code, int32_t b) {
+            spec.program.code.push_back(PwInstruction{op, code, last, b});
+            last = spec.program.nbInputs + static_cast<int32_t>(spec.program.code.size()) - 1;
+        };
+        if (i == 0)
+        {
+            for (int32_t op = 0; op <= static_cast<int32_t>(ElementWiseOperation::kPOW); ++op)
+            {
+                push(PwOp::kBINARY, op, 0);
+            }
+            for (int32_t op = 0; op <= static_cast<int32_t>(UnaryOperation::kROUND); ++op)
+            {
+                if (isPointwiseUnary(static_cast<UnaryOperation>(op)))
+                {
+                    push(PwOp::kUNARY, op, -1);
+                }
+            }
+        }
+        else
+        {
+            for (int32_t act = 0; act <= static_cast<int32_t>(ActivationType::kGELU_TANH); ++act)
+            {
+                push(PwOp::kACTIVATION, act, 0);
+            }
+            push(PwOp::kROUND, static_cast<int32_t>(DataType::kHALF), -1);
+            push(PwOp::kROUND, static_cast<int32_t>(DataType::kBF16), -1);
+        }
+        ASSERT_LE(spec.program.code.size(), static_cast<size_t>(kPW_MAX_INSTRUCTIONS));
+        spec.inTypes = {DataType::kHALF, DataType::kFLOAT};
+        spec.indexing = {PwIndexing::kFULL, PwIndexing::kROW};
+        spec.outType = DataType::kBF16;
+        auto source = ::kiln::cuda::PwGeneratedKernel::source(spec);
+        ASSERT_TRUE(source.isOk()) << source.status().message();
+        EXPECT_NE(source->find("kiln_pw_vector"), std::string::npos);
+    }
+    KILN_REQUIRE_GPU();
+    for (PwCodegenSpec const& spec : specs)
+    {
+        auto kernel = ::kiln::cuda::PwGeneratedKernel::get(spec);
+        auto source = ::kiln::cuda::PwGeneratedKernel::source(spec);
+        EXPECT_TRUE(kernel.isOk()) << kernel.status().message() << "\n" << (source.isOk() ? source.value() : "");
     }
 }
 

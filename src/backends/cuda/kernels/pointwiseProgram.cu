@@ -3,7 +3,10 @@
 // elementwise kernel factory (elementWise.cu). One thread per output element reads every input (broadcast), runs the
 // program in float registers with the formulas of the separate kernels (elementWise.cu, unary.cu, activationMath.cuh)
 // and stores the last result in the output's type. The program travels by value as a kernel parameter.
+// When every input is the output's shape, a broadcast scalar or a broadcast row, the kernel runs generated code
+// instead (pointwiseCodegen.h: the program compiled with NVRTC, vectorised); the interpreter covers the rest.
 #include "backends/common/pointwiseProgram.h"
+#include "backends/cuda/kernels/pointwiseCodegen.h"
 #include "backends/cuda/kernels/activationMath.cuh"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -149,6 +152,7 @@ class PointwiseProgramCudaKernel final : public Kernel
 public:
     PointwiseProgramCudaKernel(KernelSetup const& setup, PointwiseProgram const& program)
         : mSetup(setup)
+        , mSource(program)
     {
         mProgram.nbInputs = program.nbInputs;
         mProgram.nbCode = static_cast<int32_t>(program.code.size());
@@ -202,6 +206,7 @@ public:
             return invalidArgument(label + ": the output must be FLOAT, HALF or BF16, got " + dataTypeName(out.type));
         }
         mVolume = out.volume();
+        chooseGenerated(inputs, out);
         return Status::ok();
     }
 
@@ -211,6 +216,20 @@ public:
         if (mVolume <= 0)
         {
             return mVolume == 0 ? Status::ok() : notReshaped("fused pointwise node '" + mSetup.node->name + "'");
+        }
+        if (mGenerated != nullptr)
+        {
+            PwLaunchArgs args = mArgs;
+            bool aligned = true;
+            for (size_t k = 0; k < inputs.size(); ++k)
+            {
+                args.in[k] = inputs[k].data;
+                aligned = aligned && (mIndexing[k] != PwIndexing::kFULL || isVectorAligned(inputs[k]));
+            }
+            args.out = outputs[0].data;
+            bool const vectorized = aligned && mVolume % 4 == 0 && isVectorAligned(outputs[0]);
+            Status const st = mGenerated->launch(args, vectorized, ctx.stream);
+            return st.isOk() ? st : st.withContext("fused pointwise node '" + mSetup.node->name + "'");
         }
         InputPointers ptrs;
         for (size_t k = 0; k < inputs.size(); ++k)
@@ -223,9 +242,61 @@ public:
     }
 
 private:
+    //! Four elements of the view start on a vector boundary (8 bytes for 16-bit types, 16 for FLOAT).
+    static bool isVectorAligned(TensorView const& v)
+    {
+        uintptr_t const bytes = v.type == DataType::kFLOAT ? 16 : 8;
+        return reinterpret_cast<uintptr_t>(v.data) % bytes == 0;
+    }
+
+    //! The generated kernel for these shapes when every input is kFULL, kSCALAR or kROW (else the interpreter runs).
+    void chooseGenerated(std::vector<TensorView> const& inputs, TensorView const& out)
+    {
+        mGenerated.reset();
+        PwCodegenSpec spec;
+        spec.program = mSource;
+        spec.outType = out.type;
+        int64_t const volume = out.volume();
+        for (size_t k = 0; k < inputs.size(); ++k)
+        {
+            nvinfer1::Dims const& d = inputs[k].dims;
+            int64_t const v = inputs[k].volume();
+            // Trailing extents equal to the output's after leading extents of 1: a row of `v` elements.
+            int32_t lead = 0;
+            while (lead < d.nbDims && d.d[lead] == 1 && v != volume)
+            {
+                ++lead;
+            }
+            bool row = true;
+            for (int32_t i = lead; i < d.nbDims; ++i)
+            {
+                row = row && d.d[i] == out.dims.d[i];
+            }
+            PwIndexing how = v == volume ? PwIndexing::kFULL : v == 1 ? PwIndexing::kSCALAR : PwIndexing::kROW;
+            if (how == PwIndexing::kROW && !row)
+            {
+                return; // another broadcast: the interpreter
+            }
+            mIndexing[k] = how;
+            mArgs.row[k] = v;
+            spec.inTypes.push_back(inputs[k].type);
+            spec.indexing.push_back(how);
+        }
+        mArgs.n = volume;
+        auto generated = PwGeneratedKernel::get(spec);
+        if (generated.isOk())
+        {
+            mGenerated = *generated;
+        }
+    }
+
     KernelSetup mSetup;
+    PointwiseProgram mSource;
     DeviceProgram mProgram; //!< the program, and the broadcast map of the last reshape
     int64_t mVolume{-1};
+    std::shared_ptr<PwGeneratedKernel const> mGenerated; //!< null: the interpreter
+    PwIndexing mIndexing[kPW_MAX_INPUTS]{};
+    PwLaunchArgs mArgs; //!< without the run's addresses
 };
 
 } // namespace
