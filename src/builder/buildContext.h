@@ -42,6 +42,8 @@ Status profilesPass(BuildContext& ctx);
 //! Plugin nodes: builder's clone, CPU check, format/type negotiation (inserting reformat nodes), configure per
 //! profile, workspace, tactic timing, aliasing and the engine record (see pluginPass.cpp).
 Status pluginPass(BuildContext& ctx);
+//! Pure reshapes of constants become constants of the same weights (no node runs for them; see constantReshapePass.cpp).
+Status constantReshapePass(BuildContext& ctx);
 //! FP16/BF16 for weakly typed networks with kFP16/kBF16 (CUDA builds, or KILN_PRECISION=1; see precisionPass.cpp).
 Status precisionPass(BuildContext& ctx);
 //! Fuses conv/deconv/matmul epilogues and pointwise chains (CUDA builds, or KILN_FUSE=1; runs after precisionPass;

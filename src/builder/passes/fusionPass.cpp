@@ -10,6 +10,7 @@
 // CPU backend, whose kernels honour the fused nodes too, can exercise it); KILN_FUSE=0 disables it everywhere.
 // Tensors that disappear into a fused node stay in the plan, unreferenced, so that tensor indices remain stable.
 #include "builder/passes/fusion/fusion.h"
+#include "builder/planEdit.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -173,18 +174,12 @@ void spliceNodes(Plan& plan, std::vector<int32_t> const& fused, PlanNode replace
 {
     int32_t const last = fused.back();
     plan.nodes[static_cast<size_t>(last)] = std::move(replacement);
-    std::vector<PlanNode> kept;
-    kept.reserve(plan.nodes.size());
-    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    std::vector<bool> erased(plan.nodes.size(), false);
+    for (int32_t n : fused)
     {
-        bool const erased = static_cast<int32_t>(n) != last
-            && std::find(fused.begin(), fused.end(), static_cast<int32_t>(n)) != fused.end();
-        if (!erased)
-        {
-            kept.push_back(std::move(plan.nodes[n]));
-        }
+        erased[static_cast<size_t>(n)] = n != last;
     }
-    plan.nodes = std::move(kept);
+    erasePlanNodes(plan, erased);
 }
 
 std::string joinedNames(Plan const& plan, std::vector<int32_t> const& nodes)

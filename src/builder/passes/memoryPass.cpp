@@ -10,6 +10,7 @@
 #include "builder/buildContext.h"
 #include "builder/dataDependentShapes.h"
 #include "builder/intervalPacking.h"
+#include "builder/planEdit.h"
 #include "builder/passes/loopRegions.h"
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
@@ -38,32 +39,6 @@ struct Interval
     int64_t size;
     int64_t offset{-1};
 };
-
-//! True when the permutation stored under `key` is absent, empty or the identity.
-bool identityPermutation(PlanNode const& node, char const* key)
-{
-    if (!node.attrs.has(key))
-    {
-        return true;
-    }
-    std::vector<int64_t> const perm = node.attrs.getInts(key);
-    for (size_t i = 0; i < perm.size(); ++i)
-    {
-        if (perm[i] != static_cast<int64_t>(i))
-        {
-            return false;
-        }
-    }
-    return true;
-}
-
-//! A Shuffle that only reshapes, outside loops (whose tensors are rewritten by every iteration).
-bool isPureReshape(PlanNode const& node)
-{
-    return node.kind == nvinfer1::LayerType::kSHUFFLE && !node.inputs.empty() && node.inputs[0] >= 0
-        && node.outputs.size() == 1 && !node.attrs.has("cf.loop") && identityPermutation(node, "first_transpose")
-        && identityPermutation(node, "second_transpose");
-}
 
 int32_t findRoot(std::vector<int32_t>& parent, int32_t t)
 {

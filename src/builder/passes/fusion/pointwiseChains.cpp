@@ -8,6 +8,7 @@
 // program constants; intermediates of type HALF/BF16 are rounded to that type as the unfused layers store them.
 #include "backends/common/pointwiseProgram.h"
 #include "builder/passes/fusion/fusion.h"
+#include "builder/planEdit.h"
 #include "core/dataType.h"
 
 #include <algorithm>
@@ -304,20 +305,15 @@ int32_t fusePointwiseChains(FusionGraph& g)
     {
         return 0;
     }
-    std::vector<PlanNode> nodes;
-    nodes.reserve(nbNodes);
     for (size_t n = 0; n < nbNodes; ++n)
     {
         if (fusedAtRoot[n].has_value())
         {
-            nodes.push_back(std::move(*fusedAtRoot[n]));
-        }
-        else if (!erased[n])
-        {
-            nodes.push_back(std::move(plan.nodes[n]));
+            plan.nodes[n] = std::move(*fusedAtRoot[n]);
+            erased[n] = false;
         }
     }
-    plan.nodes = std::move(nodes);
+    erasePlanNodes(plan, erased);
     g.refresh();
     return count;
 }

@@ -1,5 +1,6 @@
-// memoryPass: a Shuffle that only reshapes shares its input's arena slot (no data moves), a transposing one does not,
-// and both give the reference result, with dynamic shapes and with the reshape's input read again later.
+// Reshapes that move no data. memoryPass: a Shuffle that only reshapes shares its input's arena slot, a transposing
+// one does not, and both give the reference result, with dynamic shapes and with the reshape's input read again
+// later. constantReshapePass: a reshape of a constant becomes a constant, and no node runs for it.
 #include "common/networkRunner.h"
 #include "engine/engineReader.h"
 
@@ -97,6 +98,34 @@ TEST(MemoryPass, PureReshapeSharesItsInputSlot)
                 }
             }
         }
+    }
+}
+
+TEST(ConstantReshapePass, ReshapedConstantRunsNoNode)
+{
+    NetworkRunner r;
+    ITensor* x = r.addInput("x", DataType::kFLOAT, {2, 3, 4});
+    std::mt19937 rng(5);
+    HostTensor const w = HostTensor::random(DataType::kFLOAT, makeDims({3, 4}), rng);
+    auto* constant = r.network().addConstant(makeDims({3, 4}),
+        nvinfer1::Weights{DataType::kFLOAT, w.data(), w.volume()});
+    auto* reshape = r.network().addShuffle(*constant->getOutput(0));
+    reshape->setName("alignRank");
+    reshape->setReshapeDimensions(makeDims({1, 3, 4}));
+    r.markOutput(add(r, x, reshape->getOutput(0), "addWeights"), "y");
+    ASSERT_TRUE(r.build()) << r.logger().allErrors();
+    auto plan = builtPlan(r);
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_EQ(findNode(*plan, "alignRank"), nullptr);
+    PlanNode const* sum = findNode(*plan, "addWeights");
+    ASSERT_NE(sum, nullptr);
+    EXPECT_GE(plan->tensors[static_cast<size_t>(sum->inputs[1])].constant, 0);
+
+    HostTensor const in = HostTensor::random(DataType::kFLOAT, makeDims({2, 3, 4}), rng);
+    auto out = r.run({{"x", in}});
+    for (int64_t i = 0; i < in.volume(); ++i)
+    {
+        EXPECT_FLOAT_EQ(out["y"].at(i), static_cast<float>(in.at(i)) + static_cast<float>(w.at(i % 12)));
     }
 }
 
