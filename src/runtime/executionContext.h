@@ -13,7 +13,8 @@
 // destroyed with the context. Data-dependent shapes (plugin size tensors): shapes are first evaluated with every
 // data-dependent symbol at its upper bound; tensors depending on such symbols live in context-owned buffers of
 // that size; after the node writing a size tensor ran, its value binds the symbol and the remaining shapes are
-// re-evaluated. Network outputs with data-dependent shapes go to their IOutputAllocator after the run.
+// re-evaluated. Network outputs with data-dependent shapes go to their IOutputAllocator after the run, or, without
+// one, are written in place to the buffer the application bound (it answers for the size).
 #pragma once
 
 #include "NvInferRuntime.h"
@@ -149,8 +150,12 @@ private:
     Status readToHost(void* host, void const* src, int64_t bytes, cudaStream_t stream) const;
 
     // Data-dependent shapes (executionContextData.cpp).
-    //! Refuse runs that cannot deliver data-dependent outputs (executeV2, outputs without an IOutputAllocator).
+    //! Refuse runs that cannot deliver data-dependent outputs (executeV2, outputs with neither an IOutputAllocator
+    //! nor an address).
     Status checkDataDependentOutputs(char const* api, bool hasBindings) const;
+    //! True (and a verbose line) when tensor `tensor` is a data-dependent output without an IOutputAllocator that is
+    //! written in place to the application's buffer at `addresses`.
+    bool usesApplicationBuffer(size_t tensor, std::vector<void*> const& addresses);
     //! Context-owned memory of a tensor outside the arena whose shape depends on data (grown as needed).
     StatusOr<void*> dataBuffer(size_t tensor, int64_t bytes);
     //! After node `n` ran: read the size tensors it wrote, bind their symbols and re-evaluate the shapes.
@@ -182,6 +187,8 @@ private:
     std::vector<InputShape> mShapes; // inputs only
     std::vector<void*> mAddresses;
     std::vector<nvinfer1::IOutputAllocator*> mAllocators;
+    //! Per I/O position: the application buffer last logged as trusted (usesApplicationBuffer).
+    std::vector<void*> mTrustedBuffers;
     std::vector<uint64_t> mAllocatedBytes; // bytes last obtained from the output's allocator (0: none)
 
     // Shape cache (mutable: const queries such as getTensorShape evaluate on demand).

@@ -3,7 +3,9 @@
 // of the tensors depending on them. After the node writing a size tensor ran, the value is checked against the
 // bound, binds the symbol, and the shapes are evaluated again for the remaining nodes. After the run, network
 // outputs with data-dependent shapes go to their IOutputAllocator: reallocateOutputAsync with the real size, a
-// copy, then notifyShape with the real dimensions.
+// copy, then notifyShape with the real dimensions. An output without an allocator is written in place to the
+// address the application bound (TensorRT's behaviour: the application sized the buffer, see getMaxOutputSize), and
+// getTensorShape reports its real shape after the run.
 #include "core/dataType.h"
 #include "core/quoting.h"
 #include "runtime/engine.h"
@@ -35,12 +37,12 @@ Status ExecutionContext::checkDataDependentOutputs(char const* api, bool hasBind
                 + " has a data-dependent shape, so its size is only known after the run; use enqueueV3 with an "
                   "IOutputAllocator (setOutputAllocator) instead of executeV2");
         }
-        if (mAllocators[static_cast<size_t>(pos)] == nullptr)
+        if (mAllocators[static_cast<size_t>(pos)] == nullptr && mAddresses[static_cast<size_t>(pos)] == nullptr)
         {
             return invalidState(std::string("IExecutionContext::") + api + ": output " + name
-                + " has a data-dependent shape: set an IOutputAllocator for it with setOutputAllocator (its size "
-                  "is only known after the run, up to " + std::to_string(mShapesNow.bytes[static_cast<size_t>(t)])
-                + " bytes, see getMaxOutputSize)");
+                + " has a data-dependent shape and neither an IOutputAllocator nor an address: set one with "
+                  "setOutputAllocator, or bind a buffer with setTensorAddress that holds the largest result (up to "
+                + std::to_string(mShapesNow.bytes[static_cast<size_t>(t)]) + " bytes, see getMaxOutputSize)");
         }
     }
     return Status::ok();
@@ -156,6 +158,10 @@ Status ExecutionContext::finishDataDependentRun(char const* api, cudaStream_t st
         }
         PlanTensor const& tensor = plan.tensors[t];
         nvinfer1::IOutputAllocator* allocator = mAllocators[static_cast<size_t>(pos)];
+        if (allocator == nullptr)
+        {
+            continue; // written in place to the application's buffer (usesApplicationBuffer)
+        }
         int64_t const bytes = finalShapes.bytes[t];
         // TensorRT asks for at least one byte, so that an empty output still gets a distinct address.
         uint64_t const request = bytes == 0 ? 1 : static_cast<uint64_t>(bytes);
@@ -178,6 +184,29 @@ Status ExecutionContext::finishDataDependentRun(char const* api, cudaStream_t st
     mLastRunKey = mShapesNow.symbols;
     mLastRunProfile = mProfile;
     return Status::ok();
+}
+
+bool ExecutionContext::usesApplicationBuffer(size_t tensor, std::vector<void*> const& addresses)
+{
+    int32_t const pos = mData->ioPosition[tensor];
+    if (pos < mData->nbInputs || !mData->tensorDependsOnData[tensor] || mAllocators[static_cast<size_t>(pos)] != nullptr
+        || addresses[static_cast<size_t>(pos)] == nullptr)
+    {
+        return false;
+    }
+    // As in TensorRT: without an allocator the kernels write the output where the application bound it, and the
+    // application answers for the buffer's size (logged once per address, not on every run).
+    mTrustedBuffers.resize(static_cast<size_t>(mData->nbIo()), nullptr);
+    if (mTrustedBuffers[static_cast<size_t>(pos)] == addresses[static_cast<size_t>(pos)])
+    {
+        return true;
+    }
+    mTrustedBuffers[static_cast<size_t>(pos)] = addresses[static_cast<size_t>(pos)];
+    mLogger.verbose("IExecutionContext " + singleQuoted(mName) + ": output " + singleQuoted(mData->plan.tensors[tensor].name)
+        + " has a data-dependent shape and no IOutputAllocator: it is written to the address set with setTensorAddress, "
+          "and the application's buffer size is trusted (the largest result at the current input shapes takes "
+        + std::to_string(mShapesNow.bytes[tensor]) + " bytes, see getMaxOutputSize)");
+    return true;
 }
 
 nvinfer1::Dims ExecutionContext::reportedShape(int32_t tensor) const

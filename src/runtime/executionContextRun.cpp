@@ -211,6 +211,11 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
     mBindKey.push_back(mMemory.base());
     mBindKey.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(mMemory.size())));
     mBindKey.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(mProfile)));
+    if (mData->hasDataDependentShapes)
+    {
+        // Whether a data-dependent output goes to its allocator or in place to the application's buffer.
+        mBindKey.insert(mBindKey.end(), mAllocators.begin() + mData->nbInputs, mAllocators.end());
+    }
     if (mBoundGeneration == mShapeGeneration && mBindKey == mBoundKey)
     {
         return Status::ok();
@@ -253,7 +258,11 @@ Status ExecutionContext::bindTensorMemory(char const* api, std::vector<void*> co
         int64_t const bytes = mShapesNow.bytes[t];
         int32_t const pos = mData->ioPosition[t];
         void* data = nullptr;
-        if ((mData->tensorDependsOnData[t] || (mData->tensorSizedAtRun[t] && pos < 0)) && tensor.constant < 0)
+        if (usesApplicationBuffer(t, addresses))
+        {
+            data = addresses[static_cast<size_t>(pos)];
+        }
+        else if ((mData->tensorDependsOnData[t] || (mData->tensorSizedAtRun[t] && pos < 0)) && tensor.constant < 0)
         {
             // Sized at the upper bounds of its data-dependent dimensions; outputs are copied to their allocator.
             KILN_ASSIGN_OR_RETURN(data, dataBuffer(t, bytes));
