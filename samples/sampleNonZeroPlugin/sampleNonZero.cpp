@@ -93,15 +93,6 @@ private:
     void* mDeviceMemory{nullptr};
 };
 
-Dims dims2(int64_t a, int64_t b)
-{
-    Dims d{};
-    d.nbDims = 2;
-    d.d[0] = a;
-    d.d[1] = b;
-    return d;
-}
-
 std::string dimsText(Dims const& d)
 {
     std::string text = "[";
