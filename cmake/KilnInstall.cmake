@@ -1,6 +1,7 @@
 # KilnInstall.cmake — install rules: public headers, the three shared libraries, TensorRT-named symlinks,
-# kilnexec, the CMake package (find_package(Kiln CONFIG)) and pkg-config files. Included last by the
-# top-level CMakeLists.txt.
+# kilnexec, the CMake package (find_package(Kiln CONFIG)) and pkg-config files. The libraries are lib<name>.so with
+# TensorRT's SONAMEs (libnvinfer.so.10 ...), reached through the TensorRT-named links installed next to them.
+# Included last by the top-level CMakeLists.txt.
 
 include(CMakePackageConfigHelpers)
 
@@ -34,7 +35,11 @@ install(TARGETS kiln kiln_plugin kiln_onnxparser
     ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT Kiln_Development
     RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT Kiln_Runtime)
 
-# libnvinfer.so -> libkiln.so etc. (created in the build tree by kiln_add_trt_name_links).
+# TensorRT's names (created in the build tree by kiln_add_trt_name_links): libnvinfer.so.10 -> libkiln.so etc., the
+# SONAMEs that programs load, and libnvinfer.so -> libnvinfer.so.10 etc. for linking with -lnvinfer.
+install(FILES ${KILN_TRT_SONAME_LINKS}
+    DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+    COMPONENT Kiln_Runtime)
 install(FILES ${KILN_TRT_NAME_LINKS}
     DESTINATION "${CMAKE_INSTALL_LIBDIR}"
     COMPONENT Kiln_Development)

@@ -17,12 +17,16 @@ function(kiln_glob_sources outVar)
     set(${outVar} ${files} PARENT_SCOPE)
 endfunction()
 
-# kiln_add_component(<name> SOURCES <files>... [PRIVATE_LINK <targets>...] [DEPENDS <kiln components>...])
+# kiln_add_component(<name> SOURCES <files>... [TRT_NAME <name>] [PRIVATE_LINK <targets>...]
+#                    [DEPENDS <kiln components>...])
+# TRT_NAME: the TensorRT library the component stands in for (nvinfer ...): the shared library lib<name>.so then
+# carries TensorRT's SONAME lib<TRT_NAME>.so.<KILN_TRT_SONAME_MAJOR> (libnvinfer.so.10), so that whatever links it,
+# by either name, records TensorRT's name and loads through the links of kiln_add_trt_name_links().
 # PRIVATE_LINK: libraries the implementation uses (never exposed by the shared library).
 # DEPENDS: other components (e.g. kiln) the library builds on; the shared flavour links their shared
 # flavour, the internal flavour their internal one.
 function(kiln_add_component name)
-    cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;PRIVATE_LINK;DEPENDS")
+    cmake_parse_arguments(PARSE_ARGV 1 arg "" "TRT_NAME" "SOURCES;PRIVATE_LINK;DEPENDS")
 
     set(sources ${arg_SOURCES})
     if(NOT sources)
@@ -63,9 +67,16 @@ function(kiln_add_component name)
     target_link_options(${name} PRIVATE ${KILN_SHARED_LINK_OPTIONS})
     set_target_properties(${name} PROPERTIES
         OUTPUT_NAME ${name}
-        EXPORT_NAME ${name}
-        VERSION ${PROJECT_VERSION}
-        SOVERSION ${PROJECT_VERSION_MAJOR})
+        EXPORT_NAME ${name})
+    if(arg_TRT_NAME)
+        # CMake can only derive the SONAME from the file name (lib<name>.so.<SOVERSION>): it sets none, the linker
+        # gets TensorRT's, and the file is plain lib<name>.so.
+        set(soname "lib${arg_TRT_NAME}.so.${KILN_TRT_SONAME_MAJOR}")
+        set_target_properties(${name} PROPERTIES NO_SONAME ON KILN_TRT_NAME ${arg_TRT_NAME} KILN_SONAME ${soname})
+        target_link_options(${name} PRIVATE "LINKER:-soname,${soname}")
+    else()
+        set_target_properties(${name} PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+    endif()
 
     add_library(${name}_internal_static STATIC $<TARGET_OBJECTS:${name}_objects>)
     set_target_properties(${name}_internal_static PROPERTIES OUTPUT_NAME ${name}_internal)
@@ -78,19 +89,26 @@ function(kiln_add_component name)
     endforeach()
 endfunction()
 
-# kiln_add_trt_name_links(): libnvinfer.so -> libkiln.so (and plugin/parser) in the build tree's lib/, so that
-# `-L<build>/lib -lnvinfer` works there as it does after installation.
+# kiln_add_trt_name_links(): TensorRT's library names in the build tree's lib/, as in an installation:
+#   libnvinfer.so.10 -> libkiln.so        the SONAME: what programs linked against TensorRT (or Kiln) load, and what
+#                                          TensorRT's samples dlopen (libnvinfer_plugin.so.10, libnvonnxparser.so.10)
+#   libnvinfer.so    -> libnvinfer.so.10  the link-time name: `-L<build>/lib -lnvinfer`
+# and the same for nvinfer_plugin (libkiln_plugin.so) and nvonnxparser (libkiln_onnxparser.so). Sets
+# KILN_TRT_SONAME_LINKS (the .so.10 links) and KILN_TRT_NAME_LINKS (the .so links) in the caller's scope for the
+# install rules.
 function(kiln_add_trt_name_links)
     set(dir "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
     file(MAKE_DIRECTORY "${dir}")
+    set(sonameLinks "")
     set(links "")
-    foreach(pair nvinfer:kiln nvinfer_plugin:kiln_plugin nvonnxparser:kiln_onnxparser)
-        string(REPLACE ":" ";" pair "${pair}")
-        list(GET pair 0 trtName)
-        list(GET pair 1 kilnName)
-        set(link "${dir}/lib${trtName}.so")
-        file(CREATE_LINK "lib${kilnName}.so" "${link}" SYMBOLIC)
-        list(APPEND links "${link}")
+    foreach(kilnName kiln kiln_plugin kiln_onnxparser)
+        get_target_property(trtName ${kilnName} KILN_TRT_NAME)
+        get_target_property(soname ${kilnName} KILN_SONAME)
+        file(CREATE_LINK "lib${kilnName}.so" "${dir}/${soname}" SYMBOLIC)
+        file(CREATE_LINK "${soname}" "${dir}/lib${trtName}.so" SYMBOLIC)
+        list(APPEND sonameLinks "${dir}/${soname}")
+        list(APPEND links "${dir}/lib${trtName}.so")
     endforeach()
+    set(KILN_TRT_SONAME_LINKS ${sonameLinks} PARENT_SCOPE)
     set(KILN_TRT_NAME_LINKS ${links} PARENT_SCOPE)
 endfunction()

@@ -2,6 +2,8 @@
 # test-install.sh — checks the installed package the way users consume it: installs a built tree into a
 # temporary prefix, builds tests/install/consumer.cpp with find_package(Kiln CONFIG) and runs it, then builds
 # it again with plain g++ and `pkg-config --cflags --libs nvinfer` (-lnvinfer) and runs that too. Finally it
+# builds tests/install/trtNamesConsumer.cpp with plain `g++ -lnvinfer` and runs it with LD_LIBRARY_PATH (it dlopens
+# libnvinfer_plugin.so.10 and libnvonnxparser.so.10 by name; the .so.10 links and the SONAMEs are checked too). It
 # builds the plugin library of tests/install/pluginLibrary as a separate project against the installed headers
 # only, and runs tests/install/pluginConsumer.cpp: loadLibrary + a network with the plugin on the CPU, then an
 # engine with the library embedded, loaded again in a fresh process after the library file is gone. Where nvcc
@@ -54,8 +56,18 @@ libdir="$(dirname "$libkiln")"
 for f in include/NvInferVersion.h include/NvInfer.h include/NvInferPlugin.h include/kiln/KilnPluginCpu.h; do
     [[ -f "$prefix/$f" ]] || fail "$f not installed"
 done
-for name in nvinfer nvinfer_plugin nvonnxparser; do
-    [[ -L "$libdir/lib$name.so" && -e "$libdir/lib$name.so" ]] || fail "lib$name.so symlink missing or dangling"
+# TensorRT's names: lib<name>.so.10 (the SONAME, what programs load) and lib<name>.so (for -l<name>), links to Kiln's
+# libraries, whose SONAME is the TensorRT name.
+for pair in nvinfer:kiln nvinfer_plugin:kiln_plugin nvonnxparser:kiln_onnxparser; do
+    name="${pair%%:*}"
+    kilnName="${pair##*:}"
+    for link in "lib$name.so.10" "lib$name.so"; do
+        [[ -L "$libdir/$link" && -e "$libdir/$link" ]] || fail "$link symlink missing or dangling"
+        [[ "$(readlink -f "$libdir/$link")" == "$(readlink -f "$libdir/lib$kilnName.so")" ]] \
+            || fail "$link does not lead to lib$kilnName.so"
+    done
+    libSoname="$(objdump -p "$libdir/lib$kilnName.so" 2>/dev/null | awk '/SONAME/ {print $2}')"
+    [[ "$libSoname" == "lib$name.so.10" ]] || fail "lib$kilnName.so has SONAME '$libSoname', not lib$name.so.10"
 done
 for f in cmake/Kiln/KilnConfig.cmake cmake/Kiln/KilnConfigVersion.cmake cmake/Kiln/KilnTargets.cmake \
          pkgconfig/kiln.pc pkgconfig/nvinfer.pc; do
@@ -68,6 +80,8 @@ echo "==> find_package(Kiln CONFIG): configure, build and run tests/install"
 if cmake -S tests/install -B "$work/consumer-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
         >"$work/consumer-configure.log" 2>&1 \
     && cmake --build "$work/consumer-build" >"$work/consumer-build.log" 2>&1; then
+    needed="$(objdump -p "$work/consumer-build/kilnConsumer" 2>/dev/null | awk '/NEEDED/ {print $2}' | tr '\n' ' ')"
+    [[ "$needed" == *libnvinfer.so.10* ]] || fail "the Kiln::nvinfer consumer needs '$needed', not libnvinfer.so.10"
     "$work/consumer-build/kilnConsumer" || fail "consumer (CMake package) returned non-zero"
 else
     cat "$work/consumer-configure.log" "$work/consumer-build.log" 2>/dev/null | tail -n 40
@@ -81,12 +95,23 @@ if pcFlags="$(pkg-config --cflags --libs nvinfer)"; then
     # shellcheck disable=SC2086
     if g++ -std=c++14 -Wall -Wextra -o "$work/consumer-pkgconfig" tests/install/consumer.cpp $pcFlags \
             -Wl,-rpath,"$libdir"; then
+        needed="$(objdump -p "$work/consumer-pkgconfig" 2>/dev/null | awk '/NEEDED/ {print $2}' | tr '\n' ' ')"
+        [[ "$needed" == *libnvinfer.so.10* ]] || fail "the -lnvinfer consumer needs '$needed', not libnvinfer.so.10"
         "$work/consumer-pkgconfig" || fail "consumer (pkg-config) returned non-zero"
     else
         fail "g++ build of the consumer with pkg-config"
     fi
 else
     fail "pkg-config nvinfer"
+fi
+
+echo "==> plain g++ -lnvinfer: tests/install/trtNamesConsumer.cpp dlopens libnvinfer_plugin.so.10 and libnvonnxparser.so.10"
+# No RPATH: the program finds Kiln as TensorRT programs find TensorRT, through LD_LIBRARY_PATH.
+if g++ -std=c++14 -Wall -Wextra -o "$work/trtNamesConsumer" tests/install/trtNamesConsumer.cpp -I"$prefix/include" \
+        -L"$libdir" -lnvinfer -ldl; then
+    LD_LIBRARY_PATH="$libdir" KILN_BACKEND=cpu "$work/trtNamesConsumer" || fail "trtNamesConsumer returned non-zero"
+else
+    fail "g++ build of tests/install/trtNamesConsumer.cpp with -lnvinfer"
 fi
 
 echo "==> plugin library as a separate project (tests/install/pluginLibrary), headers only"

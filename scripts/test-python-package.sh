@@ -75,11 +75,11 @@ module = os.path.realpath(trt._kiln.__file__)
 assert module.startswith(venv), f"kiln._kiln comes from {module}, not from {venv}"
 package = os.path.dirname(module)
 maps = open("/proc/self/maps").read() if os.path.exists("/proc/self/maps") else ""
-for lib in ("libkiln.so", "libkiln_plugin.so", "libkiln_onnxparser.so"):
-    present = [f for f in os.listdir(package) if f.startswith(lib)]
-    assert present, f"{lib}* is missing from {package}"
+# The libraries ship under their SONAMEs, TensorRT's names (a wheel holds no symlinks).
+for lib in ("libnvinfer.so.10", "libnvinfer_plugin.so.10", "libnvonnxparser.so.10"):
+    assert os.path.isfile(os.path.join(package, lib)), f"{lib} is missing from {package}"
     if maps:
-        loaded = {line.split()[-1] for line in maps.splitlines() if lib in line}
+        loaded = {line.split()[-1] for line in maps.splitlines() if line.endswith("/" + lib)}
         assert loaded and all(os.path.realpath(p).startswith(package) for p in loaded), loaded
 logger = trt.Logger(trt.Logger.ERROR)
 builder = trt.Builder(logger)
@@ -91,7 +91,7 @@ then
     fail "import kiln from the installed package"
 fi
 
-testFiles=(test_core_types.py test_core_logger.py test_builder_config.py)
+testFiles=(test_core_types.py test_core_logger.py test_builder_config.py test_runtime_user_buffers.py)
 testPaths=()
 for f in "${testFiles[@]}"; do
     testPaths+=("$KILN_REPO_ROOT/tests/python/$f")

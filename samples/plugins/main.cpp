@@ -18,6 +18,7 @@
 #include <vector>
 
 using namespace nvinfer1;
+using samples::dims2;
 
 namespace
 {
@@ -36,15 +37,6 @@ public:
 };
 
 SampleLogger gLogger;
-
-Dims dims2(int64_t a, int64_t b)
-{
-    Dims d{};
-    d.nbDims = 2;
-    d.d[0] = a;
-    d.d[1] = b;
-    return d;
-}
 
 void print(char const* label, std::vector<float> const& values)
 {

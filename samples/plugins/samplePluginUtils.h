@@ -1,6 +1,6 @@
-// samplePluginUtils.h — small helpers shared by the sample plugins: (de)serialization of plain values, element
-// sizes, FP16 <-> FP32 conversion, INT8 (de)quantization and plugin-field lookup. Only the TensorRT API is used,
-// so the samples compile against NVIDIA's headers as well as Kiln's.
+// samplePluginUtils.h — small helpers shared by the sample plugins and programs: (de)serialization of plain values,
+// element sizes, rank-2 Dims, FP16 <-> FP32 conversion, INT8 (de)quantization and plugin-field lookup. Only the
+// TensorRT API is used, so the samples compile against NVIDIA's headers as well as Kiln's.
 #pragma once
 
 #include "NvInferRuntime.h"
@@ -13,6 +13,16 @@
 
 namespace samples
 {
+
+//! A rank-2 Dims {a, b}.
+inline nvinfer1::Dims dims2(int64_t a, int64_t b)
+{
+    nvinfer1::Dims d{};
+    d.nbDims = 2;
+    d.d[0] = a;
+    d.d[1] = b;
+    return d;
+}
 
 //! The namespace every sample creator is registered under (registerSamplePlugins()).
 constexpr char const* kSAMPLE_NAMESPACE = "kilnSamples";

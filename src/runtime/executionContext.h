@@ -20,7 +20,8 @@
 // destroyed with the context. Data-dependent shapes (plugin size tensors): shapes are first evaluated with every
 // data-dependent symbol at its upper bound; tensors depending on such symbols live in context-owned buffers of
 // that size; after the node writing a size tensor ran, its value binds the symbol and the remaining shapes are
-// re-evaluated. Network outputs with data-dependent shapes go to their IOutputAllocator after the run.
+// re-evaluated. Network outputs with data-dependent shapes go to their IOutputAllocator after the run, or, without
+// one, are written in place to the buffer the application bound (it answers for the size).
 #pragma once
 
 #include "NvInferRuntime.h"

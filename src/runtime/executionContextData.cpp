@@ -4,7 +4,9 @@
 // tensor ran, the value is checked against the bound, binds the symbol, and the shapes are evaluated again for the
 // remaining nodes (NodeScheduler::bindSizeTensors). After the run (this file), network outputs with data-dependent
 // shapes go to their IOutputAllocator: reallocateOutputAsync with the real size, a copy, then notifyShape with the
-// real dimensions.
+// real dimensions. An output without an allocator is written in place to the address the application bound
+// (TensorRT's behaviour: the application sized the buffer, see getMaxOutputSize; TensorBindings::bind), and
+// getTensorShape reports its real shape after the run.
 #include "core/dataType.h"
 #include "core/quoting.h"
 #include "runtime/engine.h"
@@ -36,12 +38,12 @@ Status ExecutionContext::checkDataDependentOutputs(char const* api, bool hasBind
                 + " has a data-dependent shape, so its size is only known after the run; use enqueueV3 with an "
                   "IOutputAllocator (setOutputAllocator) instead of executeV2");
         }
-        if (mMemory.outputAllocator(pos) == nullptr)
+        if (mMemory.outputAllocator(pos) == nullptr && mBindings.io(pos) == nullptr)
         {
             return invalidState(std::string("IExecutionContext::") + api + ": output " + name
-                + " has a data-dependent shape: set an IOutputAllocator for it with setOutputAllocator (its size "
-                  "is only known after the run, up to " + std::to_string(mShapes.current().bytes[static_cast<size_t>(t)])
-                + " bytes, see getMaxOutputSize)");
+                + " has a data-dependent shape and neither an IOutputAllocator nor an address: set one with "
+                  "setOutputAllocator, or bind a buffer with setTensorAddress that holds the largest result (up to "
+                + std::to_string(mShapes.current().bytes[static_cast<size_t>(t)]) + " bytes, see getMaxOutputSize)");
         }
     }
     return Status::ok();
@@ -68,6 +70,10 @@ Status ExecutionContext::finishDataDependentRun(char const* api, cudaStream_t st
         }
         PlanTensor const& tensor = plan.tensors[t];
         nvinfer1::IOutputAllocator* allocator = mMemory.outputAllocator(pos);
+        if (allocator == nullptr)
+        {
+            continue; // written in place to the application's buffer (RunMemory::trustApplicationBuffer)
+        }
         int64_t const bytes = finalShapes.bytes[t];
         // TensorRT asks for at least one byte, so that an empty output still gets a distinct address.
         uint64_t const request = bytes == 0 ? 1 : static_cast<uint64_t>(bytes);

@@ -342,6 +342,22 @@ void RunMemory::setOutputAllocator(int32_t position, nvinfer1::IOutputAllocator*
     mAllocatedBytes[static_cast<size_t>(position)] = 0;
 }
 
+void RunMemory::trustApplicationBuffer(int32_t position, std::string const& name, void* address, int64_t bytes)
+{
+    // As in TensorRT: without an allocator the kernels write the output where the application bound it, and the
+    // application answers for the buffer's size (logged once per address, not on every run).
+    mTrustedBuffers.resize(static_cast<size_t>(mData.nbIo()), nullptr);
+    if (mTrustedBuffers[static_cast<size_t>(position)] == address)
+    {
+        return;
+    }
+    mTrustedBuffers[static_cast<size_t>(position)] = address;
+    mLogger.verbose("IExecutionContext " + singleQuoted(mContextName) + ": output " + singleQuoted(name)
+        + " has a data-dependent shape and no IOutputAllocator: it is written to the address set with setTensorAddress, "
+          "and the application's buffer size is trusted (the largest result at the current input shapes takes "
+        + std::to_string(bytes) + " bytes, see getMaxOutputSize)");
+}
+
 Status RunMemory::assignOutputsFromAllocators(EvaluatedShapes const& shapes, TensorBindings& bindings, cudaStream_t stream)
 {
     for (int32_t pos = mData.nbInputs; pos < mData.nbIo(); ++pos)

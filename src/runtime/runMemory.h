@@ -79,6 +79,9 @@ public:
     //! Before a run: outputs with an allocator (and a shape known before the run) get memory for `shapes`; their new
     //! addresses go to `bindings`.
     Status assignOutputsFromAllocators(EvaluatedShapes const& shapes, TensorBindings& bindings, cudaStream_t stream);
+    //! A data-dependent output without an allocator is written in place to the application's buffer `address`; the
+    //! verbose log says once per address that the application's size (the bound is `bytes`) is trusted.
+    void trustApplicationBuffer(int32_t position, std::string const& name, void* address, int64_t bytes);
     //! Output `position`'s allocator handed out `bytes` (what later runs may use without asking again).
     void recordAllocation(int32_t position, uint64_t bytes) { mAllocatedBytes[static_cast<size_t>(position)] = bytes; }
 
@@ -96,6 +99,7 @@ private:
     int32_t mScratchProfile{-1};
     int64_t mScratchNeeded{0};
     std::vector<DeviceBuffer> mDataBuffers; // per tensor (device memory on the CUDA backend)
+    std::vector<void*> mTrustedBuffers;     // per I/O position: the application buffer last logged as trusted
     DeviceBuffer mValueBuffer;              // CUDA: folded value tensors
     std::vector<uint8_t> mValueStaging;
     std::vector<int64_t> mValueOffsets;     // per tensor: offset in mValueBuffer, -1 when not there

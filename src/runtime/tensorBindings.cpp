@@ -87,7 +87,14 @@ Status TensorBindings::bind(char const* api, void* const* io, ShapeState const& 
         int64_t const bytes = now.bytes[t];
         int32_t const pos = mData.ioPosition[t];
         void* data = nullptr;
-        if ((mData.tensorDependsOnData[t] || (mData.tensorSizedAtRun[t] && pos < 0)) && tensor.constant < 0)
+        if (pos >= mData.nbInputs && mData.tensorDependsOnData[t] && memory.outputAllocator(pos) == nullptr
+            && io[pos] != nullptr)
+        {
+            // A data-dependent output without an allocator: written in place to the application's buffer.
+            memory.trustApplicationBuffer(pos, tensor.name, io[pos], bytes);
+            data = io[pos];
+        }
+        else if ((mData.tensorDependsOnData[t] || (mData.tensorSizedAtRun[t] && pos < 0)) && tensor.constant < 0)
         {
             // Sized at the upper bounds of its data-dependent dimensions; outputs are copied to their allocator.
             KILN_ASSIGN_OR_RETURN(data, memory.dataBuffer(t, bytes, stream));

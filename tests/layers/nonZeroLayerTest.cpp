@@ -153,15 +153,24 @@ TEST(NonZeroLayerTest, ErrorPaths)
     EXPECT_EQ(layer->getIndicesType(), DataType::kINT64);
     r.markOutput(layer->getOutput(0), "indices");
     ASSERT_TRUE(r.build()) << r.logger().allErrors();
-    // Without an output allocator the data-dependent output cannot be run.
-    std::unique_ptr<IExecutionContext> ctx(r.engine().createExecutionContext());
-    HostTensor x(DataType::kFLOAT, makeDims({2, 3}));
-    std::vector<int64_t> sink(6);
-    ASSERT_TRUE(ctx->setInputTensorAddress("x", x.data()));
-    ctx->setTensorAddress("indices", sink.data());
+    // Without an output allocator the data-dependent output needs an address (the application sizes the buffer).
+    HostTensor const x = HostTensor::fromValues(DataType::kFLOAT, makeDims({2, 3}), {0.0, 1.5, 0.0, -2.0, 3.0, 0.0});
+    std::unique_ptr<IExecutionContext> unbound(r.engine().createExecutionContext());
+    ASSERT_TRUE(unbound->setInputTensorAddress("x", x.data()));
     r.logger().clear();
-    EXPECT_FALSE(ctx->enqueueV3(nullptr));
-    EXPECT_TRUE(r.logger().hasError("IOutputAllocator")) << r.logger().allErrors();
+    EXPECT_FALSE(unbound->enqueueV3(nullptr));
+    EXPECT_TRUE(r.logger().hasError("'indices' has a data-dependent shape and neither an IOutputAllocator nor an address"))
+        << r.logger().allErrors();
+    // With a buffer of getMaxOutputSize bytes (poisoned), the run writes the [2, K] result into it.
+    std::unique_ptr<IExecutionContext> ctx(r.engine().createExecutionContext());
+    ASSERT_EQ(ctx->getMaxOutputSize("indices"), 2 * 6 * 8);
+    std::vector<int64_t> sink(12, -99);
+    ASSERT_TRUE(ctx->setInputTensorAddress("x", x.data()));
+    ASSERT_TRUE(ctx->setTensorAddress("indices", sink.data()));
+    ASSERT_TRUE(ctx->enqueueV3(nullptr)) << r.logger().allErrors();
+    EXPECT_EQ(kiln::test::dimsString(ctx->getTensorShape("indices")), "[2,3]");
+    std::vector<int64_t> const expected = {0, 1, 1, 1, 0, 1, -99, -99, -99, -99, -99, -99};
+    EXPECT_EQ(sink, expected);
 
     NetworkRunner u;
     ITensor* bad = u.addInput("x", DataType::kUINT8, {4});

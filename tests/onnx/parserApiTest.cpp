@@ -1,7 +1,9 @@
 // The rest of the IParser API: parseFromFile (with verbosity), loadModelProto + loadInitializer + parseModelProto,
 // parseWithWeightDescriptors, supportsModel / supportsModelV2 partitions, error list management, setBuilderConfig,
-// entry point version checks and the refitter that always fails.
+// entry point version checks, the refitter that always fails, and IOnnxConfig (createONNXConfig).
 #include "onnxTestModels.h"
+
+#include "NvOnnxConfig.h"
 
 #include <gtest/gtest.h>
 
@@ -84,6 +86,62 @@ TEST_F(ParserApiTest, ParseFromFileHonoursVerbosity)
         bool const infoLogged = logger.has(nvinfer1::ILogger::Severity::kINFO, "ONNX parser: imported 1 nodes");
         EXPECT_EQ(infoLogged, verbosity == nvinfer1::ILogger::Severity::kINFO);
     }
+}
+
+TEST_F(ParserApiTest, OnnxConfigCarriesTheSettingsOfTensorRTSamples)
+{
+    std::unique_ptr<nvonnxparser::IOnnxConfig> config(nvonnxparser::createONNXConfig());
+    ASSERT_NE(config, nullptr);
+    // Defaults.
+    EXPECT_EQ(config->getModelDtype(), DataType::kFLOAT);
+    EXPECT_STREQ(config->getModelFileName(), "");
+    EXPECT_STREQ(config->getTextFileName(), "");
+    EXPECT_STREQ(config->getFullTextFileName(), "");
+    EXPECT_EQ(config->getVerbosityLevel(), static_cast<int32_t>(nvinfer1::ILogger::Severity::kWARNING));
+    EXPECT_FALSE(config->getPrintLayerInfo());
+
+    // Setters copy their strings; null reads as "".
+    std::string name = mPath.string();
+    config->setModelFileName(name.c_str());
+    name.assign(name.size(), '#');
+    EXPECT_EQ(std::string(config->getModelFileName()), mPath.string());
+    config->setTextFileName("net.txt");
+    config->setFullTextFileName("net-full.txt");
+    EXPECT_STREQ(config->getTextFileName(), "net.txt");
+    EXPECT_STREQ(config->getFullTextFileName(), "net-full.txt");
+    config->setTextFileName(nullptr);
+    EXPECT_STREQ(config->getTextFileName(), "");
+    config->setModelDtype(DataType::kHALF);
+    EXPECT_EQ(config->getModelDtype(), DataType::kHALF);
+    config->setPrintLayerInfo(true);
+    EXPECT_TRUE(config->getPrintLayerInfo());
+
+    // Verbosity moves by one and stays a valid ILogger::Severity.
+    config->addVerbosity();
+    EXPECT_EQ(config->getVerbosityLevel(), static_cast<int32_t>(nvinfer1::ILogger::Severity::kINFO));
+    config->addVerbosity();
+    config->addVerbosity();
+    EXPECT_EQ(config->getVerbosityLevel(), static_cast<int32_t>(nvinfer1::ILogger::Severity::kVERBOSE));
+    config->setVerbosityLevel(0);
+    config->reduceVerbosity();
+    EXPECT_EQ(config->getVerbosityLevel(), static_cast<int32_t>(nvinfer1::ILogger::Severity::kINTERNAL_ERROR));
+    config->setVerbosityLevel(static_cast<int32_t>(nvinfer1::ILogger::Severity::kINFO));
+
+    // As TensorRT's samples use it: the file name and verbosity go to parseFromFile.
+    write(addModel().serialize());
+    AllLogger logger;
+    std::unique_ptr<nvinfer1::IBuilder> builder(nvinfer1::createInferBuilder(logger));
+    std::unique_ptr<nvinfer1::INetworkDefinition> network(builder->createNetworkV2(0));
+    std::unique_ptr<nvonnxparser::IParser> parser(nvonnxparser::createParser(*network, logger));
+    ASSERT_TRUE(parser->parseFromFile(config->getModelFileName(), config->getVerbosityLevel()));
+    EXPECT_EQ(network->getNbOutputs(), 1);
+    EXPECT_TRUE(logger.has(nvinfer1::ILogger::Severity::kINFO, "ONNX parser: imported 1 nodes"));
+
+    // Two objects are independent.
+    std::unique_ptr<nvonnxparser::IOnnxConfig> other(nvonnxparser::createONNXConfig());
+    ASSERT_NE(other, nullptr);
+    EXPECT_STREQ(other->getModelFileName(), "");
+    EXPECT_EQ(other->getModelDtype(), DataType::kFLOAT);
 }
 
 TEST_F(ParserApiTest, ExternalDataIsResolvedNextToTheModel)

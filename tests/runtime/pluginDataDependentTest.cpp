@@ -1,8 +1,9 @@
 // Runtime tests of data-dependent shapes with a NonZero-style IPluginV3 (hand-built plan, see
 // pluginRuntimeTestPlans.h): the size tensor binds the data-dependent dimension after the plugin ran, a downstream
 // layer sees the real shape, the output goes to its IOutputAllocator (reallocateOutputAsync with the real size,
-// then notifyShape with the real dims), getTensorShape answers -1 before a run and the real shape after it, and
-// the failure paths (no allocator, executeV2, a size above the declared upper bound) name their cause.
+// then notifyShape with the real dims), or, without an allocator, in place to the buffer the application bound;
+// getTensorShape answers -1 before a run and the real shape after it, and the failure paths (neither allocator nor
+// address, executeV2, a size above the declared upper bound) name their cause.
 #include "runtime/pluginRuntimeTestPlans.h"
 
 #include <gtest/gtest.h>
@@ -214,16 +215,18 @@ TEST(PluginDataDependentTest, EmptyResultStillGetsMemoryAndShape)
     EXPECT_EQ(f.ctx->getTensorShape("out").d[0], 0);
 }
 
-TEST(PluginDataDependentTest, DataDependentOutputNeedsAnOutputAllocator)
+TEST(PluginDataDependentTest, DataDependentOutputNeedsAnAllocatorOrAnAddress)
 {
     std::mt19937 rng(403);
     NonZeroFixture f;
     ASSERT_NE(f.ctx, nullptr);
     HostTensor const x = sparseInput(rng, 2, 0.5);
     EXPECT_FALSE(f.run(x, /*withAllocator=*/false));
-    EXPECT_TRUE(f.rt.logger.hasError("IExecutionContext::enqueueV3: output 'out' has a data-dependent shape"))
+    EXPECT_TRUE(f.rt.logger.hasError("IExecutionContext::enqueueV3: output 'out' has a data-dependent shape and neither "
+                                     "an IOutputAllocator nor an address"))
         << f.rt.logger.allErrors();
-    EXPECT_TRUE(f.rt.logger.hasError("setOutputAllocator")) << f.rt.logger.allErrors();
+    EXPECT_TRUE(f.rt.logger.hasError("up to " + std::to_string(2 * kNONZERO_COLUMNS * 2 * 4) + " bytes"))
+        << f.rt.logger.allErrors();
 
     // executeV2 cannot deliver it at all.
     int32_t count = 0;
@@ -238,6 +241,66 @@ TEST(PluginDataDependentTest, DataDependentOutputNeedsAnOutputAllocator)
     // With the allocator the same context works.
     ASSERT_TRUE(f.run(x)) << f.rt.logger.allErrors();
     EXPECT_EQ(f.count, static_cast<int32_t>(nonZeroReference(x).size() / 2));
+}
+
+TEST(PluginDataDependentTest, WithoutAllocatorTheBoundBufferIsWrittenInPlace)
+{
+    std::mt19937 rng(405);
+    NonZeroFixture f;
+    ASSERT_NE(f.ctx, nullptr);
+    int64_t const rows = 5;
+    ASSERT_TRUE(f.ctx->setInputShape("x", makeDims({rows, kNONZERO_COLUMNS})));
+    int64_t const maxBytes = f.ctx->getMaxOutputSize("out");
+    ASSERT_EQ(maxBytes, rows * kNONZERO_COLUMNS * 2 * 4);
+    // The application sizes the buffer itself (as TensorRT's sampleNonZeroPlugin does), poisoned, with a guard
+    // after the largest result that must stay untouched.
+    int32_t const kPOISON = -12345;
+    size_t const capacity = static_cast<size_t>(maxBytes) / sizeof(int32_t);
+    std::vector<int32_t> buffer(capacity + 16, kPOISON);
+    ASSERT_TRUE(f.ctx->setTensorAddress("out", buffer.data()));
+    EXPECT_EQ(f.ctx->getOutputAllocator("out"), nullptr);
+
+    for (double density : {0.3, 0.9, 0.0, 0.6})
+    {
+        SCOPED_TRACE("density " + std::to_string(density));
+        HostTensor const x = sparseInput(rng, rows, density);
+        std::vector<int32_t> const expected = nonZeroReference(x);
+        int64_t const k = static_cast<int64_t>(expected.size() / 2);
+        std::fill(buffer.begin(), buffer.end(), kPOISON);
+        f.rt.logger.clear();
+        ASSERT_TRUE(f.run(x, /*withAllocator=*/false)) << f.rt.logger.allErrors();
+        EXPECT_EQ(f.count, k);
+        std::vector<int32_t> const got(buffer.begin(), buffer.begin() + 2 * k);
+        EXPECT_EQ(got, expected);
+        for (size_t i = capacity; i < buffer.size(); ++i)
+        {
+            ASSERT_EQ(buffer[i], kPOISON) << "written past the largest result at element " << i;
+        }
+        // The real shape is published for getTensorShape after the run.
+        EXPECT_EQ(dimsString(f.ctx->getTensorShape("out")), dimsString(makeDims({k, 2})));
+    }
+    EXPECT_EQ(f.rt.recorder.getNbErrors(), 0);
+
+    // The verbose log says that the application's buffer size is trusted: once per address, not once per run.
+    NonZeroFixture g;
+    ASSERT_NE(g.ctx, nullptr);
+    ASSERT_TRUE(g.ctx->setInputShape("x", makeDims({rows, kNONZERO_COLUMNS})));
+    ASSERT_TRUE(g.ctx->setTensorAddress("out", buffer.data()));
+    HostTensor const x = sparseInput(rng, rows, 0.5);
+    ASSERT_TRUE(g.run(x, false)) << g.rt.logger.allErrors();
+    ASSERT_TRUE(g.run(x, false)) << g.rt.logger.allErrors();
+    EXPECT_EQ(g.rt.logger.countMessages("the application's buffer size is trusted"), 1);
+
+    // An allocator set later takes over; clearing it goes back to the bound buffer.
+    ASSERT_TRUE(g.run(x, /*withAllocator=*/true)) << g.rt.logger.allErrors();
+    ASSERT_EQ(g.allocator.calls.size(), 2U);
+    std::fill(buffer.begin(), buffer.end(), kPOISON);
+    ASSERT_TRUE(g.ctx->setOutputAllocator("out", nullptr));
+    ASSERT_TRUE(g.ctx->setTensorAddress("out", buffer.data()));
+    ASSERT_TRUE(g.run(x, false)) << g.rt.logger.allErrors();
+    std::vector<int32_t> const expected = nonZeroReference(x);
+    EXPECT_EQ(std::vector<int32_t>(buffer.begin(), buffer.begin() + static_cast<int64_t>(expected.size())), expected);
+    EXPECT_EQ(g.allocator.calls.size(), 2U);
 }
 
 TEST(PluginDataDependentTest, SizeAboveTheUpperBoundIsAnError)
