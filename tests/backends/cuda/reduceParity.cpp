@@ -71,6 +71,18 @@ TEST(CudaParity, SoftMax)
                 n.markOutput(*l->getOutput(0));
             }, o);
         }
+        // Innermost axis (one warp per row): rows held in registers (128) and rows longer than the cache (300).
+        for (int64_t length : {int64_t{128}, int64_t{300}})
+        {
+            ParityOptions o;
+            o.lo = -6.0;
+            o.hi = 6.0;
+            checkParity([&](INetworkDefinition& n) {
+                auto* l = n.addSoftMax(*n.addInput("x", t, dims({3, 5, length})));
+                l->setAxes(1U << 2);
+                n.markOutput(*l->getOutput(0));
+            }, o);
+        }
     }
 }
 
@@ -88,6 +100,9 @@ TEST(CudaParity, Normalization)
         {{2, 3, 4, 5}, {1, 3, 1, 1}, 12U, 1},   // instance norm over the spatial axes
         {{2, 6, 3, 4}, {1, 6, 1, 1}, 12U, 3},   // group norm: 3 groups of 2 channels
         {{3, 4, 0}, {1, 1, 1}, 4U, 1},          // empty
+        {{2, 3, 5, 7}, {1, 1, 5, 7}, 12U, 1},   // layer norm over the last two axes (the row kernel)
+        {{2, 9000}, {1, 9000}, 2U, 1},          // rows longer than the row kernel's register cache
+        {{2, 5, 16}, {1, 5, 16}, 4U, 1},        // scale varying along a statistics axis: the general kernel
     };
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
     {

@@ -2,7 +2,9 @@
 // y = (x - mean) / sqrt(var + eps) * scale + bias, mean and biased variance over the masked axes and, with
 // nbGroups > 1, over the channels (axis 1) of each group; statistics in two passes in double; FP16/BF16 storage
 // through float. One block per statistics key (a row of layer norm, a group of group norm, a channel of instance
-// norm); its threads share the members and reduce in double with warp shuffles.
+// norm); its threads share the members and reduce in double with warp shuffles. Layer norm over contiguous trailing
+// axes with per-member scale and bias (BERT's, ViT's) takes a leaner kernel with the same arithmetic: the row's
+// values stay in registers between the passes and no index map is evaluated.
 #include "backends/common/normalizationParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -17,6 +19,8 @@ namespace
 {
 
 constexpr int32_t kNORM_BLOCK = 256;
+
+constexpr int32_t kROW_CACHE = 8; //!< values per thread the row kernel keeps in registers
 
 //! Sum of `v` over the block (every thread gets it). Called by all threads of the block; `shared` holds 32 doubles.
 __device__ double blockSum(double v, double* shared)
@@ -90,6 +94,66 @@ __global__ void normalizationKernel(IndexMap keyMap, IndexMap memberMap, int64_t
     }
 }
 
+//! Layer norm of contiguous rows of `members` values with scale and bias indexed by the member: one block per row, the
+//! first kROW_CACHE * blockDim.x values of the row cached in registers, statistics in double as normalizationKernel.
+__global__ void normalizationRowsKernel(int64_t rows, int64_t members, double eps, void const* x, void const* scale,
+    DataType ts, void const* bias, DataType tb, void* y, DataType t)
+{
+    __shared__ double shared[32];
+    int64_t const step = blockDim.x;
+    int64_t const cached = kROW_CACHE * step;
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x)
+    {
+        int64_t const base = row * members;
+        float v[kROW_CACHE];
+        double sum = 0.0;
+#pragma unroll
+        for (int32_t i = 0; i < kROW_CACHE; ++i)
+        {
+            int64_t const m = threadIdx.x + i * step;
+            v[i] = m < members ? dev::loadFloat(x, t, base + m) : 0.F;
+            sum += static_cast<double>(v[i]);
+        }
+        for (int64_t m = threadIdx.x + cached; m < members; m += step)
+        {
+            sum += static_cast<double>(dev::loadFloat(x, t, base + m));
+        }
+        double const mean = blockSum(sum, shared) / static_cast<double>(members);
+        double squares = 0.0;
+#pragma unroll
+        for (int32_t i = 0; i < kROW_CACHE; ++i)
+        {
+            double const diff = static_cast<double>(v[i]) - mean;
+            squares += threadIdx.x + i * step < members ? diff * diff : 0.0;
+        }
+        for (int64_t m = threadIdx.x + cached; m < members; m += step)
+        {
+            double const diff = static_cast<double>(dev::loadFloat(x, t, base + m)) - mean;
+            squares += diff * diff;
+        }
+        double const invStd = 1.0 / sqrt(blockSum(squares, shared) / static_cast<double>(members) + eps);
+        auto const finish = [&](int64_t m, float value) {
+            double const normalized = (static_cast<double>(value) - mean) * invStd;
+            double const out = normalized * static_cast<double>(dev::loadFloat(scale, ts, m))
+                + static_cast<double>(dev::loadFloat(bias, tb, m));
+            dev::storeFloat(y, t, base + m, static_cast<float>(out));
+        };
+#pragma unroll
+        for (int32_t i = 0; i < kROW_CACHE; ++i)
+        {
+            int64_t const m = threadIdx.x + i * step;
+            if (m < members)
+            {
+                finish(m, v[i]);
+            }
+        }
+        for (int64_t m = threadIdx.x + cached; m < members; m += step)
+        {
+            finish(m, dev::loadFloat(x, t, base + m));
+        }
+    }
+}
+
 //! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and the
 //! index maps of the statistics keys and their members; run: one launch.
 class NormalizationCudaKernel final : public Kernel
@@ -115,6 +179,9 @@ public:
         IndexMap memberMap;
         int64_t keys = 1;
         int64_t members = 1;
+        // Rows: the members are the trailing axes, scale and bias are indexed by the member alone.
+        bool rows = p.groups <= 1;
+        bool memberSeen = false;
         auto const add = [](IndexMap& m, int64_t extent, int64_t sx, int64_t sScale, int64_t sBias) {
             m.dims[m.rank] = extent;
             m.strides[0][m.rank] = sx;
@@ -131,6 +198,8 @@ public:
             {
                 add(memberMap, x.dims.d[d], xs[i], sScale, sBias);
                 members *= x.dims.d[d];
+                memberSeen = true;
+                rows = rows && (x.dims.d[d] == 1 || (sScale == xs[i] && sBias == xs[i]));
             }
             else if (d == 1 && p.groups > 1)
             {
@@ -145,8 +214,10 @@ public:
             {
                 add(keyMap, x.dims.d[d], xs[i], sScale, sBias);
                 keys *= x.dims.d[d];
+                rows = rows && !memberSeen && (x.dims.d[d] == 1 || (sScale == 0 && sBias == 0));
             }
         }
+        mRows = rows;
         mKeyMap = keyMap;
         mMemberMap = memberMap;
         mMembers = members;
@@ -167,6 +238,14 @@ public:
         TensorView const& bias = inputs[2];
         TensorView const& y = outputs[0];
         auto const blocks = static_cast<uint32_t>(std::min<int64_t>(mKeys, int64_t{1} << 20));
+        if (mRows)
+        {
+            // Enough threads that most rows fit the register cache, in whole warps, 64 to 1024.
+            int64_t const threads = std::clamp<int64_t>((mMembers + kROW_CACHE * 32 - 1) / (kROW_CACHE * 32) * 32, 64, 1024);
+            normalizationRowsKernel<<<blocks, static_cast<uint32_t>(threads), 0, ctx.stream>>>(mKeys, mMembers, mEps,
+                inputs[0].data, scale.data, scale.type, bias.data, bias.type, y.data, y.type);
+            return launchStatus("Normalization kernel");
+        }
         normalizationKernel<<<blocks, kNORM_BLOCK, 0, ctx.stream>>>(mKeyMap, mMemberMap, mKeys, mMembers, mEps,
             inputs[0].data, scale.data, scale.type, bias.data, bias.type, y.data, y.type);
         return launchStatus("Normalization kernel");
@@ -179,6 +258,7 @@ private:
     int64_t mKeys{-1};
     int64_t mMembers{0};
     double mEps{0.0};
+    bool mRows{false}; //!< normalizationRowsKernel applies
 };
 
 } // namespace
