@@ -20,7 +20,8 @@ namespace
 
 constexpr int32_t kNORM_BLOCK = 256;
 
-constexpr int32_t kROW_CACHE = 8; //!< values per thread the row kernel keeps in registers
+constexpr int32_t kROW_CACHE = 8;    //!< values per thread the row kernel keeps in registers
+constexpr int32_t kROW_THREADS = 512; //!< the row kernel's largest block (longer rows re-read their tail)
 
 //! Sum of `v` over the block (every thread gets it). Called by all threads of the block; `shared` holds 32 doubles.
 __device__ double blockSum(double v, double* shared)
@@ -96,7 +97,7 @@ __global__ void normalizationKernel(IndexMap keyMap, IndexMap memberMap, int64_t
 
 //! Layer norm of contiguous rows of `members` values with scale and bias indexed by the member: one block per row, the
 //! first kROW_CACHE * blockDim.x values of the row cached in registers, statistics in double as normalizationKernel.
-__global__ void normalizationRowsKernel(int64_t rows, int64_t members, double eps, void const* x, void const* scale,
+__global__ void __launch_bounds__(kROW_THREADS) normalizationRowsKernel(int64_t rows, int64_t members, double eps, void const* x, void const* scale,
     DataType ts, void const* bias, DataType tb, void* y, DataType t)
 {
     __shared__ double shared[32];
@@ -240,8 +241,9 @@ public:
         auto const blocks = static_cast<uint32_t>(std::min<int64_t>(mKeys, int64_t{1} << 20));
         if (mRows)
         {
-            // Enough threads that most rows fit the register cache, in whole warps, 64 to 1024.
-            int64_t const threads = std::clamp<int64_t>((mMembers + kROW_CACHE * 32 - 1) / (kROW_CACHE * 32) * 32, 64, 1024);
+            // Enough threads that most rows fit the register cache, in whole warps, 64 to kROW_THREADS.
+            int64_t const threads
+                = std::clamp<int64_t>((mMembers + kROW_CACHE * 32 - 1) / (kROW_CACHE * 32) * 32, 64, kROW_THREADS);
             normalizationRowsKernel<<<blocks, static_cast<uint32_t>(threads), 0, ctx.stream>>>(mKeys, mMembers, mEps,
                 inputs[0].data, scale.data, scale.type, bias.data, bias.type, y.data, y.type);
             return launchStatus("Normalization kernel");
