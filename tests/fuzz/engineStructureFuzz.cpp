@@ -10,6 +10,7 @@
 #include "engine/engineReader.h"
 #include "engine/engineWriter.h"
 #include "fuzz/engineFuzzCommon.h"
+#include "fuzz/fuzzCommon.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -21,18 +22,10 @@
 #include <variant>
 #include <vector>
 
-extern "C" __attribute__((weak)) size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t maxSize);
-
 namespace
 {
 
 using kiln::Plan;
-
-class SilentLogger : public nvinfer1::ILogger
-{
-public:
-    void log(Severity, char const*) noexcept override {}
-};
 
 //! The engine's inputs at their profile-0 opt shape (all zeros), outputs of the resolved shapes; enqueue on the CPU.
 void runEngine(nvinfer1::ICudaEngine& engine)
@@ -90,7 +83,7 @@ void runEngine(nvinfer1::ICudaEngine& engine)
 
 void loadAndRun(uint8_t const* data, size_t size)
 {
-    static SilentLogger logger;
+    static kiln::fuzz::SilentLogger logger;
     static std::unique_ptr<nvinfer1::IRuntime> runtime(nvinfer1::createInferRuntime(logger));
     if (runtime == nullptr)
     {
@@ -247,19 +240,6 @@ bool mutatePlan(Plan& plan, std::mt19937_64& rng)
     }
 }
 
-size_t byteMutation(uint8_t* data, size_t size, size_t maxSize, std::mt19937_64& rng)
-{
-    if (LLVMFuzzerMutate != nullptr)
-    {
-        return LLVMFuzzerMutate(data, size, maxSize);
-    }
-    if (size > 0)
-    {
-        data[rng() % size] ^= static_cast<uint8_t>(1U << (rng() % 8)); // replay builds: a bit flip
-    }
-    return size;
-}
-
 } // namespace
 
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t maxSize, unsigned int seed)
@@ -270,7 +250,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     auto plan = kiln::readEngine(fixed.data(), fixed.size());
     if (!plan.isOk() || rng() % 8 == 0)
     {
-        return byteMutation(data, size, maxSize, rng);
+        return kiln::fuzz::byteMutation(data, size, maxSize, rng);
     }
     int const edits = 1 + static_cast<int>(rng() % 3);
     for (int e = 0; e < edits; ++e)
@@ -280,7 +260,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     auto bytes = kiln::writeEngineUnchecked(plan.value());
     if (!bytes.isOk() || bytes.value().size() > maxSize)
     {
-        return byteMutation(data, size, maxSize, rng);
+        return kiln::fuzz::byteMutation(data, size, maxSize, rng);
     }
     std::memcpy(data, bytes.value().data(), bytes.value().size());
     return bytes.value().size();

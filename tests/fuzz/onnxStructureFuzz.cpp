@@ -6,8 +6,7 @@
 // mutations reach the importers instead of breaking the protobuf encoding. Inputs that do not decode fall back to
 // libFuzzer's byte mutations. Every input is then parsed into a fresh network: a failed parse must record an error
 // with a description; a successful one must leave a network whose outputs exist.
-#include "NvInfer.h"
-#include "NvOnnxParser.h"
+#include "fuzz/fuzzCommon.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -20,54 +19,8 @@
 #include <string>
 #include <vector>
 
-extern "C" __attribute__((weak)) size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t maxSize);
-
 namespace
 {
-
-class SilentLogger : public nvinfer1::ILogger
-{
-public:
-    void log(Severity, char const*) noexcept override {}
-};
-
-void parse(uint8_t const* data, size_t size)
-{
-    static SilentLogger logger;
-    std::unique_ptr<nvinfer1::IBuilder> builder(nvinfer1::createInferBuilder(logger));
-    if (builder == nullptr)
-    {
-        return;
-    }
-    std::unique_ptr<nvinfer1::INetworkDefinition> network(builder->createNetworkV2(0));
-    std::unique_ptr<nvonnxparser::IParser> parser(nvonnxparser::createParser(*network, logger));
-    if (network == nullptr || parser == nullptr)
-    {
-        __builtin_trap();
-    }
-    if (!parser->parse(data, size))
-    {
-        if (parser->getNbErrors() == 0)
-        {
-            __builtin_trap(); // a failed parse must say why
-        }
-        for (int i = 0; i < parser->getNbErrors(); ++i)
-        {
-            if (std::string(parser->getError(i)->desc()).empty())
-            {
-                __builtin_trap();
-            }
-        }
-        return;
-    }
-    for (int32_t i = 0; i < network->getNbOutputs(); ++i)
-    {
-        if (network->getOutput(i) == nullptr)
-        {
-            __builtin_trap();
-        }
-    }
-}
 
 int64_t extremeInt(int64_t v, std::mt19937_64& rng)
 {
@@ -236,19 +189,6 @@ bool mutateModel(::onnx::ModelProto& model, std::mt19937_64& rng)
     }
 }
 
-size_t byteMutation(uint8_t* data, size_t size, size_t maxSize, std::mt19937_64& rng)
-{
-    if (LLVMFuzzerMutate != nullptr)
-    {
-        return LLVMFuzzerMutate(data, size, maxSize);
-    }
-    if (size > 0)
-    {
-        data[rng() % size] ^= static_cast<uint8_t>(1U << (rng() % 8)); // replay builds: a bit flip
-    }
-    return size;
-}
-
 } // namespace
 
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t maxSize, unsigned int seed)
@@ -257,7 +197,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     ::onnx::ModelProto model;
     if (size > static_cast<size_t>(INT32_MAX) || !model.ParseFromArray(data, static_cast<int>(size)) || rng() % 8 == 0)
     {
-        return byteMutation(data, size, maxSize, rng);
+        return kiln::fuzz::byteMutation(data, size, maxSize, rng);
     }
     int const edits = 1 + static_cast<int>(rng() % 3);
     for (int e = 0; e < edits; ++e)
@@ -267,7 +207,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     std::string bytes;
     if (!model.SerializeToString(&bytes) || bytes.size() > maxSize)
     {
-        return byteMutation(data, size, maxSize, rng);
+        return kiln::fuzz::byteMutation(data, size, maxSize, rng);
     }
     std::memcpy(data, bytes.data(), bytes.size());
     return bytes.size();
@@ -275,6 +215,6 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 
 extern "C" int LLVMFuzzerTestOneInput(uint8_t const* data, size_t size)
 {
-    parse(data, size);
+    kiln::fuzz::parseOnnxChecked(data, size);
     return 0;
 }
