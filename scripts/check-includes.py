@@ -37,9 +37,10 @@ CLIENT_ALLOWED = {
     "python": [],
 }
 # Single internal headers a client may include besides: python/ generates its LayerType enum and its ILayer
-# downcasts from the header-only list of layer kinds.
+# downcasts from the header-only list of layer kinds, and asks the type of user objects (plugins, creators,
+# resources that may come from code compiled without RTTI) through the header-only safeDynamicCast.
 CLIENT_HEADERS = {
-    "python": ["core/layerKinds.h"],
+    "python": ["core/layerKinds.h", "core/runtimeTypeInfo.h"],
 }
 
 # Known violations left for the owners of the files to fix (issue #13). Each entry names the including file

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run-fuzz.sh — builds the libFuzzer configuration (clang++, -DKILN_FUZZ=ON, ASan+UBSan) in build-fuzz/ and runs
 # every fuzz target (tests/fuzz/*Fuzz.cpp) for a bounded time, seeded from tests/fuzz/corpus/<target>/.
-# Usage: scripts/run-fuzz.sh [--time SECONDS] [--build-dir DIR] [--jobs N] [target...]
+# Usage: scripts/run-fuzz.sh [--time SECONDS] [--build-dir DIR] [--jobs N] [--build-only] [target...]
 #   --time       per-target bound (libFuzzer -max_total_time); default 60 or $KILN_FUZZ_SECONDS
 #   --build-dir  default build-fuzz or $KILN_FUZZ_BUILD_DIR
+#   --build-only configure and build the targets, run nothing (scripts/fuzz-long.sh uses it)
 # Exits non-zero if a target crashes/leaks/times out or the build fails. New inputs go to
 # <build-dir>/fuzz-corpus/<target>/ and crash reproducers to <build-dir>/fuzz-artifacts/<target>/.
 set -uo pipefail
@@ -15,12 +16,14 @@ seconds="${KILN_FUZZ_SECONDS:-60}"
 buildDir="${KILN_FUZZ_BUILD_DIR:-build-fuzz}"
 jobs="$(kiln_jobs)"
 only=()
+buildOnly=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --time) seconds="$2"; shift 2 ;;
         --build-dir) buildDir="$2"; shift 2 ;;
         --jobs) jobs="$2"; shift 2 ;;
-        -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+        --build-only) buildOnly=1; shift ;;
+        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
         -*) echo "run-fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) only+=("$1"); shift ;;
     esac
@@ -43,6 +46,9 @@ cmake -S . -B "$buildDir" -G Ninja \
 
 echo "==> building fuzz targets (-j$jobs)"
 cmake --build "$buildDir" -j "$jobs" --target kilnFuzzTargets || { echo "run-fuzz.sh: build failed" >&2; exit 1; }
+if [[ $buildOnly -eq 1 ]]; then
+    exit 0
+fi
 
 manifest="$buildDir/fuzz/targets.tsv"
 if [[ ! -s "$manifest" ]]; then

@@ -5,6 +5,7 @@
 // type: a creator written in Python as the very same Python object.
 #include "NvInferPlugin.h"
 #include "pluginCommon.h"
+#include "core/runtimeTypeInfo.h"
 
 #include <map>
 #include <mutex>
@@ -314,7 +315,7 @@ void bindRegistry(py::module_& m)
                     py::gil_scoped_release release;
                     ok = r.registerCreator(*c, pluginNamespace.c_str());
                 }
-                if (ok && dynamic_cast<PyBacked*>(c) != nullptr)
+                if (ok && kiln::safeDynamicCast<PyBacked>(c) != nullptr)
                 {
                     registeredCreators()[{&r, c}] = creator;
                 }

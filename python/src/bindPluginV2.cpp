@@ -2,6 +2,7 @@
 // seen from Python), trt.IPluginV2DynamicExt and trt.IPluginCreator (also subclassable from Python; trampolines in
 // pluginV2.h). C++ plugins returned to Python are owned by Python and destroy()ed when the Python object dies.
 #include "pluginV2.h"
+#include "core/runtimeTypeInfo.h"
 
 namespace kiln::python
 {
@@ -15,7 +16,7 @@ KILN_IGNORE_DEPRECATED_BEGIN
 
 PyPluginV2DynamicExt* pyPlugin(IPluginV2& p)
 {
-    return dynamic_cast<PyPluginV2DynamicExt*>(&p);
+    return kiln::safeDynamicCast<PyPluginV2DynamicExt>(&p);
 }
 
 PyPluginV2DynamicExt& requirePyPlugin(IPluginV2& p, char const* attribute)
@@ -30,7 +31,7 @@ PyPluginV2DynamicExt& requirePyPlugin(IPluginV2& p, char const* attribute)
 
 PyPluginCreatorV1& requirePyCreator(IPluginCreator& c, char const* attribute)
 {
-    auto* py = dynamic_cast<PyPluginCreatorV1*>(&c);
+    auto* py = kiln::safeDynamicCast<PyPluginCreatorV1>(&c);
     if (py == nullptr)
     {
         throw py::attribute_error(std::string(attribute) + " is read-only on a C++ plugin creator");
@@ -149,7 +150,7 @@ void bindPlugins(py::module_& m)
         .def(py::init([]() { return new PyPluginV2DynamicExt(); }))
         .def(py::init([](IPluginV2DynamicExt& other) {
             auto* p = new PyPluginV2DynamicExt();
-            if (auto* src = dynamic_cast<PyPluginV2DynamicExt*>(&other))
+            if (auto* src = kiln::safeDynamicCast<PyPluginV2DynamicExt>(&other))
             {
                 p->mNbOutputs = src->mNbOutputs;
                 p->mPluginType = src->mPluginType;
@@ -195,7 +196,7 @@ void bindPlugins(py::module_& m)
         .def_property(
             "field_names",
             [](IPluginCreator& c) -> py::object {
-                if (auto* py = dynamic_cast<PyPluginCreatorV1*>(&c))
+                if (auto* py = kiln::safeDynamicCast<PyPluginCreatorV1>(&c))
                 {
                     return py->mFieldNames ? py->mFieldNames : py::cast(PyPluginFieldCollection());
                 }

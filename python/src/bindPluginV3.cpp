@@ -3,6 +3,7 @@
 // (trampolines in pluginV3.h) as in tensorrt's class-based Python plugins. The attributes tensorrt replaces getters
 // with (plugin_name, num_outputs, timing_cache_id, ...) are properties; on C++ objects they are read-only.
 #include "pluginV3.h"
+#include "core/runtimeTypeInfo.h"
 
 namespace kiln::python
 {
@@ -36,7 +37,7 @@ namespace
 template <class T, class C>
 T& requirePy(C& c, char const* attribute)
 {
-    auto* py = dynamic_cast<T*>(&c);
+    auto* py = kiln::safeDynamicCast<T>(&c);
     if (py == nullptr)
     {
         throw py::attribute_error(std::string(attribute) + " is read-only on a C++ plugin");
@@ -75,7 +76,7 @@ void bindPluginClasses(py::module_& m)
             py::arg("type"), py::keep_alive<0, 1>())
         .def("clone",
             [](IPluginV3& p) -> py::object {
-                if (dynamic_cast<PyBacked*>(&p) != nullptr)
+                if (kiln::safeDynamicCast<PyBacked>(&p) != nullptr)
                 {
                     throw py::type_error("clone() is not implemented by this Python plugin");
                 }
@@ -178,7 +179,7 @@ void bindCreator(py::module_& m)
         .def_property(
             "field_names",
             [](IPluginCreatorV3One& c) -> py::object {
-                if (auto* py = dynamic_cast<PyPluginCreatorV3One*>(&c))
+                if (auto* py = kiln::safeDynamicCast<PyPluginCreatorV3One>(&c))
                 {
                     return py->mFieldNames ? py->mFieldNames : py::cast(PyPluginFieldCollection());
                 }

@@ -2,6 +2,8 @@
 // this order; each lives in its own bind*.cpp and binds one area of the tensorrt Python API.
 #pragma once
 
+#include "pyTypeHook.h"
+
 #include <pybind11/pybind11.h>
 
 namespace kiln::python

@@ -1,6 +1,7 @@
 // IPluginResource written in Python: the trampoline that forwards release()/clone() to Python, and the owner
 // proxy that C++ receives from clone() (the registry deletes clones; deleting the proxy drops the Python object).
 #include "pluginCommon.h"
+#include "core/runtimeTypeInfo.h"
 
 namespace kiln::python
 {
@@ -107,7 +108,7 @@ py::object resourceToPython(IPluginResource* resource)
     {
         return py::none();
     }
-    if (auto* owner = dynamic_cast<PyResourceOwner*>(resource))
+    if (auto* owner = kiln::safeDynamicCast<PyResourceOwner>(resource))
     {
         return owner->object();
     }

@@ -1,6 +1,7 @@
 // Method bodies of the IPluginV2DynamicExt and IPluginCreator trampolines (see pluginV2.h): each forwards to the
 // Python method of the same tensorrt name, with tensorrt's documented defaults where Python leaves one out.
 #include "pluginV2.h"
+#include "core/runtimeTypeInfo.h"
 
 #include <cstring>
 
@@ -17,7 +18,7 @@ void PluginV2Deleter::operator()(IPluginV2* plugin) const
     {
         return;
     }
-    if (auto* backed = dynamic_cast<PyBacked*>(plugin))
+    if (auto* backed = kiln::safeDynamicCast<PyBacked>(plugin))
     {
         delete backed;
         return;
@@ -48,7 +49,7 @@ IPluginV2* adoptPluginV2(py::object result, char const* method)
         throw py::value_error(std::string(method) + "() returned None");
     }
     auto* plugin = result.cast<IPluginV2*>();
-    auto* backed = dynamic_cast<PyBacked*>(plugin);
+    auto* backed = kiln::safeDynamicCast<PyBacked>(plugin);
     if (backed == nullptr)
     {
         throw py::type_error(std::string(method)
@@ -209,7 +210,7 @@ IPluginV2DynamicExt* PyPluginV2DynamicExt::clone() const noexcept
             throw py::type_error("clone() must return an IPluginV2DynamicExt");
         }
         auto* plugin = static_cast<IPluginV2DynamicExt*>(adoptPluginV2(result, "clone"));
-        if (auto* copy = dynamic_cast<PyPluginV2DynamicExt*>(plugin))
+        if (auto* copy = kiln::safeDynamicCast<PyPluginV2DynamicExt>(plugin))
         {
             copy->mNbInputs = mNbInputs;
             copy->mWorkspaceSize = mWorkspaceSize;

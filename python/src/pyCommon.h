@@ -4,6 +4,7 @@
 #pragma once
 
 #include "NvInfer.h"
+#include "pyTypeHook.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

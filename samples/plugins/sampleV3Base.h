@@ -34,6 +34,11 @@ public:
         case nvinfer1::PluginCapabilityType::kBUILD: return static_cast<nvinfer1::IPluginV3OneBuild*>(this);
         case nvinfer1::PluginCapabilityType::kRUNTIME: return static_cast<nvinfer1::IPluginV3OneRuntime*>(this);
         }
+        // Kiln's CPU opt-in, found this way even when the plugin is compiled without RTTI.
+        if (type == kiln::kPLUGIN_CAPABILITY_CPU)
+        {
+            return static_cast<kiln::IPluginCpuSupport*>(this);
+        }
         return nullptr;
     }
 

@@ -5,6 +5,7 @@
 #include "backends/backend.h"
 #include "builder/builderConfig.h"
 #include "runtime/engine.h"
+#include "core/runtimeTypeInfo.h"
 
 namespace kiln
 {
@@ -13,7 +14,7 @@ bool setBuilderBackend(nvinfer1::IBuilderConfig* config, BackendKind kind) noexc
 {
     try
     {
-        auto* cfg = dynamic_cast<BuilderConfig*>(config);
+        auto* cfg = safeDynamicCast<BuilderConfig>(config);
         if (cfg == nullptr)
         {
             return false; // nowhere to log: not a Kiln builder config (or nullptr)
@@ -35,13 +36,13 @@ bool setBuilderBackend(nvinfer1::IBuilderConfig* config, BackendKind kind) noexc
 
 BackendKind getBuilderBackend(nvinfer1::IBuilderConfig const* config) noexcept
 {
-    auto const* cfg = dynamic_cast<BuilderConfig const*>(config);
+    auto const* cfg = safeDynamicCast<BuilderConfig const>(config);
     return cfg == nullptr ? BackendKind::kDEFAULT : static_cast<BackendKind>(cfg->backendKind());
 }
 
 BackendKind getEngineBackend(nvinfer1::ICudaEngine const* engine) noexcept
 {
-    auto const* e = dynamic_cast<Engine const*>(engine);
+    auto const* e = safeDynamicCast<Engine const>(engine);
     if (e == nullptr)
     {
         return BackendKind::kDEFAULT;

@@ -2,13 +2,14 @@
 #include "kiln/KilnExecution.h"
 
 #include "runtime/executionContext.h"
+#include "core/runtimeTypeInfo.h"
 
 namespace kiln
 {
 
 bool setAutoCudaGraphs(nvinfer1::IExecutionContext* context, bool enabled) noexcept
 {
-    auto* ctx = dynamic_cast<ExecutionContext*>(context);
+    auto* ctx = safeDynamicCast<ExecutionContext>(context);
     if (ctx == nullptr)
     {
         return false;
@@ -19,7 +20,7 @@ bool setAutoCudaGraphs(nvinfer1::IExecutionContext* context, bool enabled) noexc
 
 bool getAutoCudaGraphs(nvinfer1::IExecutionContext const* context) noexcept
 {
-    auto const* ctx = dynamic_cast<ExecutionContext const*>(context);
+    auto const* ctx = safeDynamicCast<ExecutionContext const>(context);
     return ctx != nullptr && ctx->autoGraph().enabled();
 }
 

@@ -9,6 +9,7 @@
 #include "plugin/embeddedLibraries.h"
 #include "plugin/pluginRegistry.h"
 #include "runtime/runtime.h"
+#include "core/runtimeTypeInfo.h"
 
 #include <thread>
 
@@ -137,8 +138,8 @@ void Builder::reset() noexcept
 
 StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(INetworkDefinition const& network, IBuilderConfig const& config) const
 {
-    auto const* net = dynamic_cast<NetworkDefinition const*>(&network);
-    auto const* cfg = dynamic_cast<BuilderConfig const*>(&config);
+    auto const* net = safeDynamicCast<NetworkDefinition const>(&network);
+    auto const* cfg = safeDynamicCast<BuilderConfig const>(&config);
     if (net == nullptr || cfg == nullptr)
     {
         return invalidArgument("the network and config must be created by this Kiln builder");

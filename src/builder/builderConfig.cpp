@@ -3,6 +3,7 @@
 #include "builder/builderConfig.h"
 
 #include "builder/timingCache.h"
+#include "core/runtimeTypeInfo.h"
 
 namespace kiln
 {
@@ -86,7 +87,7 @@ int32_t BuilderConfig::addOptimizationProfile(IOptimizationProfile const* profil
 {
     try
     {
-        auto const* impl = dynamic_cast<OptimizationProfile const*>(profile);
+        auto const* impl = safeDynamicCast<OptimizationProfile const>(profile);
         if (impl == nullptr)
         {
             mLogger.error("IBuilderConfig::addOptimizationProfile: the profile is null or was not created by "

@@ -23,24 +23,6 @@ void eraseEntries(std::vector<T>& values, std::vector<bool> const& erased)
     }
     values = std::move(kept);
 }
-
-//! True when the permutation stored under `key` is absent, empty or the identity.
-bool identityPermutation(PlanNode const& node, char const* key)
-{
-    if (!node.attrs.has(key))
-    {
-        return true;
-    }
-    std::vector<int64_t> const perm = node.attrs.getInts(key);
-    for (size_t i = 0; i < perm.size(); ++i)
-    {
-        if (perm[i] != static_cast<int64_t>(i))
-        {
-            return false;
-        }
-    }
-    return true;
-}
 } // namespace
 
 void erasePlanNodes(Plan& plan, std::vector<bool> const& erased)
@@ -51,13 +33,6 @@ void erasePlanNodes(Plan& plan, std::vector<bool> const& erased)
         eraseEntries(profile.workspaceOffsets, erased);
     }
     eraseEntries(plan.nodes, erased);
-}
-
-bool isPureReshape(PlanNode const& node)
-{
-    return node.kind == nvinfer1::LayerType::kSHUFFLE && !node.inputs.empty() && node.inputs[0] >= 0
-        && node.outputs.size() == 1 && !node.attrs.has("cf.loop") && identityPermutation(node, "first_transpose")
-        && identityPermutation(node, "second_transpose");
 }
 
 } // namespace kiln

@@ -1,5 +1,5 @@
 // Edits of a plan that the builder's passes share: removing nodes while keeping the per-node arrays of the profiles
-// (plugin workspaces) aligned with the nodes, and recognising nodes that move no data.
+// (plugin workspaces) aligned with the nodes.
 #pragma once
 
 #include "engine/plan.h"
@@ -12,8 +12,5 @@ namespace kiln
 //! Removes the nodes whose `erased` entry is true (node order kept) and the matching entries of every profile's
 //! per-node arrays (workspaceSizes, workspaceOffsets). Tensors stay, so tensor indices remain valid.
 void erasePlanNodes(Plan& plan, std::vector<bool> const& erased);
-
-//! A Shuffle that only reshapes (both transposes absent or the identity), outside loops, with one input and output.
-bool isPureReshape(PlanNode const& node);
 
 } // namespace kiln

@@ -2,6 +2,7 @@
 #include "builder/timingCache.h"
 
 #include "core/hostMemory.h"
+#include "core/runtimeTypeInfo.h"
 
 #include <cstring>
 #include <limits>
@@ -72,7 +73,7 @@ bool TimingCache::combine(nvinfer1::ITimingCache const& inputCache, bool) noexce
 {
     try
     {
-        auto const* other = dynamic_cast<TimingCache const*>(&inputCache);
+        auto const* other = safeDynamicCast<TimingCache const>(&inputCache);
         if (other == nullptr || other == this)
         {
             return other == this;

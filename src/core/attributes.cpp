@@ -1,6 +1,8 @@
 // Attributes: typed access and JSON rendering.
 #include "core/attributes.h"
 
+#include "core/jsonText.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -178,7 +180,7 @@ std::string Attributes::toJson() const
             os << ',';
         }
         first = false;
-        os << '"' << k << "\":";
+        os << jsonString(k) << ':';
         if (auto const* i = std::get_if<int64_t>(&v))
         {
             os << *i;
@@ -208,16 +210,7 @@ std::string Attributes::toJson() const
         }
         else if (auto const* s = std::get_if<std::string>(&v))
         {
-            os << '"';
-            for (char ch : *s)
-            {
-                if (ch == '"' || ch == '\\')
-                {
-                    os << '\\';
-                }
-                os << ch;
-            }
-            os << '"';
+            os << jsonString(*s);
         }
     }
     os << '}';

@@ -260,6 +260,11 @@ StatusOr<std::vector<uint8_t>> writeEngine(Plan const& plan)
     {
         return valid.withContext("cannot write engine");
     }
+    return writeEngineUnchecked(plan);
+}
+
+StatusOr<std::vector<uint8_t>> writeEngineUnchecked(Plan const& plan)
+{
     if (plan.weights.size() > std::numeric_limits<uint32_t>::max())
     {
         return invalidArgument("cannot write engine: too many weights");

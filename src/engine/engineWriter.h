@@ -17,4 +17,9 @@ namespace kiln
 //! Plan::apiVersion / Plan::kilnVersion of 0 are written as the current NV_TENSORRT_VERSION / Kiln version.
 StatusOr<std::vector<uint8_t>> writeEngine(Plan const& plan);
 
+//! Encode `plan` without validatePlan, for the structure-aware fuzzer and tests that craft engines the reader must
+//! refuse (a file with valid checksums and an invalid structure). Only what cannot be encoded at all fails. Every
+//! weights entry must point at `size` readable bytes. Never use it for engines meant to be loaded.
+StatusOr<std::vector<uint8_t>> writeEngineUnchecked(Plan const& plan);
+
 } // namespace kiln

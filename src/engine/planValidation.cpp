@@ -1,14 +1,20 @@
 // Plan validation: every structural invariant of a Plan (enum ranges, indices, counts, types, weights sizes, I/O
-// order, profile dims, arena placement, plugin I/O, control flow), checked without trusting any field. The engine
-// reader runs it on every decoded Plan, the writer before encoding, and the runtime before deriving its tables.
+// order, profile dims, arena placement and liveness, plugin I/O and shape inputs, control flow), checked without
+// trusting any field. The engine reader runs it on every decoded Plan, the writer before encoding, and the runtime
+// before deriving its tables.
 #include "engine/planValidation.h"
 
 #include "core/dataType.h"
 #include "engine/controlFlowPlan.h"
 #include "engine/engineFormat.h"
+#include "engine/tensorLifetimes.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
+#include <queue>
 #include <set>
 #include <string>
 
@@ -454,6 +460,175 @@ Status checkProfiles(Plan const& plan)
     return Status::ok();
 }
 
+//! Plugin nodes: the runtime gives a plugin its data inputs and keeps the last "plugin.nbShapeInputs" inputs for
+//! shape values, so that count decides what enqueue receives. Shape inputs exist only for IPluginV3 and are 1-D
+//! INT32/INT64 shape tensors; data inputs are never absent; aliases name data inputs.
+Status checkPluginNodes(Plan const& plan)
+{
+    for (size_t i = 0; i < plan.nodes.size(); ++i)
+    {
+        PlanNode const& n = plan.nodes[i];
+        bool const v3 = n.kind == nvinfer1::LayerType::kPLUGIN_V3;
+        if (!v3 && n.kind != nvinfer1::LayerType::kPLUGIN_V2)
+        {
+            continue;
+        }
+        std::string const label = nodeLabel(plan, i);
+        int64_t const nbShape = n.attrs.getInt("plugin.nbShapeInputs", 0);
+        if (nbShape < 0 || static_cast<size_t>(nbShape) > n.inputs.size() || (!v3 && nbShape != 0))
+        {
+            return corrupt(label + " says its plugin has " + std::to_string(nbShape) + " shape inputs, but it has "
+                + std::to_string(n.inputs.size()) + " inputs" + (v3 ? "" : " and only IPluginV3 plugins take shape inputs"));
+        }
+        size_t const nbData = n.inputs.size() - static_cast<size_t>(nbShape);
+        for (size_t k = 0; k < n.inputs.size(); ++k)
+        {
+            if (n.inputs[k] < 0)
+            {
+                return corrupt(label + ": plugin input " + std::to_string(k) + " is absent (plugins have no optional inputs)");
+            }
+            PlanTensor const& t = plan.tensors[static_cast<size_t>(n.inputs[k])];
+            bool const shapeTensor = t.dims.size() == 1 && t.hasValues
+                && (t.type == nvinfer1::DataType::kINT32 || t.type == nvinfer1::DataType::kINT64);
+            if (k >= nbData && !shapeTensor)
+            {
+                return corrupt(label + ": input " + std::to_string(k) + " is one of the plugin's " + std::to_string(nbShape)
+                    + " shape inputs, but " + tensorLabel(plan, static_cast<size_t>(n.inputs[k]))
+                    + " is not a 1-D INT32 or INT64 shape tensor");
+            }
+        }
+        if (n.outputs.empty())
+        {
+            return corrupt(label + ": a plugin node needs at least one output");
+        }
+        std::vector<int64_t> const aliases = n.attrs.getInts("plugin.aliases");
+        if (aliases.size() > n.outputs.size())
+        {
+            return corrupt(label + " has " + std::to_string(aliases.size()) + " plugin aliases for "
+                + std::to_string(n.outputs.size()) + " outputs");
+        }
+        for (size_t o = 0; o < aliases.size(); ++o)
+        {
+            if (aliases[o] < -1 || aliases[o] >= static_cast<int64_t>(nbData))
+            {
+                return corrupt(label + ": output " + std::to_string(o) + " aliases input " + std::to_string(aliases[o])
+                    + ", but the plugin has " + std::to_string(nbData) + " data inputs");
+            }
+        }
+    }
+    return Status::ok();
+}
+
+//! One arena placement to check: a tensor's (or an alias group's) slot, or a plugin workspace.
+struct ArenaUse
+{
+    int32_t first;
+    int32_t last;
+    int64_t offset;
+    int64_t end;
+    std::string label;
+};
+
+//! Arena liveness of profile `pi`: tensors (alias groups) and workspaces alive at the same node step must not
+//! share a byte, with the lifetimes the builder packed the arena with (engine/tensorLifetimes.h). A sweep over
+//! steps keeps the live placements ordered by offset, so each new one is compared with its two neighbours only.
+Status checkArenaLiveness(Plan const& plan, size_t pi, TensorLifetimes const& life, std::vector<int32_t>& parents)
+{
+    PlanProfile const& p = plan.profiles[pi];
+    std::string const label = "profile " + std::to_string(pi);
+    std::vector<ArenaUse> uses;
+    std::vector<int32_t> groupUse(plan.tensors.size(), -1);
+    for (size_t t = 0; t < p.tensorOffsets.size(); ++t)
+    {
+        if (p.tensorOffsets[t] < 0 || p.tensorCapacity[t] <= 0)
+        {
+            continue;
+        }
+        int32_t const first = life.first[t];
+        int32_t const last = std::max(life.last[t], first);
+        auto const root = static_cast<size_t>(aliasRoot(parents, static_cast<int32_t>(t)));
+        int32_t& use = groupUse[root];
+        if (use < 0)
+        {
+            use = static_cast<int32_t>(uses.size());
+            uses.push_back(ArenaUse{first, last, p.tensorOffsets[t], p.tensorOffsets[t] + p.tensorCapacity[t],
+                tensorLabel(plan, t)});
+            continue;
+        }
+        ArenaUse& u = uses[static_cast<size_t>(use)];
+        if (u.offset != p.tensorOffsets[t] || u.end != p.tensorOffsets[t] + p.tensorCapacity[t])
+        {
+            return corrupt(label + ": " + tensorLabel(plan, t) + " is a plugin alias of " + u.label
+                + ", so it must share its arena slot");
+        }
+        u.first = std::min(u.first, first);
+        u.last = std::max(u.last, last);
+    }
+    for (size_t n = 0; n < p.workspaceOffsets.size(); ++n)
+    {
+        if (p.workspaceOffsets[n] >= 0 && p.workspaceSizes[n] > 0)
+        {
+            auto const step = static_cast<int32_t>(n);
+            uses.push_back(ArenaUse{step, step, p.workspaceOffsets[n], p.workspaceOffsets[n] + p.workspaceSizes[n],
+                "the workspace of " + nodeLabel(plan, n)});
+        }
+    }
+    std::vector<size_t> order(uses.size());
+    for (size_t i = 0; i < order.size(); ++i)
+    {
+        order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return uses[a].first < uses[b].first; });
+    std::map<int64_t, size_t> live; // offset -> use, for the uses alive at the current step
+    using Ending = std::pair<int32_t, size_t>;
+    std::priority_queue<Ending, std::vector<Ending>, std::greater<Ending>> ending; // (last step, use)
+    auto clash = [&](ArenaUse const& a, ArenaUse const& b) {
+        return corrupt(label + ": " + a.label + " (arena bytes " + std::to_string(a.offset) + " to "
+            + std::to_string(a.end) + ", live at steps " + std::to_string(a.first) + " to " + std::to_string(a.last)
+            + ") and " + b.label + " (bytes " + std::to_string(b.offset) + " to " + std::to_string(b.end)
+            + ", steps " + std::to_string(b.first) + " to " + std::to_string(b.last)
+            + ") are alive at the same time in overlapping arena bytes");
+    };
+    for (size_t i : order)
+    {
+        ArenaUse const& u = uses[i];
+        while (!ending.empty() && ending.top().first < u.first)
+        {
+            auto const done = ending.top().second;
+            ending.pop();
+            auto it = live.find(uses[done].offset);
+            if (it != live.end() && it->second == done)
+            {
+                live.erase(it);
+            }
+        }
+        auto next = live.lower_bound(u.offset);
+        if (next != live.end() && next->first < u.end)
+        {
+            return clash(uses[next->second], u);
+        }
+        if (next != live.begin() && uses[std::prev(next)->second].end > u.offset)
+        {
+            return clash(uses[std::prev(next)->second], u);
+        }
+        live[u.offset] = i;
+        ending.emplace(u.last, i);
+    }
+    return Status::ok();
+}
+
+//! Every profile's arena liveness (after checkNodes and checkProfiles: indices and placements are in range).
+Status checkArenas(Plan const& plan)
+{
+    TensorLifetimes const life = tensorLifetimes(plan);
+    std::vector<int32_t> parents = aliasParents(plan);
+    for (size_t pi = 0; pi < plan.profiles.size(); ++pi)
+    {
+        KILN_RETURN_IF_ERROR(checkArenaLiveness(plan, pi, life, parents));
+    }
+    return Status::ok();
+}
+
 } // namespace
 
 Status validatePlan(Plan const& plan)
@@ -491,7 +666,9 @@ Status validatePlan(Plan const& plan)
     KILN_RETURN_IF_ERROR(checkTensors(plan));
     KILN_RETURN_IF_ERROR(checkIo(plan));
     KILN_RETURN_IF_ERROR(checkNodes(plan));
+    KILN_RETURN_IF_ERROR(checkPluginNodes(plan));
     KILN_RETURN_IF_ERROR(checkProfiles(plan));
+    KILN_RETURN_IF_ERROR(checkArenas(plan));
     KILN_RETURN_IF_ERROR(checkPluginLibraries(plan));
     if (planHasControlFlow(plan))
     {

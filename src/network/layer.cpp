@@ -2,6 +2,7 @@
 #include "network/layer.h"
 
 #include "network/networkDefinition.h"
+#include "core/runtimeTypeInfo.h"
 
 #include <algorithm>
 
@@ -145,7 +146,7 @@ void Layer::touch()
 
 Layer* toLayer(nvinfer1::ILayer const* layer)
 {
-    return dynamic_cast<Layer*>(const_cast<nvinfer1::ILayer*>(layer));
+    return safeDynamicCast<Layer>(const_cast<nvinfer1::ILayer*>(layer));
 }
 
 } // namespace kiln

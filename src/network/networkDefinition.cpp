@@ -2,6 +2,7 @@
 #include "network/networkDefinition.h"
 
 #include "core/dataType.h"
+#include "core/runtimeTypeInfo.h"
 
 #include <algorithm>
 
@@ -51,7 +52,7 @@ Tensor* NetworkDefinition::ownTensor(ITensor* t, char const* what) const
         reportError(invalidArgument(std::string(what) + " is null"));
         return nullptr;
     }
-    auto* impl = dynamic_cast<Tensor*>(t);
+    auto* impl = safeDynamicCast<Tensor>(t);
     if (impl == nullptr || &impl->network() != this)
     {
         reportError(invalidArgument(std::string(what) + " '" + t->getName() + "' does not belong to this network"));
@@ -246,7 +247,7 @@ bool NetworkDefinition::isDebug(Tensor const* t) const
 
 bool NetworkDefinition::isDebugTensor(ITensor const& tensor) const noexcept
 {
-    return isDebug(dynamic_cast<Tensor const*>(&tensor));
+    return isDebug(safeDynamicCast<Tensor const>(&tensor));
 }
 
 bool NetworkDefinition::markUnfusedTensorsAsDebugTensors() noexcept

@@ -1,6 +1,7 @@
 // graphImporter: the graph walk (see graphImporter.h).
 #include "onnx/graphImporter.h"
 
+#include "onnx/networkErrorCapture.h"
 #include "onnx/onnxAttributes.h"
 #include "onnx/parserError.h"
 #include "onnx/pluginFallback.h"
@@ -181,7 +182,27 @@ private:
         return true;
     }
 
+    //! Imports one node; a value the network API rejected meanwhile (a void setter reports it through the
+    //! network's error recorder and keeps the layer's previous value) fails the node instead of changing the model.
     Status importNode(::onnx::NodeProto const& node, std::vector<OnnxValue>& outputs)
+    {
+        NetworkErrorCapture capture(mCtx.network());
+        Status st = importNodeUnchecked(node, outputs);
+        if (st.isOk() && capture.reported() > 0)
+        {
+            std::vector<std::string> const errors = capture.errors();
+            std::string text = errors.empty() ? std::string("an error whose text was lost") : errors.front();
+            if (errors.size() > 1)
+            {
+                text += " (and " + std::to_string(errors.size() - 1) + " more error(s))";
+            }
+            return invalidArgument(describeNode(node) + ": the network rejected a value set for this node, so the "
+                + "engine would not compute the model: " + text);
+        }
+        return st;
+    }
+
+    Status importNodeUnchecked(::onnx::NodeProto const& node, std::vector<OnnxValue>& outputs)
     {
         OpImporter importer = findOpImporter(node.op_type(), node.domain());
         bool handled = false;

@@ -112,6 +112,12 @@ public:
     std::string label() const;
     //! True when the plugin opted into the CPU backend (kiln/KilnPluginCpu.h) and supportsCpu() returned true.
     virtual bool supportsCpu() const = 0;
+    //! How the plugin's generation opts into the CPU backend, for the builder's error when it has not.
+    virtual std::string cpuOptInAdvice() const = 0;
+    //! Set by whoever created the plugin through its creator: the creator declared the CPU opt-in
+    //! (kiln::kPLUGIN_CPU_SUPPORT_FIELD; IPluginV2 family). Clones keep it.
+    void setCreatorDeclaresCpu(bool declared) { mCreatorDeclaresCpu = declared; }
+    bool creatorDeclaresCpu() const { return mCreatorDeclaresCpu; }
     //! The wrapped object, for the Python bindings and the contract checker (IPluginV2* or IPluginV3*).
     virtual void* object() const = 0;
 
@@ -195,6 +201,8 @@ protected:
 
 private:
     void updateLabel();
+
+    bool mCreatorDeclaresCpu{false};
 
     PluginGeneration mGeneration;
     std::string mName;

@@ -2,7 +2,9 @@
 // generation, guards every call and validates every answer.
 #include "plugin/pluginAdapterV2.h"
 
+#include "core/runtimeTypeInfo.h"
 #include "kiln/KilnPluginCpu.h"
+#include "plugin/pluginCpuOptIn.h"
 #include "plugin/exprBuilder.h"
 #include "plugin/pluginCallGuard.h"
 #include "plugin/pluginChecks.h"
@@ -179,13 +181,25 @@ StatusOr<std::unique_ptr<PluginAdapter>> PluginAdapterV2::clone() const
     }
     KILN_ASSIGN_OR_RETURN(auto adapter, create(copy, PluginOwnership::kOWNED, logger()));
     adapter->setLayerName(layerName());
+    adapter->setCreatorDeclaresCpu(creatorDeclaresCpu());
     return adapter;
 }
 
 bool PluginAdapterV2::supportsCpu() const
 {
-    auto const* cpu = dynamic_cast<kiln::IPluginCpuSupport const*>(mPlugin);
-    return askCpuSupport(cpu);
+    // The mix-in is looked for only in plugins compiled with RTTI; the others rely on their creator's declaration.
+    if (auto const* cpu = safeDynamicCast<IPluginCpuSupport const>(mPlugin))
+    {
+        return askCpuSupport(cpu);
+    }
+    return creatorDeclaresCpu() || registeredCreatorDeclaresCpuSupport(name(), version(), pluginNamespace());
+}
+
+std::string PluginAdapterV2::cpuOptInAdvice() const
+{
+    return "derive it from kiln::IPluginCpuSupport, or (for plugins compiled without RTTI) list "
+           "kiln::kPLUGIN_CPU_SUPPORT_FIELD in its creator's getFieldNames() (include/kiln/KilnPluginCpu.h; see "
+           "docs/plugins.md) so that its enqueue runs on host memory";
 }
 
 StatusOr<int32_t> PluginAdapterV2::nbOutputs() const

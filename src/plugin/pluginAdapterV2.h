@@ -20,6 +20,7 @@ public:
 
     StatusOr<std::unique_ptr<PluginAdapter>> clone() const override;
     bool supportsCpu() const override;
+    std::string cpuOptInAdvice() const override;
     void* object() const override { return mPlugin; }
 
     StatusOr<int32_t> nbOutputs() const override;

@@ -2,6 +2,7 @@
 // to IPluginV3OneBuild / IPluginV3OneRuntime calls, every call guarded and every answer validated.
 #include "plugin/pluginAdapterV3.h"
 
+#include "core/runtimeTypeInfo.h"
 #include "kiln/KilnPluginCpu.h"
 #include "plugin/exprBuilder.h"
 #include "plugin/pluginCallGuard.h"
@@ -191,12 +192,50 @@ StatusOr<std::unique_ptr<PluginAdapter>> PluginAdapterV3::clone() const
 
 bool PluginAdapterV3::supportsCpu() const
 {
-    auto const* cpu = dynamic_cast<kiln::IPluginCpuSupport const*>(mPlugin);
+    // A plugin compiled with RTTI may carry the mix-in without answering the capability (Kiln's first opt-in).
+    auto const* cpu = safeDynamicCast<IPluginCpuSupport const>(mPlugin);
     if (cpu == nullptr && mRuntime != nullptr)
     {
-        cpu = dynamic_cast<kiln::IPluginCpuSupport const*>(mRuntime);
+        cpu = safeDynamicCast<IPluginCpuSupport const>(mRuntime);
+    }
+    if (cpu == nullptr)
+    {
+        cpu = cpuCapability();
     }
     return askCpuSupport(cpu);
+}
+
+IPluginCpuSupport const* PluginAdapterV3::cpuCapability() const
+{
+    // Asked through getCapabilityInterface, which needs no type information, and accepted only with the right
+    // interface kind: plugins may answer a capability type they do not know with any of their interfaces.
+    IPluginCapability* cap = nullptr;
+    Status st = guardedCall(*this, "getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_CPU)",
+        [&] { cap = mPlugin->getCapabilityInterface(kPLUGIN_CAPABILITY_CPU); });
+    if (!st.isOk() || cap == nullptr)
+    {
+        return nullptr;
+    }
+    InterfaceInfo info{};
+    st = guardedCall(*this, "getInterfaceInfo", [&] { info = cap->getInterfaceInfo(); });
+    if (!st.isOk() || info.kind == nullptr || std::strcmp(info.kind, kPLUGIN_CPU_CAPABILITY_KIND) != 0)
+    {
+        return nullptr;
+    }
+    if (info.major != 1)
+    {
+        logger().warning(label() + ": its " + kPLUGIN_CPU_CAPABILITY_KIND + " capability has version "
+            + std::to_string(info.major) + "." + std::to_string(info.minor) + "; Kiln knows version 1");
+        return nullptr;
+    }
+    return static_cast<IPluginCpuSupport const*>(cap);
+}
+
+std::string PluginAdapterV3::cpuOptInAdvice() const
+{
+    return "derive it from kiln::IPluginCpuSupport and return that from getCapabilityInterface("
+           "kiln::kPLUGIN_CAPABILITY_CPU) (include/kiln/KilnPluginCpu.h; see docs/plugins.md) so that its enqueue "
+           "runs on host memory";
 }
 
 StatusOr<int32_t> PluginAdapterV3::nbOutputs() const

@@ -17,6 +17,7 @@ public:
 
     StatusOr<std::unique_ptr<PluginAdapter>> clone() const override;
     bool supportsCpu() const override;
+    std::string cpuOptInAdvice() const override;
     void* object() const override { return mPlugin; }
 
     StatusOr<int32_t> nbOutputs() const override;
@@ -66,6 +67,8 @@ private:
         nvinfer1::TensorRTPhase phase, std::string name, std::string version, std::string pluginNamespace,
         Logger const& logger);
 
+    //! The plugin's answer to getCapabilityInterface(kiln::kPLUGIN_CAPABILITY_CPU) when it has the right kind.
+    IPluginCpuSupport const* cpuCapability() const;
     //! Fails for build-phase questions asked of a plugin created for the runtime phase.
     Status requireBuild(char const* call) const;
 

@@ -6,6 +6,7 @@
 
 #include "core/editDistance.h"
 #include "plugin/pluginCallGuard.h"
+#include "plugin/pluginCpuOptIn.h"
 #include "plugin/pluginRegistry.h"
 
 #include <algorithm>
@@ -139,6 +140,7 @@ StatusOr<std::unique_ptr<PluginAdapter>> deserializePlugin(
             return ns;
         }
         KILN_ASSIGN_OR_RETURN(adapter, PluginAdapter::wrapV2(plugin, PluginOwnership::kOWNED, logger));
+        adapter->setCreatorDeclaresCpu(creatorDeclaresCpuSupport(*v1, who));
         if (!isV2Family(adapter->generation()))
         {
             return internalError(who + ": deserializePlugin returned a non-IPluginV2 object");

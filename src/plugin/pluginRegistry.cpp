@@ -9,6 +9,7 @@
 #include "core/quoting.h"
 #include "plugin/pluginLibraryLoader.h"
 #include "plugin/registryCall.h"
+#include "core/runtimeTypeInfo.h"
 
 #include <sstream>
 #include <utility>
@@ -494,7 +495,7 @@ std::string PluginRegistry::findLibrary(std::string const& fileName) const
     }
     if (mParentSearch.load() && mParent != nullptr)
     {
-        if (auto const* kilnParent = dynamic_cast<PluginRegistry const*>(mParent))
+        if (auto const* kilnParent = safeDynamicCast<PluginRegistry const>(mParent))
         {
             return kilnParent->findLibrary(wanted);
         }

@@ -5,6 +5,7 @@
 
 #include "core/apiGuard.h"
 #include "core/quoting.h"
+#include "core/runtimeTypeInfo.h"
 
 namespace kiln
 {
@@ -52,7 +53,7 @@ PluginRegistry::Found PluginRegistry::find(std::string const& name, std::string 
     {
         return found;
     }
-    if (auto* kilnParent = dynamic_cast<PluginRegistry*>(mParent))
+    if (auto* kilnParent = safeDynamicCast<PluginRegistry>(mParent))
     {
         return kilnParent->find(name, version, nspace);
     }
@@ -81,7 +82,7 @@ void PluginRegistry::describeSameName(std::string const& name, std::vector<std::
     }
     if (mParentSearch.load() && mParent != nullptr)
     {
-        if (auto const* kilnParent = dynamic_cast<PluginRegistry const*>(mParent))
+        if (auto const* kilnParent = safeDynamicCast<PluginRegistry const>(mParent))
         {
             kilnParent->describeSameName(name, out);
         }
@@ -102,7 +103,7 @@ std::vector<PluginRegistry::VisibleCreator> PluginRegistry::visibleCreators() co
     {
         return out;
     }
-    if (auto const* kilnParent = dynamic_cast<PluginRegistry const*>(mParent))
+    if (auto const* kilnParent = safeDynamicCast<PluginRegistry const>(mParent))
     {
         auto more = kilnParent->visibleCreators();
         out.insert(out.end(), more.begin(), more.end());
@@ -128,7 +129,7 @@ std::vector<std::string> PluginRegistry::searchedRegistries() const
     std::vector<std::string> out{mLabel};
     if (mParentSearch.load() && mParent != nullptr)
     {
-        if (auto const* kilnParent = dynamic_cast<PluginRegistry const*>(mParent))
+        if (auto const* kilnParent = safeDynamicCast<PluginRegistry const>(mParent))
         {
             auto more = kilnParent->searchedRegistries();
             out.insert(out.end(), more.begin(), more.end());
@@ -257,7 +258,7 @@ void PluginRegistry::collectAll(std::vector<IPluginCreatorInterface*>& out, std:
     {
         return;
     }
-    if (auto* kilnParent = dynamic_cast<PluginRegistry*>(mParent))
+    if (auto* kilnParent = safeDynamicCast<PluginRegistry>(mParent))
     {
         kilnParent->collectAll(out, seen);
         return;

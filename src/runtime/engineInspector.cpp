@@ -9,11 +9,13 @@
 
 #include "core/apiGuard.h"
 #include "core/dataType.h"
+#include "core/jsonText.h"
 #include "core/tensorFormat.h"
 #include "engine/engineFormat.h"
 #include "network/inferContext.h"
 #include "runtime/engine.h"
 #include "runtime/executionContext.h"
+#include "core/runtimeTypeInfo.h"
 
 #include <cstdio>
 
@@ -25,34 +27,6 @@ using nvinfer1::ProfilingVerbosity;
 
 namespace
 {
-
-std::string jsonString(std::string const& s)
-{
-    std::string out = "\"";
-    for (char c : s)
-    {
-        switch (c)
-        {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20)
-            {
-                char buf[8];
-                std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-                out += buf;
-            }
-            else
-            {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
-}
 
 //! Writes "key": value pairs as JSON or as the one-line "key: value" form.
 class Fields
@@ -167,7 +141,7 @@ bool EngineInspector::setExecutionContext(nvinfer1::IExecutionContext const* con
         mContext = nullptr;
         return true;
     }
-    auto const* kilnContext = dynamic_cast<ExecutionContext const*>(context);
+    auto const* kilnContext = safeDynamicCast<ExecutionContext const>(context);
     if (kilnContext == nullptr || &kilnContext->engine() != &mEngine)
     {
         (*mLogger).report(invalidArgument("IEngineInspector::setExecutionContext: the context was not created "

@@ -1,5 +1,6 @@
 // fuzzReplayMain.cpp — a main() for fuzz targets in builds without libFuzzer: feeds every file of the given
-// corpus directories/files, then deterministic random and mutated inputs, to LLVMFuzzerTestOneInput.
+// corpus directories/files, then deterministic random and mutated inputs (through the target's own
+// LLVMFuzzerCustomMutator too when it has one), to LLVMFuzzerTestOneInput.
 // Usage: <target>Replay [--random N] [--seed S] [path...]
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(uint8_t const* data, size_t size);
 extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
+extern "C" __attribute__((weak)) size_t LLVMFuzzerCustomMutator(
+    uint8_t* data, size_t size, size_t maxSize, unsigned int seed);
 
 namespace
 {
@@ -142,7 +145,20 @@ int main(int argc, char** argv)
     runOne({});
     for (long i = 0; i < randomCount; ++i)
     {
-        if (!corpus.empty() && (i % 2) == 1)
+        if (!corpus.empty() && (i % 4) == 3 && LLVMFuzzerCustomMutator != nullptr)
+        {
+            // A structure-aware target's own mutator, a few steps deep from a seed.
+            Bytes input = corpus[rng() % corpus.size()];
+            for (int step = 0; step < 1 + static_cast<int>(rng() % 4); ++step)
+            {
+                size_t const size = input.size();
+                size_t const maxSize = size * 2 + 4096;
+                input.resize(maxSize);
+                input.resize(LLVMFuzzerCustomMutator(input.data(), size, maxSize, static_cast<unsigned int>(rng())));
+            }
+            runOne(input);
+        }
+        else if (!corpus.empty() && (i % 2) == 1)
         {
             runOne(mutate(corpus[rng() % corpus.size()], rng));
         }

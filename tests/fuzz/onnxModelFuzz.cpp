@@ -7,8 +7,7 @@
 #include "onnx/tensorConversion.h"
 
 #if !defined(KILN_FUZZ_LOADER_ONLY)
-#include "NvInfer.h"
-#include "NvOnnxParser.h"
+#include "fuzz/fuzzCommon.h"
 #endif
 
 #include <cstddef>
@@ -51,52 +50,13 @@ void convertTensors(uint8_t const* data, size_t size)
     }
 }
 
-#if !defined(KILN_FUZZ_LOADER_ONLY)
-class SilentLogger : public nvinfer1::ILogger
-{
-public:
-    void log(Severity, char const*) noexcept override {}
-};
-
-void parse(uint8_t const* data, size_t size)
-{
-    static SilentLogger logger;
-    std::unique_ptr<nvinfer1::IBuilder> builder(nvinfer1::createInferBuilder(logger));
-    if (builder == nullptr)
-    {
-        return;
-    }
-    std::unique_ptr<nvinfer1::INetworkDefinition> network(builder->createNetworkV2(0));
-    std::unique_ptr<nvonnxparser::IParser> parser(nvonnxparser::createParser(*network, logger));
-    if (network == nullptr || parser == nullptr)
-    {
-        __builtin_trap();
-    }
-    bool const ok = parser->parse(data, size);
-    if (!ok)
-    {
-        if (parser->getNbErrors() == 0)
-        {
-            __builtin_trap(); // a failed parse must say why
-        }
-        for (int i = 0; i < parser->getNbErrors(); ++i)
-        {
-            if (std::string(parser->getError(i)->desc()).empty())
-            {
-                __builtin_trap();
-            }
-        }
-    }
-}
-#endif
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(uint8_t const* data, size_t size)
 {
     convertTensors(data, size);
 #if !defined(KILN_FUZZ_LOADER_ONLY)
-    parse(data, size);
+    kiln::fuzz::parseOnnxChecked(data, size);
 #endif
     return 0;
 }

@@ -8,6 +8,12 @@
 //  "CheckerToyV3" v1 (IPluginV3 One* + IPluginCreatorV3One): NonZero-like. Input FP32 [R, C]; output 0 INT32 [2, K]
 //      holds row and column of each element > threshold, output 1 is the INT32 size tensor K (upper bound R * C).
 //      Tactics 1 and 2 (same results). Fields: "threshold" (kFLOAT32, default 0), "defect" (kINT32, a DefectV3).
+//
+// Both opt into Kiln's CPU backend by deriving from kiln::IPluginCpuSupport, which Kiln finds with dynamic_cast when
+// the code has RTTI. tests/tools/ also compiles the library with -fno-rtti (checkerToyLibrary.cpp): with
+// CHECKER_TOY_DECLARES_CPU the V3 plugin also answers kiln::kPLUGIN_CAPABILITY_CPU and the V2 creator lists
+// kiln::kPLUGIN_CPU_SUPPORT_FIELD, the opt-ins that work without RTTI. CHECKER_TOY_PREFIX renames both plugins
+// (default "CheckerToy"; the V3 one adds "V3") so that several builds of the library can be loaded at once.
 #pragma once
 
 #include "NvInferRuntime.h"
@@ -18,6 +24,13 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#ifndef CHECKER_TOY_PREFIX
+#define CHECKER_TOY_PREFIX "CheckerToy"
+#endif
+#ifndef CHECKER_TOY_DECLARES_CPU
+#define CHECKER_TOY_DECLARES_CPU 0
+#endif
 
 namespace checkertest
 {
@@ -112,7 +125,7 @@ public:
     bool supportsCpu() const noexcept override { return mDefect != static_cast<int32_t>(Defect::kNO_CPU); }
 
     // IPluginV2
-    char const* getPluginType() const noexcept override { return "CheckerToy"; }
+    char const* getPluginType() const noexcept override { return CHECKER_TOY_PREFIX; }
     char const* getPluginVersion() const noexcept override { return is(Defect::kWRONG_VERSION) ? "2" : "1"; }
     int32_t getNbOutputs() const noexcept override { return 1; }
     int32_t initialize() noexcept override { return 0; }
@@ -286,10 +299,14 @@ public:
     {
         mFieldList = {nvinfer1::PluginField("defect", nullptr, nvinfer1::PluginFieldType::kINT32, 1),
             nvinfer1::PluginField("alpha", nullptr, nvinfer1::PluginFieldType::kFLOAT32, 1)};
+        if (CHECKER_TOY_DECLARES_CPU)
+        {
+            mFieldList.emplace_back(kiln::kPLUGIN_CPU_SUPPORT_FIELD, nullptr, nvinfer1::PluginFieldType::kUNKNOWN, 0);
+        }
         mFields.nbFields = static_cast<int32_t>(mFieldList.size());
         mFields.fields = mFieldList.data();
     }
-    char const* getPluginName() const noexcept override { return "CheckerToy"; }
+    char const* getPluginName() const noexcept override { return CHECKER_TOY_PREFIX; }
     char const* getPluginVersion() const noexcept override { return "1"; }
     nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override { return &mFields; }
     nvinfer1::IPluginV2* createPlugin(char const*, nvinfer1::PluginFieldCollection const* fc) noexcept override
@@ -377,12 +394,17 @@ public:
         case nvinfer1::PluginCapabilityType::kBUILD: return static_cast<nvinfer1::IPluginV3OneBuild*>(this);
         case nvinfer1::PluginCapabilityType::kRUNTIME: return static_cast<nvinfer1::IPluginV3OneRuntime*>(this);
         }
-        return nullptr;
+        if (CHECKER_TOY_DECLARES_CPU && type == kiln::kPLUGIN_CAPABILITY_CPU)
+        {
+            return static_cast<kiln::IPluginCpuSupport*>(this);
+        }
+        // Unknown capability types get the core interface, as some plugins do: Kiln must check the kind.
+        return static_cast<nvinfer1::IPluginV3OneCore*>(this);
     }
     nvinfer1::IPluginV3* clone() noexcept override { return new CheckerToyV3Plugin(*this); }
 
     // IPluginV3OneCore
-    char const* getPluginName() const noexcept override { return "CheckerToyV3"; }
+    char const* getPluginName() const noexcept override { return CHECKER_TOY_PREFIX "V3"; }
     char const* getPluginVersion() const noexcept override { return "1"; }
     char const* getPluginNamespace() const noexcept override { return ""; }
 
@@ -518,7 +540,7 @@ public:
         return new CheckerToyV3Plugin(threshold, defect);
     }
     nvinfer1::PluginFieldCollection const* getFieldNames() noexcept override { return &mFields; }
-    char const* getPluginName() const noexcept override { return "CheckerToyV3"; }
+    char const* getPluginName() const noexcept override { return CHECKER_TOY_PREFIX "V3"; }
     char const* getPluginVersion() const noexcept override { return "1"; }
     char const* getPluginNamespace() const noexcept override { return ""; }
 

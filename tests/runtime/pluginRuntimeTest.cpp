@@ -2,6 +2,7 @@
 // through the runtime's registry, running on the CPU backend, the lifecycle order, failures of plugins at load and
 // at run time, independent contexts on several threads, workspaces in the arena, corrupt records and embedded
 // libraries. Data-dependent shapes are in pluginDataDependentTest.cpp.
+#include "engine/planValidation.h"
 #include "plugin/pluginAdapter.h"
 #include "runtime/pluginRuntimeTestPlans.h"
 
@@ -580,7 +581,6 @@ TEST(PluginRuntimeTest, CorruptPluginRecordsFailCleanly)
         {[](Plan& p) { p.nodes[0].attrs.erase("plugin.name"); }, "nonZero"},
         {[](Plan& p) { p.nodes[0].attrs.setInt("plugin.generation", static_cast<int64_t>(PluginGeneration::kV2_EXT)); },
             "IPluginV3 layer"},
-        {[](Plan& p) { p.nodes[0].attrs.setInt("plugin.nbShapeInputs", 2); }, "shape inputs"},
     };
     for (auto const& c : cases)
     {
@@ -593,6 +593,14 @@ TEST(PluginRuntimeTest, CorruptPluginRecordsFailCleanly)
         EXPECT_TRUE(rt.logger.hasError(c.expected)) << rt.logger.allErrors();
         EXPECT_TRUE(rt.logger.hasError("IRuntime::deserializeCudaEngine")) << rt.logger.allErrors();
     }
+    // An impossible shape-input count never reaches a file: the plan validation that the writer and the reader
+    // run refuses it (tests/engine/engineTrustTest.cpp edits one into a file).
+    Plan badCount = makeNonZeroPlan();
+    badCount.nodes[0].attrs.setInt("plugin.nbShapeInputs", 2);
+    Status const st = validatePlan(badCount);
+    EXPECT_FALSE(st.isOk());
+    EXPECT_NE(st.message().find("says its plugin has 2 shape inputs, but it has 1 inputs"), std::string::npos)
+        << st.message();
     // A V2 record whose bytes the creator refuses (deserializePlugin returns nullptr).
     Plan plan = makeAddCounterPlan(1.0F);
     plan.nodes[0].attrs.setString("plugin.data", "xyz");

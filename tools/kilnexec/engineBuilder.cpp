@@ -281,7 +281,15 @@ bool configure(nvinfer1::IBuilderConfig& config, nvinfer1::INetworkDefinition& n
                 ("--memPoolSize: pool '" + pool + "' has no meaning on the CPU backend; ignored").c_str());
             continue;
         }
+        // The setter is void (TensorRT's API): a refused value is reported to the logger and the limit kept, so
+        // read it back rather than build with another limit than the one asked for.
         config.setMemoryPoolLimit(pools.at(pool), static_cast<size_t>(bytes));
+        if (config.getMemoryPoolLimit(pools.at(pool)) != static_cast<size_t>(bytes))
+        {
+            error = "kilnexec: --memPoolSize: the builder refused " + std::to_string(bytes) + " bytes for pool '" + pool
+                + "' (see the messages above)";
+            return false;
+        }
     }
     if (!options.pluginsToSerialize.empty())
     {
@@ -296,6 +304,11 @@ bool configure(nvinfer1::IBuilderConfig& config, nvinfer1::INetworkDefinition& n
             paths.push_back(path.c_str());
         }
         config.setPluginsToSerialize(paths.data(), static_cast<int32_t>(paths.size()));
+        if (config.getNbPluginsToSerialize() != static_cast<int32_t>(paths.size()))
+        {
+            error = "kilnexec: --setPluginsToSerialize: the builder refused the list (see the messages above)";
+            return false;
+        }
     }
     std::string verbosity = options.profilingVerbosity;
     if (verbosity.empty())

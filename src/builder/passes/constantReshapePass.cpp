@@ -5,6 +5,7 @@
 // pluginPass, whose per-node records are kept aligned by erasePlanNodes.
 #include "builder/buildContext.h"
 #include "builder/planEdit.h"
+#include "engine/tensorLifetimes.h"
 
 namespace kiln
 {

@@ -1,5 +1,5 @@
-// Control-flow helpers of the builder: node attributes for loops and conditionals, build-time conditions and
-// loop lifetimes (see loopRegions.h).
+// Control-flow helpers of the builder: node attributes for loops and conditionals and build-time conditions
+// (see loopRegions.h).
 #include "builder/passes/loopRegions.h"
 
 #include "network/layers/conditionLayer.h"
@@ -7,7 +7,6 @@
 #include "network/networkDefinition.h"
 
 #include <algorithm>
-#include <map>
 
 namespace kiln
 {
@@ -55,45 +54,6 @@ int32_t constantConditionalInput(Layer const& layer, NetworkAnalysis const& anal
     }
     int32_t const known = buildTimeCondition(it->second);
     return known < 0 ? -1 : (known == 1 ? 0 : 1);
-}
-
-void extendLoopLifetimes(Plan const& plan, std::vector<int32_t>& first, std::vector<int32_t>& last)
-{
-    std::map<int64_t, std::pair<int32_t, int32_t>> ranges;
-    for (size_t n = 0; n < plan.nodes.size(); ++n)
-    {
-        if (!plan.nodes[n].attrs.has("cf.loop"))
-        {
-            continue;
-        }
-        auto const step = static_cast<int32_t>(n);
-        auto [it, added] = ranges.emplace(plan.nodes[n].attrs.getInt("cf.loop"), std::make_pair(step, step));
-        it->second.second = std::max(it->second.second, step);
-    }
-    for (auto const& [loop, range] : ranges)
-    {
-        auto const [begin, end] = range;
-        auto touch = [&](int32_t t) {
-            if (t < 0)
-            {
-                return;
-            }
-            auto const ti = static_cast<size_t>(t);
-            first[ti] = last[ti] == -2 ? begin : std::min(first[ti], begin);
-            last[ti] = std::max(last[ti], end);
-        };
-        for (int32_t n = begin; n <= end; ++n)
-        {
-            for (int32_t t : plan.nodes[static_cast<size_t>(n)].inputs)
-            {
-                touch(t);
-            }
-            for (int32_t t : plan.nodes[static_cast<size_t>(n)].outputs)
-            {
-                touch(t);
-            }
-        }
-    }
 }
 
 } // namespace kiln

@@ -4,7 +4,7 @@
 //    body nodes the kWHILE condition needs also have "cf.loopCondition" = 1 and come first in the body;
 //  - every node of a conditional branch has "cf.if" = the conditional's index, "cf.branch" = 1 (true) / 0
 //    (false) and "cf.condition" = the plan tensor index of the 0-D BOOL condition.
-// lowerPass calls these helpers; memoryPass extends lifetimes so loop tensors survive every iteration.
+// lowerPass calls these helpers; engine/tensorLifetimes.h keeps loop tensors live across every iteration.
 #pragma once
 
 #include "engine/plan.h"
@@ -23,9 +23,5 @@ void annotateControlFlow(PlanNode& node, Layer const& layer, NetworkAnalysis con
 //! For an IIfConditionalOutputLayer whose condition is known at build time: the input slot taken (0 or 1);
 //! -1 otherwise.
 int32_t constantConditionalInput(Layer const& layer, NetworkAnalysis const& analysis);
-
-//! Extend per-tensor lifetimes (node steps, see memoryPass) so that every tensor a loop's nodes touch is live
-//! from the loop's first node to its last.
-void extendLoopLifetimes(Plan const& plan, std::vector<int32_t>& first, std::vector<int32_t>& last);
 
 } // namespace kiln

@@ -4,17 +4,15 @@
 // Plugins: a tensor in a vectorized format takes its padded size; a plugin output aliased to an input
 // (getAliasedInput) shares the input's slot; a plugin's workspace is a slot live during its node only
 // (PlanProfile::workspaceOffsets). Tensors whose shape depends on a data-dependent size (plugin size tensors)
-// stay out of the arena (offset -1): the runtime allocates them.
-// Reshapes: the output of a Shuffle that only reshapes (both transposes the identity) shares its input's slot when
-// both live in the arena, so the node moves no data (its kernels skip the copy when the two addresses are equal).
+// stay out of the arena (offset -1): the runtime allocates them. Pure reshapes share their input's slot
+// (engine/tensorLifetimes.h: aliasParents), so they move no data (their kernels skip the copy when the addresses
+// are equal).
 #include "builder/buildContext.h"
 #include "builder/dataDependentShapes.h"
 #include "builder/intervalPacking.h"
-#include "builder/planEdit.h"
-#include "builder/passes/loopRegions.h"
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
-#include "plugin/pluginAdapter.h"
+#include "engine/tensorLifetimes.h"
 
 #include <algorithm>
 #include <numeric>
@@ -40,104 +38,21 @@ struct Interval
     int64_t offset{-1};
 };
 
-int32_t findRoot(std::vector<int32_t>& parent, int32_t t)
-{
-    while (parent[static_cast<size_t>(t)] != t)
-    {
-        parent[static_cast<size_t>(t)] = parent[static_cast<size_t>(parent[static_cast<size_t>(t)])];
-        t = parent[static_cast<size_t>(t)];
-    }
-    return t;
-}
-
 } // namespace
 
 Status memoryPass(BuildContext& ctx)
 {
     Plan& plan = ctx.plan;
     size_t const nbTensors = plan.tensors.size();
-    std::vector<int32_t> first(nbTensors, -1);
-    std::vector<int32_t> last(nbTensors, -2);
-    for (size_t n = 0; n < plan.nodes.size(); ++n)
-    {
-        int32_t const step = static_cast<int32_t>(n);
-        for (int32_t out : plan.nodes[n].outputs)
-        {
-            if (last[static_cast<size_t>(out)] == -2)
-            {
-                first[static_cast<size_t>(out)] = step;
-            }
-            last[static_cast<size_t>(out)] = std::max(last[static_cast<size_t>(out)], step);
-        }
-        for (int32_t in : plan.nodes[n].inputs)
-        {
-            if (in >= 0)
-            {
-                if (last[static_cast<size_t>(in)] == -2)
-                {
-                    first[static_cast<size_t>(in)] = -1; // materialized before the first node
-                }
-                last[static_cast<size_t>(in)] = std::max(last[static_cast<size_t>(in)], step);
-            }
-        }
-    }
-    extendLoopLifetimes(plan, first, last); // loop tensors stay live across all iterations
-    // Aliased plugin outputs share their input's slot.
-    std::vector<int32_t> parent(nbTensors);
-    std::iota(parent.begin(), parent.end(), 0);
-    for (PlanNode const& node : plan.nodes)
-    {
-        if (node.kind != nvinfer1::LayerType::kPLUGIN_V2 && node.kind != nvinfer1::LayerType::kPLUGIN_V3)
-        {
-            continue;
-        }
-        KILN_ASSIGN_OR_RETURN(PluginRecord record, loadPluginRecord(node.attrs));
-        for (size_t o = 0; o < record.aliases.size() && o < node.outputs.size(); ++o)
-        {
-            int64_t const a = record.aliases[o];
-            if (a >= 0 && static_cast<size_t>(a) < node.inputs.size() && node.inputs[static_cast<size_t>(a)] >= 0)
-            {
-                parent[static_cast<size_t>(findRoot(parent, node.outputs[o]))]
-                    = findRoot(parent, node.inputs[static_cast<size_t>(a)]);
-            }
-        }
-    }
+    // Lifetimes (loop tensors stay live across all iterations) and plugin aliases (an aliased output shares its
+    // input's slot) come from engine/tensorLifetimes.h, which the engine reader checks the arena with.
+    TensorLifetimes const lifetimes = tensorLifetimes(plan);
+    std::vector<int32_t> const& first = lifetimes.first;
+    std::vector<int32_t> const& last = lifetimes.last;
+    std::vector<int32_t> parent = aliasParents(plan);
     std::vector<bool> const dataDependent = dataDependentExprs(plan.shapes);
     // Tensors sized by FLOAT shape-tensor input values (no profile bounds them) get run-time buffers.
     std::vector<bool> const sizedAtRun = plan.shapes.dependsOnKind(SymbolKind::kINPUT_FLOAT_VALUE);
-    auto inArenaTensor = [&](int32_t t) {
-        PlanTensor const& pt = plan.tensors[static_cast<size_t>(t)];
-        return pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0 && !dependsOnData(dataDependent, pt.dims)
-            && !dependsOnData(sizedAtRun, pt.dims);
-    };
-    // Pure reshapes share their input's slot, unless a plugin writes either tensor in place (its group would then be
-    // modified under the other name) or either has values computed on the host.
-    std::vector<bool> pluginAliased(nbTensors, false);
-    for (size_t t = 0; t < nbTensors; ++t)
-    {
-        pluginAliased[t] = findRoot(parent, static_cast<int32_t>(t)) != static_cast<int32_t>(t);
-        if (pluginAliased[t])
-        {
-            pluginAliased[static_cast<size_t>(findRoot(parent, static_cast<int32_t>(t)))] = true;
-        }
-    }
-    for (PlanNode const& node : plan.nodes)
-    {
-        if (!isPureReshape(node))
-        {
-            continue;
-        }
-        int32_t const in = node.inputs[0];
-        int32_t const out = node.outputs[0];
-        PlanTensor const& a = plan.tensors[static_cast<size_t>(in)];
-        PlanTensor const& b = plan.tensors[static_cast<size_t>(out)];
-        if (inArenaTensor(in) && inArenaTensor(out) && !pluginAliased[static_cast<size_t>(in)]
-            && !pluginAliased[static_cast<size_t>(out)] && !a.hasValues && !b.hasValues && a.type == b.type
-            && a.format == b.format && a.format == nvinfer1::TensorFormat::kLINEAR)
-        {
-            parent[static_cast<size_t>(findRoot(parent, out))] = findRoot(parent, in);
-        }
-    }
     for (PlanProfile& profile : plan.profiles)
     {
         std::vector<int64_t> bytes(nbTensors, 0);
@@ -163,13 +78,14 @@ Status memoryPass(BuildContext& ctx)
         for (size_t t = 0; t < nbTensors; ++t)
         {
             PlanTensor const& pt = plan.tensors[t];
-            bool const inArena = inArenaTensor(static_cast<int32_t>(t));
+            bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0
+                && !dependsOnData(dataDependent, pt.dims) && !dependsOnData(sizedAtRun, pt.dims);
             bool const used = last[t] != -2 || pt.hasValues;
             if (!inArena || !used)
             {
                 continue;
             }
-            int32_t const root = findRoot(parent, static_cast<int32_t>(t));
+            int32_t const root = aliasRoot(parent, static_cast<int32_t>(t));
             int32_t& slot = groupInterval[static_cast<size_t>(root)];
             int64_t const size = alignUp(std::max<int64_t>(bytes[t], 1));
             if (slot < 0)
@@ -224,9 +140,10 @@ Status memoryPass(BuildContext& ctx)
         }
         for (size_t t = 0; t < nbTensors; ++t)
         {
-            int32_t const slot = groupInterval[static_cast<size_t>(findRoot(parent, static_cast<int32_t>(t)))];
+            int32_t const slot = groupInterval[static_cast<size_t>(aliasRoot(parent, static_cast<int32_t>(t)))];
             PlanTensor const& pt = plan.tensors[t];
-            bool const inArena = inArenaTensor(static_cast<int32_t>(t));
+            bool const inArena = pt.ioMode == nvinfer1::TensorIOMode::kNONE && pt.constant < 0
+                && !dependsOnData(dataDependent, pt.dims) && !dependsOnData(sizedAtRun, pt.dims);
             bool const used = last[t] != -2 || pt.hasValues;
             if (slot >= 0 && inArena && used)
             {

@@ -84,9 +84,8 @@ private:
         Backend const& backend = mCtx.backend != nullptr ? *mCtx.backend : cpuBackend();
         if (backend.capabilities().hostPlugins && !plugin->supportsCpu())
         {
-            return unsupported(plugin->label() + " does not support " + backendDisplayName(backend) + ": derive it from "
-                "kiln::IPluginCpuSupport (include/kiln/KilnPluginCpu.h; see docs/plugins.md) so that its enqueue runs "
-                "on host memory");
+            return unsupported(
+                plugin->label() + " does not support " + backendDisplayName(backend) + ": " + plugin->cpuOptInAdvice());
         }
         int32_t const nbShape = static_cast<int32_t>(node.attrs.getInt("plugin.nbShapeInputs", 0));
         int32_t const nbIn = static_cast<int32_t>(node.inputs.size()) - nbShape;

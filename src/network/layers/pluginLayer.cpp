@@ -4,6 +4,7 @@
 #include "core/dataType.h"
 #include "network/layer.h"
 #include "network/networkDefinition.h"
+#include "core/runtimeTypeInfo.h"
 
 namespace kiln
 {
@@ -44,7 +45,7 @@ bool collectPluginInputs(NetworkDefinition& network, char const* api, std::strin
                 + std::to_string(i) + " is null"));
             return false;
         }
-        auto* t = dynamic_cast<Tensor*>(tensors[i]);
+        auto* t = safeDynamicCast<Tensor>(tensors[i]);
         if (t == nullptr || &t->network() != &network)
         {
             network.reportError(invalidArgument(std::string(api) + " for " + pluginLabel + ": " + what + " "

@@ -135,6 +135,15 @@ Status setWindow(::onnx::NodeProto const& node, Layer* layer, WindowAttributes c
     layer->setPrePadding(pre);
     layer->setPostPadding(post);
     layer->setPaddingMode(paddingModeOf(w.autoPad));
+    KILN_RETURN_IF_ERROR(checkApplied(node, "strides", layer->getStrideNd(), strides));
+    KILN_RETURN_IF_ERROR(checkApplied(node, "dilations", layer->getDilationNd(), dilations));
+    KILN_RETURN_IF_ERROR(checkApplied(node, "pads", layer->getPrePadding(), pre));
+    KILN_RETURN_IF_ERROR(checkApplied(node, "pads", layer->getPostPadding(), post));
+    if (layer->getNbGroups() != group)
+    {
+        return invalidArgument(describeNode(node) + ": attribute 'group' " + std::to_string(group)
+            + " is outside what the layer accepts");
+    }
     return Status::ok();
 }
 

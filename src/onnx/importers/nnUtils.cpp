@@ -65,6 +65,29 @@ StatusOr<Dims> nnDims(::onnx::NodeProto const& node, std::vector<int64_t> const&
     return d;
 }
 
+Status checkApplied(::onnx::NodeProto const& node, char const* attribute, Dims const& applied, Dims const& wanted)
+{
+    bool same = applied.nbDims == wanted.nbDims;
+    for (int32_t i = 0; same && i < wanted.nbDims; ++i)
+    {
+        same = applied.d[i] == wanted.d[i];
+    }
+    if (same)
+    {
+        return Status::ok();
+    }
+    auto text = [](Dims const& d) {
+        std::string out = "[";
+        for (int32_t i = 0; i < d.nbDims; ++i)
+        {
+            out += (i == 0 ? "" : ", ") + std::to_string(d.d[i]);
+        }
+        return out + "]";
+    };
+    return invalidArgument(describeNode(node) + ": attribute '" + attribute + "' " + text(wanted)
+        + " is outside what the layer accepts (it kept " + text(applied) + ")");
+}
+
 Dims filledDims(int32_t rank, int64_t value)
 {
     Dims d{};

@@ -26,6 +26,10 @@ StatusOr<std::vector<double>> constantDoubles(
 
 //! A Dims holding `values` (an error when there are more than Dims::MAX_DIMS).
 StatusOr<nvinfer1::Dims> nnDims(::onnx::NodeProto const& node, std::vector<int64_t> const& values);
+//! After a window setter (setStrideNd, setPrePadding, ...): fails naming the node and the ONNX `attribute` when the
+//! layer does not hold `wanted` (the network rejected the value, reported it and kept its previous one).
+Status checkApplied(
+    ::onnx::NodeProto const& node, char const* attribute, nvinfer1::Dims const& applied, nvinfer1::Dims const& wanted);
 //! A Dims of `rank` entries all equal to `value`.
 nvinfer1::Dims filledDims(int32_t rank, int64_t value);
 

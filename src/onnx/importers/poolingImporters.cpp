@@ -346,6 +346,9 @@ Status importPool(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
     layer->setStrideNd(strides);
     layer->setPrePadding(pre);
     layer->setPostPadding(post);
+    KILN_RETURN_IF_ERROR(checkApplied(node, "strides", layer->getStrideNd(), strides));
+    KILN_RETURN_IF_ERROR(checkApplied(node, "pads", layer->getPrePadding(), pre));
+    KILN_RETURN_IF_ERROR(checkApplied(node, "pads", layer->getPostPadding(), post));
     if (w.autoPad == "SAME_UPPER")
     {
         layer->setPaddingMode(nvinfer1::PaddingMode::kSAME_UPPER);

@@ -3,6 +3,7 @@
 
 #include "onnx/importerHelpers.h"
 #include "onnx/importers/compositeUtils.h"
+#include "onnx/importers/nnUtils.h"
 #include "onnx/onnxAttributes.h"
 
 namespace kiln::quant
@@ -151,6 +152,15 @@ StatusOr<ITensor*> convolution(ImporterContext& ctx, ::onnx::NodeProto const& no
     else if (autoPad != "VALID")
     {
         return invalidArgument(describeNode(node) + ": attribute 'auto_pad' has unknown value '" + autoPad + "'");
+    }
+    KILN_RETURN_IF_ERROR(nn::checkApplied(node, "strides", conv->getStrideNd(), toDims(strides)));
+    KILN_RETURN_IF_ERROR(nn::checkApplied(node, "dilations", conv->getDilationNd(), toDims(dilations)));
+    if (autoPad == "NOTSET")
+    {
+        KILN_RETURN_IF_ERROR(nn::checkApplied(node, "pads", conv->getPrePadding(),
+            toDims(std::vector<int64_t>(pads.begin(), pads.begin() + static_cast<int64_t>(n)))));
+        KILN_RETURN_IF_ERROR(nn::checkApplied(node, "pads", conv->getPostPadding(),
+            toDims(std::vector<int64_t>(pads.begin() + static_cast<int64_t>(n), pads.end()))));
     }
     ITensor* y = conv->getOutput(0);
     if (oneD)

@@ -3,6 +3,7 @@
 
 #include "core/editDistance.h"
 #include "plugin/pluginCallGuard.h"
+#include "plugin/pluginCpuOptIn.h"
 
 #include <algorithm>
 #include <cctype>
@@ -201,6 +202,7 @@ StatusOr<std::unique_ptr<PluginAdapter>> createFromFields(
             return internalError(who + ": createPlugin returned nullptr for the given fields");
         }
         KILN_ASSIGN_OR_RETURN(adapter, PluginAdapter::wrapV2(plugin, PluginOwnership::kOWNED, logger));
+        adapter->setCreatorDeclaresCpu(creatorDeclaresCpuSupport(*v1, who));
     }
     else
     {
@@ -245,6 +247,7 @@ StatusOr<std::unique_ptr<PluginAdapter>> createFromBytes(
             return ns;
         }
         KILN_ASSIGN_OR_RETURN(adapter, PluginAdapter::wrapV2(plugin, PluginOwnership::kOWNED, logger));
+        adapter->setCreatorDeclaresCpu(creatorDeclaresCpuSupport(*v1, who));
     }
     else
     {

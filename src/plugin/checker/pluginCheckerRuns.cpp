@@ -237,7 +237,7 @@ void PluginChecker::executionStage()
     if (!mBuilder->supportsCpu())
     {
         std::string const reason = mBuilder->label()
-            + " does not opt into the CPU backend (kiln::IPluginCpuSupport in kiln/KilnPluginCpu.h), so its enqueue "
+            + " does not opt into the CPU backend (kiln/KilnPluginCpu.h), so its enqueue "
               "cannot run on host memory; Kiln has no CUDA backend yet";
         mReport.addNote("execution rules skipped: " + reason);
         skipExecutionRules("plugin does not opt into the CPU backend");

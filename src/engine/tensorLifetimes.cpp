@@ -1,0 +1,179 @@
+// tensorLifetimes implementation: one pass over the node list, then the loop extension and plugin aliases.
+#include "engine/tensorLifetimes.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace kiln
+{
+namespace
+{
+
+//! Loop tensors survive every iteration: live from the loop's first node to its last.
+void extendLoopLifetimes(Plan const& plan, std::vector<int32_t>& first, std::vector<int32_t>& last)
+{
+    std::map<int64_t, std::pair<int32_t, int32_t>> ranges;
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    {
+        if (!plan.nodes[n].attrs.has("cf.loop"))
+        {
+            continue;
+        }
+        auto const step = static_cast<int32_t>(n);
+        auto [it, added] = ranges.emplace(plan.nodes[n].attrs.getInt("cf.loop"), std::make_pair(step, step));
+        it->second.second = std::max(it->second.second, step);
+    }
+    for (auto const& [loop, range] : ranges)
+    {
+        auto const [begin, end] = range;
+        auto touch = [&](int32_t t) {
+            if (t < 0)
+            {
+                return;
+            }
+            auto const ti = static_cast<size_t>(t);
+            first[ti] = last[ti] == -2 ? begin : std::min(first[ti], begin);
+            last[ti] = std::max(last[ti], end);
+        };
+        for (int32_t n = begin; n <= end; ++n)
+        {
+            for (int32_t t : plan.nodes[static_cast<size_t>(n)].inputs)
+            {
+                touch(t);
+            }
+            for (int32_t t : plan.nodes[static_cast<size_t>(n)].outputs)
+            {
+                touch(t);
+            }
+        }
+    }
+}
+
+} // namespace
+
+TensorLifetimes tensorLifetimes(Plan const& plan)
+{
+    size_t const nbTensors = plan.tensors.size();
+    TensorLifetimes life{std::vector<int32_t>(nbTensors, -1), std::vector<int32_t>(nbTensors, -2)};
+    std::vector<int32_t>& first = life.first;
+    std::vector<int32_t>& last = life.last;
+    for (size_t n = 0; n < plan.nodes.size(); ++n)
+    {
+        int32_t const step = static_cast<int32_t>(n);
+        for (int32_t out : plan.nodes[n].outputs)
+        {
+            if (last[static_cast<size_t>(out)] == -2)
+            {
+                first[static_cast<size_t>(out)] = step;
+            }
+            last[static_cast<size_t>(out)] = std::max(last[static_cast<size_t>(out)], step);
+        }
+        for (int32_t in : plan.nodes[n].inputs)
+        {
+            if (in >= 0)
+            {
+                if (last[static_cast<size_t>(in)] == -2)
+                {
+                    first[static_cast<size_t>(in)] = -1; // materialized before the first node
+                }
+                last[static_cast<size_t>(in)] = std::max(last[static_cast<size_t>(in)], step);
+            }
+        }
+    }
+    extendLoopLifetimes(plan, first, last);
+    return life;
+}
+
+int32_t aliasRoot(std::vector<int32_t>& parents, int32_t tensor)
+{
+    while (parents[static_cast<size_t>(tensor)] != tensor)
+    {
+        parents[static_cast<size_t>(tensor)] = parents[static_cast<size_t>(parents[static_cast<size_t>(tensor)])];
+        tensor = parents[static_cast<size_t>(tensor)];
+    }
+    return tensor;
+}
+
+std::vector<int32_t> aliasParents(Plan const& plan)
+{
+    std::vector<int32_t> parents(plan.tensors.size());
+    std::iota(parents.begin(), parents.end(), 0);
+    for (PlanNode const& node : plan.nodes)
+    {
+        if (node.kind != nvinfer1::LayerType::kPLUGIN_V2 && node.kind != nvinfer1::LayerType::kPLUGIN_V3)
+        {
+            continue;
+        }
+        std::vector<int64_t> const aliases = node.attrs.getInts("plugin.aliases");
+        for (size_t o = 0; o < aliases.size() && o < node.outputs.size(); ++o)
+        {
+            int64_t const a = aliases[o];
+            if (a >= 0 && static_cast<size_t>(a) < node.inputs.size() && node.inputs[static_cast<size_t>(a)] >= 0)
+            {
+                parents[static_cast<size_t>(aliasRoot(parents, node.outputs[o]))]
+                    = aliasRoot(parents, node.inputs[static_cast<size_t>(a)]);
+            }
+        }
+    }
+    // Pure reshapes share their input's slot, unless a plugin writes either tensor in place (its group would then be
+    // modified under the other name) or either has values computed on the host.
+    std::vector<bool> pluginAliased(plan.tensors.size(), false);
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        int32_t const root = aliasRoot(parents, static_cast<int32_t>(t));
+        if (root != static_cast<int32_t>(t))
+        {
+            pluginAliased[t] = true;
+            pluginAliased[static_cast<size_t>(root)] = true;
+        }
+    }
+    for (PlanNode const& node : plan.nodes)
+    {
+        if (!isPureReshape(node) || node.inputs[0] >= static_cast<int32_t>(plan.tensors.size())
+            || node.outputs[0] < 0 || node.outputs[0] >= static_cast<int32_t>(plan.tensors.size()))
+        {
+            continue;
+        }
+        auto const in = static_cast<size_t>(node.inputs[0]);
+        auto const out = static_cast<size_t>(node.outputs[0]);
+        PlanTensor const& a = plan.tensors[in];
+        PlanTensor const& b = plan.tensors[out];
+        if (!pluginAliased[in] && !pluginAliased[out] && !a.hasValues && !b.hasValues && a.type == b.type
+            && a.format == b.format && a.format == nvinfer1::TensorFormat::kLINEAR)
+        {
+            parents[static_cast<size_t>(aliasRoot(parents, node.outputs[0]))] = aliasRoot(parents, node.inputs[0]);
+        }
+    }
+    return parents;
+}
+
+namespace
+{
+//! True when the permutation stored under `key` is absent, empty or the identity.
+bool identityPermutation(PlanNode const& node, char const* key)
+{
+    if (!node.attrs.has(key))
+    {
+        return true;
+    }
+    std::vector<int64_t> const perm = node.attrs.getInts(key);
+    for (size_t i = 0; i < perm.size(); ++i)
+    {
+        if (perm[i] != static_cast<int64_t>(i))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+} // namespace
+
+bool isPureReshape(PlanNode const& node)
+{
+    return node.kind == nvinfer1::LayerType::kSHUFFLE && !node.inputs.empty() && node.inputs[0] >= 0
+        && node.outputs.size() == 1 && !node.attrs.has("cf.loop") && identityPermutation(node, "first_transpose")
+        && identityPermutation(node, "second_transpose");
+}
+
+} // namespace kiln
