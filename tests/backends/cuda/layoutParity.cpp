@@ -78,6 +78,25 @@ TEST(CudaParity, Shuffle)
     }
 }
 
+//! Transposes that keep the innermost dimensions in place move whole pieces of the contiguous runs (16, 8, 4 or 2
+//! bytes by the run's size): attention's head split [B, S, H, D] -> [B, H, S, D], a run of 20 elements, one of 6.
+TEST(CudaParity, ShuffleTransposeKeepingInnerDimensions)
+{
+    for (DataType t : kTYPES)
+    {
+        for (auto const& c : {std::make_pair(std::vector<int64_t>{2, 5, 3, 8}, std::vector<int32_t>{0, 2, 1, 3}),
+                 std::make_pair(std::vector<int64_t>{2, 3, 4, 5}, std::vector<int32_t>{1, 0, 2, 3}),
+                 std::make_pair(std::vector<int64_t>{3, 4, 6}, std::vector<int32_t>{1, 0, 2})})
+        {
+            checkParity([&](INetworkDefinition& n) {
+                auto* s = n.addShuffle(*input(n, "x", t, c.first));
+                s->setFirstTranspose(perm(c.second));
+                n.markOutput(*s->getOutput(0));
+            });
+        }
+    }
+}
+
 TEST(CudaParity, ConcatenationSqueezeUnsqueeze)
 {
     for (DataType t : kTYPES)

@@ -1,7 +1,8 @@
 // CUDA kernel of IShuffleLayer, as the CPU reference (backends/cpu/kernels/shuffle.cpp): first transpose, reshape
 // (a reinterpretation of contiguous data), second transpose. Identity transposes (moving only extent-1 dimensions)
 // are skipped; a plain reshape is one device copy. When both transposes move data the intermediate goes through
-// the workspace.
+// the workspace. A transpose that keeps the innermost dimension(s) in place (attention's head split and merge) moves
+// whole 16-, 8-, 4- or 2-byte pieces of those contiguous runs per thread, with one index computation per piece.
 #include "backends/common/shuffleParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -22,14 +23,30 @@ __global__ void permuteKernel(IndexMap map, int64_t n, void const* src, void* ds
     }
 }
 
-//! One transpose: dst (row-major over the permuted dims) = src of `dims` read through `perm`.
+//! The same over pieces of `V` (whole bytes of contiguous runs): offsets in pieces.
+template <typename V>
+__global__ void permutePiecesKernel(IndexMap map, int64_t n, V const* src, V* dst)
+{
+    for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
+    {
+        int64_t off[kMAX_OPERANDS];
+        mapOffsets(map, i, off);
+        dst[i] = src[off[0]];
+    }
+}
+
+//! One transpose: dst (row-major over the permuted dims) = src of `dims` read through `perm`. `pieces` is the same
+//! transpose over pieces of `pieceBytes` when the innermost dimensions stay in place (pieceBytes 0: none).
 struct Permute
 {
     IndexMap map;
     int64_t count{0};
+    IndexMap pieces;
+    int64_t pieceCount{0};
+    int32_t pieceBytes{0};
 };
 
-Permute makePermute(std::vector<int64_t> const& dims, std::vector<int32_t> const& perm)
+Permute makePermute(std::vector<int64_t> const& dims, std::vector<int32_t> const& perm, int32_t size)
 {
     auto const rank = static_cast<int32_t>(dims.size());
     Permute p;
@@ -47,11 +64,64 @@ Permute makePermute(std::vector<int64_t> const& dims, std::vector<int32_t> const
         p.map.strides[0][i] = srcStride[from];
         p.count *= p.map.dims[i];
     }
+    // The trailing dimensions the transpose keeps in place form contiguous runs of `run` elements.
+    int32_t kept = rank;
+    int64_t run = 1;
+    while (kept > 0 && perm[static_cast<size_t>(kept - 1)] == kept - 1)
+    {
+        --kept;
+        run *= dims[static_cast<size_t>(kept)];
+    }
+    int64_t const runBytes = run * size;
+    for (int32_t bytes : {16, 8, 4, 2})
+    {
+        if (kept > 0 && kept < rank && runBytes % bytes == 0 && p.count > 0)
+        {
+            p.pieceBytes = bytes;
+            break;
+        }
+    }
+    if (p.pieceBytes == 0)
+    {
+        return p;
+    }
+    int64_t const perRun = runBytes / p.pieceBytes;
+    p.pieces.rank = kept + 1;
+    p.pieceCount = perRun;
+    for (int32_t i = 0; i < kept; ++i)
+    {
+        p.pieces.dims[i] = p.map.dims[i];
+        p.pieces.strides[0][i] = p.map.strides[0][i] / run * perRun; // a multiple of run elements
+        p.pieceCount *= p.map.dims[i];
+    }
+    p.pieces.dims[kept] = perRun;
+    p.pieces.strides[0][kept] = 1;
     return p;
+}
+
+template <typename V>
+void launchPieces(Permute const& p, void const* src, void* dst, cudaStream_t stream)
+{
+    permutePiecesKernel<V><<<gridFor(p.pieceCount), kBLOCK, 0, stream>>>(
+        p.pieces, p.pieceCount, static_cast<V const*>(src), static_cast<V*>(dst));
 }
 
 Status launchPermute(Permute const& p, void const* src, void* dst, int32_t size, cudaStream_t stream)
 {
+    auto const aligned = [&](int32_t bytes) {
+        return reinterpret_cast<uintptr_t>(src) % bytes == 0 && reinterpret_cast<uintptr_t>(dst) % bytes == 0;
+    };
+    if (p.pieceBytes > 0 && aligned(p.pieceBytes))
+    {
+        switch (p.pieceBytes)
+        {
+        case 16: launchPieces<uint4>(p, src, dst, stream); break;
+        case 8: launchPieces<uint2>(p, src, dst, stream); break;
+        case 4: launchPieces<uint32_t>(p, src, dst, stream); break;
+        default: launchPieces<uint16_t>(p, src, dst, stream); break;
+        }
+        return launchStatus("Shuffle transpose kernel");
+    }
     permuteKernel<<<gridFor(p.count), kBLOCK, 0, stream>>>(p.map, p.count, src, dst, size);
     return launchStatus("Shuffle transpose kernel");
 }
@@ -82,11 +152,11 @@ public:
         mSecondMoves = p.secondMoves;
         if (p.volume != 0 && p.firstMoves)
         {
-            mFirst = makePermute(p.inDims, p.perm1);
+            mFirst = makePermute(p.inDims, p.perm1, static_cast<int32_t>(p.bytes));
         }
         if (p.volume != 0 && p.secondMoves)
         {
-            mSecond = makePermute(p.reshaped, p.perm2);
+            mSecond = makePermute(p.reshaped, p.perm2, static_cast<int32_t>(p.bytes));
         }
         mSize = static_cast<int32_t>(p.bytes);
         mVolume = p.volume;
