@@ -1,6 +1,7 @@
 // Tests of INonZeroLayer: random sparse inputs of every supported type and rank 1-4, INT32 and INT64 indices, the
 // data-dependent [rank, count] output through an IOutputAllocator (including an all-zero input and dynamic input
 // shapes), the count feeding a later layer, and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 #include "layers/dataDependentRun.h"
 
@@ -77,7 +78,12 @@ void runCase(std::mt19937& rng, DataType type, std::vector<int64_t> const& shape
         << kiln::test::dimsString(out["indices"].dims);
 }
 
-TEST(NonZeroLayerTest, EveryTypeAndRank)
+class NonZeroLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(NonZeroLayerTest);
+
+TEST_P(NonZeroLayerTest, EveryTypeAndRank)
 {
     std::mt19937 rng(307);
     for (DataType type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8, DataType::kINT32,
@@ -95,14 +101,14 @@ TEST(NonZeroLayerTest, EveryTypeAndRank)
     }
 }
 
-TEST(NonZeroLayerTest, AllZeroAndAllNonZeroInputs)
+TEST_P(NonZeroLayerTest, AllZeroAndAllNonZeroInputs)
 {
     std::mt19937 rng(311);
     runCase(rng, DataType::kFLOAT, {3, 4}, DataType::kINT64, 0.0);
     runCase(rng, DataType::kINT32, {2, 3, 2}, DataType::kINT32, 1.0);
 }
 
-TEST(NonZeroLayerTest, DynamicShapesAndTheCountFeedingAnotherLayer)
+TEST_P(NonZeroLayerTest, DynamicShapesAndTheCountFeedingAnotherLayer)
 {
     std::mt19937 rng(313);
     NetworkRunner r;
@@ -134,7 +140,7 @@ TEST(NonZeroLayerTest, DynamicShapesAndTheCountFeedingAnotherLayer)
     }
 }
 
-TEST(NonZeroLayerTest, ErrorPaths)
+TEST_P(NonZeroLayerTest, ErrorPaths)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {2, 3});
@@ -155,8 +161,8 @@ TEST(NonZeroLayerTest, ErrorPaths)
     ASSERT_TRUE(r.build()) << r.logger().allErrors();
     // Without an output allocator the data-dependent output cannot be run.
     std::unique_ptr<IExecutionContext> ctx(r.engine().createExecutionContext());
-    HostTensor x(DataType::kFLOAT, makeDims({2, 3}));
-    std::vector<int64_t> sink(6);
+    kiln::test::TestBuffer const x(NetworkRunner::onDevice(r.engine(), "x"), 6 * sizeof(float));
+    kiln::test::TestBuffer const sink(NetworkRunner::onDevice(r.engine(), "indices"), 6 * sizeof(int64_t));
     ASSERT_TRUE(ctx->setInputTensorAddress("x", x.data()));
     ctx->setTensorAddress("indices", sink.data());
     r.logger().clear();
@@ -176,7 +182,7 @@ TEST(NonZeroLayerTest, ErrorPaths)
 namespace
 {
 
-TEST(NonZeroLayerTest, ChainedNonZeroUsesTheFirstCountAsBound)
+TEST_P(NonZeroLayerTest, ChainedNonZeroUsesTheFirstCountAsBound)
 {
     std::mt19937 rng(317);
     NetworkRunner r;
