@@ -81,3 +81,14 @@ inline void PrintTo(BackendKind backend, std::ostream* os)
             GTEST_SKIP() << "CPU backend only: " << (why);                                                             \
         }                                                                                                              \
     } while (false)
+
+//! Inside a TEST_P body: skips (visibly) the rest of the body on `backend`, for a limitation of that backend that its
+//! documentation states; `why` names it (for example "docs/gpu.md: ..."). What the body checked before still counts.
+#define KILN_SKIP_ON_BACKEND(backend, why)                                                                             \
+    do                                                                                                                 \
+    {                                                                                                                  \
+        if (GetParam() == (backend))                                                                                   \
+        {                                                                                                              \
+            GTEST_SKIP() << ::kiln::test::backendName(backend) << " backend limitation: " << (why);                    \
+        }                                                                                                              \
+    } while (false)

@@ -318,6 +318,8 @@ TEST_P(GatherLayerTest, DynamicShapes)
 
 TEST_P(GatherLayerTest, OutOfRangeIndexIsAnExecutionError)
 {
+    KILN_SKIP_ON_BACKEND(kiln::BackendKind::kCUDA,
+        "docs/gpu.md: gather cannot report an out-of-range index without synchronising (it writes 0)");
     for (GatherMode mode : {GatherMode::kDEFAULT, GatherMode::kELEMENT, GatherMode::kND})
     {
         NetworkRunner n;

@@ -153,6 +153,8 @@ TEST_P(ReverseSequenceLayerTest, DynamicShapesAndRuntimeLengthChecks)
     EXPECT_TRUE(r.runFails({{"x", x}, {"lens", HostTensor::fromValues(DataType::kINT64, kiln::test::makeDims({3}),
                                                    {1, 1, 1})}}));
     EXPECT_TRUE(r.logger().hasError("one entry per batch element")) << r.logger().allErrors();
+    KILN_SKIP_ON_BACKEND(kiln::BackendKind::kCUDA,
+        "docs/gpu.md: out-of-range sequence lengths are reported only when the lengths have host values");
     r.logger().clear();
     EXPECT_TRUE(r.runFails(
         {{"x", x}, {"lens", HostTensor::fromValues(DataType::kINT64, kiln::test::makeDims({2}), {1, 4})}}));

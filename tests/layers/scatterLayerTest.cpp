@@ -283,6 +283,8 @@ TEST_P(ScatterLayerTest, DuplicateIndicesLastUpdateWins)
 
 TEST_P(ScatterLayerTest, OutOfRangeIndexIsAnExecutionError)
 {
+    KILN_SKIP_ON_BACKEND(kiln::BackendKind::kCUDA,
+        "docs/gpu.md: scatter cannot report an out-of-range index without synchronising (it skips the update)");
     for (ScatterMode mode : {ScatterMode::kELEMENT, ScatterMode::kND})
     {
         NetworkRunner n;
