@@ -46,19 +46,7 @@ CLIENT_HEADERS = {
 # Known violations left for the owners of the files to fix (issue #13). Each entry names the including file
 # (relative to the repository root) and the included path as written. Keep it empty: an entry here is a debt, and
 # an entry that no longer matches any include is reported, so fixed violations leave the list.
-ALLOW_LIST = [
-    # backends/common uses the CPU element-wise helpers (type checks, loadChunk/storeChunk, checkIoCounts). Fix: move
-    # the backend-neutral part of backends/cpu/kernels/elementWiseCommon.h to backends/common/.
-    ("src/backends/common/activationParams.cpp", "backends/cpu/kernels/elementWiseCommon.h"),
-    ("src/backends/common/pointwiseProgram.cpp", "backends/cpu/kernels/elementWiseCommon.h"),
-    ("src/backends/common/scaleParams.cpp", "backends/cpu/kernels/elementWiseCommon.h"),
-    ("src/backends/common/unaryParams.cpp", "backends/cpu/kernels/elementWiseCommon.h"),
-    # The CUDA reformat kernel reuses the CPU kernel's readReformatSetup(). Fix: move readReformatSetup() to
-    # backends/common/reformatParams.{h,cpp} (the format layouts themselves are in core/tensorFormat.h).
-    ("src/backends/cuda/kernels/identityReformat.cu", "backends/cpu/kernels/identityReformat.h"),
-    # The CUDA kernels' shared header uses the CPU element-wise helpers. Fix: as for backends/common above.
-    ("src/backends/cuda/kernels/kernelCommon.cuh", "backends/cpu/kernels/elementWiseCommon.h"),
-]
+ALLOW_LIST = []
 
 
 def folderUnit(relPath):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu-test.sh — builds Kiln's GPU test suite from this checkout and runs it, on the GPU machine (Ubuntu, CUDA 13,
-# cuDNN 9, no package registry). The suite: kilnCudaTests (every CUDA kernel against the CPU reference kernel,
-# tests/backends/cuda), kilnGpuTests (engines on the CUDA backend: runtime, plugins on the GPU, tests/gpu) and, when
+# cuDNN 9, no package registry). The suite: kilnCudaTests (the CUDA kernels' tactics, fusions and formats against
+# the CPU reference kernels, tests/backends/cuda), kilnGpuTests (engines on the CUDA backend: runtime, plugins on the
+# GPU, tests/gpu; and the CUDA instances of the layer tests, tests/layers, named <Suite>.<Test>/CUDA) and, when
 # scripts/gpu-plugin-test.sh exists, the separately built CUDA plugin library (install, build against the installed
 # headers, loadLibrary and kilnexec --dynamicPlugins). Only the targets the suite needs are built.
 #

@@ -1,6 +1,9 @@
 // Test harness implementation (public API only).
 #include "common/networkRunner.h"
 
+#include "common/backendTest.h"
+#include "common/testMemory.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -305,10 +308,20 @@ bool RecordingErrorRecorder::reportError(ErrorCode val, ErrorDesc desc) noexcept
 }
 
 NetworkRunner::NetworkRunner(uint32_t networkFlags)
+    : NetworkRunner(currentTestBackend(), networkFlags)
+{
+}
+
+NetworkRunner::NetworkRunner(kiln::BackendKind backend, uint32_t networkFlags)
+    : mBackend(backend)
 {
     mBuilder.reset(createInferBuilder(mLogger));
     mNetwork.reset(mBuilder->createNetworkV2(networkFlags));
     mConfig.reset(mBuilder->createBuilderConfig());
+    if (backend != kiln::BackendKind::kDEFAULT)
+    {
+        EXPECT_TRUE(kiln::setBuilderBackend(mConfig.get(), backend)) << mLogger.allErrors();
+    }
 }
 
 NetworkRunner::~NetworkRunner()
@@ -384,18 +397,15 @@ bool NetworkRunner::build()
     return mEngine != nullptr;
 }
 
-bool NetworkRunner::runOn(ICudaEngine& engine, std::map<std::string, HostTensor> const& inputs,
-    std::map<std::string, HostTensor>& outputs, int32_t profile)
+bool NetworkRunner::onDevice(ICudaEngine const& engine, char const* name)
 {
-    std::unique_ptr<IExecutionContext> ctx(engine.createExecutionContext());
-    if (ctx == nullptr)
-    {
-        return false;
-    }
-    if (profile != 0 && !ctx->setOptimizationProfileAsync(profile, nullptr))
-    {
-        return false;
-    }
+    return kiln::getEngineBackend(&engine) == kiln::BackendKind::kCUDA
+        && engine.getTensorLocation(name) == TensorLocation::kDEVICE;
+}
+
+bool NetworkRunner::bindInputs(ICudaEngine& engine, IExecutionContext& ctx,
+    std::map<std::string, HostTensor> const& inputs, std::map<std::string, TestBuffer>& buffers)
+{
     for (auto const& [name, t] : inputs)
     {
         if (engine.getTensorIOMode(name.c_str()) != TensorIOMode::kINPUT)
@@ -403,14 +413,56 @@ bool NetworkRunner::runOn(ICudaEngine& engine, std::map<std::string, HostTensor>
             ADD_FAILURE() << "'" << name << "' is not an input of the engine";
             return false;
         }
-        if (!engine.isShapeInferenceIO(name.c_str()) && !ctx->setInputShape(name.c_str(), t.dims))
+        if (!engine.isShapeInferenceIO(name.c_str()) && !ctx.setInputShape(name.c_str(), t.dims))
         {
             return false;
         }
-        if (!ctx->setInputTensorAddress(name.c_str(), t.data()))
+        void const* address = t.data();
+        if (onDevice(engine, name.c_str()))
+        {
+            TestBuffer& b = buffers[name] = TestBuffer(true, t.bytes.size());
+            if (!b.upload(t.data(), t.bytes.size()))
+            {
+                return false;
+            }
+            address = b.data();
+        }
+        if (!ctx.setInputTensorAddress(name.c_str(), address))
         {
             return false;
         }
+    }
+    return true;
+}
+
+bool NetworkRunner::runEngine(ICudaEngine& engine, std::map<std::string, HostTensor> const& inputs,
+    std::map<std::string, HostTensor>& outputs, int32_t profile)
+{
+    // A CUDA engine takes device memory for the I/O it places on the device (shape tensors stay on the host).
+    bool const cudaEngine = kiln::getEngineBackend(&engine) == kiln::BackendKind::kCUDA;
+    if (cudaEngine)
+    {
+        std::string why;
+        if (!deviceMemoryAvailable(why))
+        {
+            ADD_FAILURE() << "the engine was built for the CUDA backend, but: " << why;
+            return false;
+        }
+    }
+    std::unique_ptr<IExecutionContext> ctx(engine.createExecutionContext());
+    if (ctx == nullptr)
+    {
+        return false;
+    }
+    TestStream stream(cudaEngine);
+    if (profile != 0 && !ctx->setOptimizationProfileAsync(profile, stream.get()))
+    {
+        return false;
+    }
+    std::map<std::string, TestBuffer> buffers; // device copies of inputs and device outputs
+    if (!bindInputs(engine, *ctx, inputs, buffers))
+    {
+        return false;
     }
     outputs.clear();
     for (int32_t i = 0; i < engine.getNbIOTensors(); ++i)
@@ -436,12 +488,35 @@ bool NetworkRunner::runOn(ICudaEngine& engine, std::map<std::string, HostTensor>
         HostTensor out(engine.getTensorDataType(name), shape);
         std::fill(out.bytes.begin(), out.bytes.end(), uint8_t{0xA5}); // poison
         auto& slot = outputs[name] = std::move(out);
-        if (!ctx->setTensorAddress(name, slot.bytes.empty() ? reinterpret_cast<void*>(&slot) : slot.data()))
+        void* address = slot.bytes.empty() ? reinterpret_cast<void*>(&slot) : slot.data();
+        if (onDevice(engine, name))
+        {
+            address = (buffers[name] = TestBuffer(true, slot.bytes.size(), 0xA5)).data(); // poisoned
+        }
+        if (!ctx->setTensorAddress(name, address))
         {
             return false;
         }
     }
-    return ctx->enqueueV3(nullptr);
+    if (!ctx->enqueueV3(stream.get()))
+    {
+        return false;
+    }
+    std::string error;
+    if (!stream.synchronize(error))
+    {
+        ADD_FAILURE() << error;
+        return false;
+    }
+    for (auto& [name, t] : outputs)
+    {
+        auto const b = buffers.find(name);
+        if (b != buffers.end() && !b->second.download(t.data(), t.bytes.size()))
+        {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool NetworkRunner::tryRun(std::map<std::string, HostTensor> const& inputs, std::map<std::string, HostTensor>& outputs,
@@ -452,13 +527,13 @@ bool NetworkRunner::tryRun(std::map<std::string, HostTensor> const& inputs, std:
         ADD_FAILURE() << "run before a successful build";
         return false;
     }
-    return runOn(*mEngine, inputs, outputs, profile);
+    return runEngine(*mEngine, inputs, outputs, profile);
 }
 
 bool NetworkRunner::runFails(std::map<std::string, HostTensor> const& inputs, int32_t profile)
 {
     std::map<std::string, HostTensor> outputs;
-    return mEngine != nullptr && !runOn(*mEngine, inputs, outputs, profile);
+    return mEngine != nullptr && !runEngine(*mEngine, inputs, outputs, profile);
 }
 
 ScopedTactic::ScopedTactic(bool reference)
@@ -488,7 +563,7 @@ std::map<std::string, HostTensor> NetworkRunner::run(std::map<std::string, HostT
     if (again != nullptr)
     {
         std::map<std::string, HostTensor> second;
-        EXPECT_TRUE(runOn(*again, inputs, second, profile)) << mLogger.allErrors();
+        EXPECT_TRUE(runEngine(*again, inputs, second, profile)) << mLogger.allErrors();
         for (auto const& [name, t] : outputs)
         {
             EXPECT_TRUE(sameBits(second[name], t)) << "output '" << name << "' differs between two deserializations";

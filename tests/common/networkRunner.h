@@ -1,9 +1,14 @@
-// Test harness: build a network through the public API, build the engine, run it on the CPU backend and
-// compare results. Every run poisons the outputs first, and every build also checks that the serialized
-// engine deserializes into an engine that produces the same bits.
+// Test harness: build a network through the public API, build the engine for a backend, run it and compare
+// results. Inside a backend-parameterised test (common/backendTest.h) the runner builds for that test's backend and
+// runs with I/O in that backend's memory (device buffers and a stream on the CUDA backend, copied back to host
+// tensors); elsewhere it leaves the config's backend alone and runs with host buffers. Every run poisons the outputs
+// first, and every build also checks that the serialized engine deserializes into an engine that produces the
+// same bits.
 #pragma once
 
 #include "NvInfer.h"
+#include "common/testMemory.h"
+#include "kiln/KilnBackend.h"
 
 #include <gtest/gtest.h>
 
@@ -85,8 +90,14 @@ private:
 class NetworkRunner
 {
 public:
+    //! Builds for the running backend test's backend (currentTestBackend()); outside one, for the config's default.
     explicit NetworkRunner(uint32_t networkFlags = 0);
+    //! Builds for `backend` (kiln::setBuilderBackend; kDEFAULT leaves the config's default).
+    NetworkRunner(kiln::BackendKind backend, uint32_t networkFlags);
     ~NetworkRunner();
+
+    //! The backend this runner builds for (kDEFAULT: the config's default).
+    kiln::BackendKind backend() const { return mBackend; }
 
     nvinfer1::IBuilder& builder() { return *mBuilder; }
     nvinfer1::INetworkDefinition& network() { return *mNetwork; }
@@ -108,8 +119,9 @@ public:
     nvinfer1::ICudaEngine& engine() { return *mEngine; }
     std::vector<uint8_t> const& engineBytes() const { return mBytes; }
 
-    //! Run with `inputs` (by name; shape tensor inputs as INT32/INT64 host tensors) on profile `profile`.
-    //! Outputs are poisoned first; returns false (with logger errors) if any step fails.
+    //! Run with `inputs` (by name; shape tensor inputs as INT32/INT64 host tensors) on profile `profile`. A CUDA
+    //! engine's device I/O goes through device buffers (inputs uploaded, outputs poisoned, run on a stream, copied
+    //! back). Outputs are poisoned first; returns false (with logger errors or a test failure) if any step fails.
     bool tryRun(std::map<std::string, HostTensor> const& inputs, std::map<std::string, HostTensor>& outputs,
         int32_t profile = 0);
     //! True when running `inputs` fails (shape resolution or execution), e.g. inputs that violate a runtime
@@ -119,10 +131,20 @@ public:
     //! checks its outputs are bit-identical.
     std::map<std::string, HostTensor> run(std::map<std::string, HostTensor> const& inputs, int32_t profile = 0);
 
-private:
-    bool runOn(nvinfer1::ICudaEngine& engine, std::map<std::string, HostTensor> const& inputs,
-        std::map<std::string, HostTensor>& outputs, int32_t profile);
+    //! One run of any `engine` (a second deserialization, say) on a new context, as tryRun does it: I/O in the
+    //! engine's backend's memory, outputs poisoned first. False when a step fails.
+    static bool runEngine(nvinfer1::ICudaEngine& engine, std::map<std::string, HostTensor> const& inputs,
+        std::map<std::string, HostTensor>& outputs, int32_t profile = 0);
+    //! Sets the shapes (shape tensors: values) and addresses of `inputs` on `ctx`; inputs that a CUDA engine places
+    //! on the device are uploaded into `buffers` first. False when a step fails.
+    static bool bindInputs(nvinfer1::ICudaEngine& engine, nvinfer1::IExecutionContext& ctx,
+        std::map<std::string, HostTensor> const& inputs, std::map<std::string, TestBuffer>& buffers);
+    //! True when `name` is I/O of a CUDA engine that lives in device memory.
+    static bool onDevice(nvinfer1::ICudaEngine const& engine, char const* name);
 
+private:
+
+    kiln::BackendKind mBackend{kiln::BackendKind::kDEFAULT};
     CapturingLogger mLogger;
     std::unique_ptr<nvinfer1::IBuilder> mBuilder;
     std::unique_ptr<nvinfer1::INetworkDefinition> mNetwork;

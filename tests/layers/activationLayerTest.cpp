@@ -1,5 +1,6 @@
 // Tests of IActivationLayer: every ActivationType with random alpha/beta against a double-precision oracle that
 // follows TensorRT's documented formulas, half/bfloat16 storage, integer ReLU, dynamic shapes and error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -106,7 +107,12 @@ std::vector<int64_t> randomShape(std::mt19937& rng)
     return d;
 }
 
-TEST(ActivationLayerTest, EveryTypeFp32)
+class ActivationLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ActivationLayerTest);
+
+TEST_P(ActivationLayerTest, EveryTypeFp32)
 {
     std::mt19937 rng(2718);
     for (int32_t t = 0; t < EnumMax<Act>(); ++t)
@@ -124,7 +130,7 @@ TEST(ActivationLayerTest, EveryTypeFp32)
     }
 }
 
-TEST(ActivationLayerTest, DefaultParametersAreZero)
+TEST_P(ActivationLayerTest, DefaultParametersAreZero)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {4});
@@ -139,7 +145,7 @@ TEST(ActivationLayerTest, DefaultParametersAreZero)
         r.run({{"x", x}})["out"], HostTensor::fromValues(DataType::kFLOAT, makeDims({4}), {0, 0, 0.5, 3}), 0, 0));
 }
 
-TEST(ActivationLayerTest, SoftplusIsStableForLargeInputs)
+TEST_P(ActivationLayerTest, SoftplusIsStableForLargeInputs)
 {
     HostTensor x = HostTensor::fromValues(DataType::kFLOAT, makeDims({4}), {-100, -30, 30, 100});
     HostTensor out = runActivation(Act::kSOFTPLUS, x, {1.5F, 2.0F});
@@ -147,7 +153,7 @@ TEST(ActivationLayerTest, SoftplusIsStableForLargeInputs)
     EXPECT_TRUE(kiln::test::allClose(out, expected, 1e-6, 1e-6));
 }
 
-TEST(ActivationLayerTest, HalfAndBFloat16)
+TEST_P(ActivationLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(31);
     for (DataType type : {DataType::kHALF, DataType::kBF16})
@@ -165,7 +171,7 @@ TEST(ActivationLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(ActivationLayerTest, IntegerRelu)
+TEST_P(ActivationLayerTest, IntegerRelu)
 {
     std::mt19937 rng(12);
     for (DataType type : {DataType::kINT32, DataType::kINT64})
@@ -177,7 +183,7 @@ TEST(ActivationLayerTest, IntegerRelu)
     }
 }
 
-TEST(ActivationLayerTest, DynamicShapes)
+TEST_P(ActivationLayerTest, DynamicShapes)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {2, -1, -1});
@@ -197,7 +203,7 @@ TEST(ActivationLayerTest, DynamicShapes)
     }
 }
 
-TEST(ActivationLayerTest, Errors)
+TEST_P(ActivationLayerTest, Errors)
 {
     {
         NetworkRunner r;

@@ -2,6 +2,7 @@
 // fails the run with the layer's message and name when one element is false (dynamic shapes through a profile,
 // and on an engine deserialized again from its bytes), fails the build when the condition is known at build time,
 // becomes a shape check for shape-tensor conditions, setMessage/getMessage, and the non-BOOL error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -62,28 +63,16 @@ void expectAbs(HostTensor const& d, HostTensor const& out)
 //! Enqueues `inputs` on a fresh context of `engine`; false when shape resolution or execution fails.
 bool enqueueOn(ICudaEngine& engine, std::map<std::string, HostTensor> const& inputs)
 {
-    std::unique_ptr<IExecutionContext> ctx(engine.createExecutionContext());
-    if (ctx == nullptr)
-    {
-        return false;
-    }
-    for (auto const& [name, t] : inputs)
-    {
-        if (!ctx->setInputShape(name.c_str(), t.dims) || !ctx->setInputTensorAddress(name.c_str(), t.data()))
-        {
-            return false;
-        }
-    }
-    Dims const shape = ctx->getTensorShape("out");
-    if (shape.nbDims < 0)
-    {
-        return false;
-    }
-    HostTensor out(DataType::kFLOAT, shape);
-    return ctx->setTensorAddress("out", out.data()) && ctx->enqueueV3(nullptr);
+    std::map<std::string, HostTensor> outputs;
+    return NetworkRunner::runEngine(engine, inputs, outputs);
 }
 
-TEST(AssertionLayerTest, AddAssertionMakesALayerWithOneInputAndNoOutputs)
+class AssertionLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(AssertionLayerTest);
+
+TEST_P(AssertionLayerTest, AddAssertionMakesALayerWithOneInputAndNoOutputs)
 {
     NetworkRunner r;
     IAssertionLayer* a = buildChecked(r, {2, 3}, "first message");
@@ -101,7 +90,7 @@ TEST(AssertionLayerTest, AddAssertionMakesALayerWithOneInputAndNoOutputs)
     EXPECT_STREQ(b->getMessage(), "");
 }
 
-TEST(AssertionLayerTest, PassesWhenEveryElementHoldsOnRandomShapes)
+TEST_P(AssertionLayerTest, PassesWhenEveryElementHoldsOnRandomShapes)
 {
     std::mt19937 rng(41);
     for (int32_t trial = 0; trial < 6; ++trial)
@@ -117,7 +106,7 @@ TEST(AssertionLayerTest, PassesWhenEveryElementHoldsOnRandomShapes)
     }
 }
 
-TEST(AssertionLayerTest, FailsAtRunTimeWithTheMessageAndNameOnADynamicInput)
+TEST_P(AssertionLayerTest, FailsAtRunTimeWithTheMessageAndNameOnADynamicInput)
 {
     std::mt19937 rng(42);
     NetworkRunner r;
@@ -148,7 +137,7 @@ TEST(AssertionLayerTest, FailsAtRunTimeWithTheMessageAndNameOnADynamicInput)
     }
 }
 
-TEST(AssertionLayerTest, DeserializedEngineKeepsTheAssertion)
+TEST_P(AssertionLayerTest, DeserializedEngineKeepsTheAssertion)
 {
     std::mt19937 rng(43);
     NetworkRunner r;
@@ -168,7 +157,7 @@ TEST(AssertionLayerTest, DeserializedEngineKeepsTheAssertion)
     EXPECT_TRUE(r.logger().hasError("'check'")) << r.logger().allErrors();
 }
 
-TEST(AssertionLayerTest, ComputedConditionFeedingNoOutputIsStillEvaluated)
+TEST_P(AssertionLayerTest, ComputedConditionFeedingNoOutputIsStillEvaluated)
 {
     std::mt19937 rng(44);
     NetworkRunner r;
@@ -218,7 +207,7 @@ void addShapeAssertion(
     a->setName("shape_check");
 }
 
-TEST(AssertionLayerTest, ConditionKnownAtBuildTimeFailsTheBuild)
+TEST_P(AssertionLayerTest, ConditionKnownAtBuildTimeFailsTheBuild)
 {
     NetworkRunner r;
     ITensor* d = r.addInput("d", DataType::kFLOAT, {2, 3});
@@ -229,7 +218,7 @@ TEST(AssertionLayerTest, ConditionKnownAtBuildTimeFailsTheBuild)
     EXPECT_TRUE(r.logger().hasError("'shape_check'")) << r.logger().allErrors();
 }
 
-TEST(AssertionLayerTest, ConditionKnownAtBuildTimeThatHoldsBuildsAndRuns)
+TEST_P(AssertionLayerTest, ConditionKnownAtBuildTimeThatHoldsBuildsAndRuns)
 {
     std::mt19937 rng(45);
     NetworkRunner r;
@@ -241,7 +230,7 @@ TEST(AssertionLayerTest, ConditionKnownAtBuildTimeThatHoldsBuildsAndRuns)
     expectAbs(x, r.run({{"d", x}})["out"]);
 }
 
-TEST(AssertionLayerTest, ShapeConditionFailingAtAProfileShapeFailsTheBuild)
+TEST_P(AssertionLayerTest, ShapeConditionFailingAtAProfileShapeFailsTheBuild)
 {
     NetworkRunner r;
     ITensor* d = r.addInput("d", DataType::kFLOAT, {-1, 3});
@@ -253,7 +242,7 @@ TEST(AssertionLayerTest, ShapeConditionFailingAtAProfileShapeFailsTheBuild)
     EXPECT_TRUE(r.logger().hasError("'shape_check'")) << r.logger().allErrors();
 }
 
-TEST(AssertionLayerTest, ShapeConditionIsCheckedWhenTheShapeIsKnownAtRunTime)
+TEST_P(AssertionLayerTest, ShapeConditionIsCheckedWhenTheShapeIsKnownAtRunTime)
 {
     std::mt19937 rng(46);
     NetworkRunner r;
@@ -275,7 +264,7 @@ TEST(AssertionLayerTest, ShapeConditionIsCheckedWhenTheShapeIsKnownAtRunTime)
     EXPECT_TRUE(r.logger().hasError("'shape_check'")) << r.logger().allErrors();
 }
 
-TEST(AssertionLayerTest, NonBoolConditionIsRejected)
+TEST_P(AssertionLayerTest, NonBoolConditionIsRejected)
 {
     NetworkRunner r;
     ITensor* f = r.addInput("f", DataType::kFLOAT, {2});
@@ -285,7 +274,7 @@ TEST(AssertionLayerTest, NonBoolConditionIsRejected)
     EXPECT_TRUE(r.logger().hasError("must be BOOL")) << r.logger().allErrors();
 }
 
-TEST(AssertionLayerTest, ConditionRetypedAfterwardsFailsTheBuild)
+TEST_P(AssertionLayerTest, ConditionRetypedAfterwardsFailsTheBuild)
 {
     NetworkRunner r;
     ITensor* c = r.addInput("c", DataType::kBOOL, {3});

@@ -1,5 +1,6 @@
 // Tests of ICastLayer: every conversion between FP32, FP16, BF16, INT8, UINT8, INT32, INT64 and BOOL against an
 // independent oracle, dynamic shapes, shape-value propagation and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -93,7 +94,12 @@ HostTensor reference(HostTensor const& in, DataType to)
     return out;
 }
 
-TEST(CastLayerTest, EveryPairOfTypes)
+class CastLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(CastLayerTest);
+
+TEST_P(CastLayerTest, EveryPairOfTypes)
 {
     std::mt19937 rng(4321);
     for (DataType from : kTYPES)
@@ -117,7 +123,7 @@ TEST(CastLayerTest, EveryPairOfTypes)
     }
 }
 
-TEST(CastLayerTest, FloatToIntegerTruncatesTowardZero)
+TEST_P(CastLayerTest, FloatToIntegerTruncatesTowardZero)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {6});
@@ -128,7 +134,7 @@ TEST(CastLayerTest, FloatToIntegerTruncatesTowardZero)
         r.run({{"x", in}})["out"], HostTensor::fromValues(DataType::kINT32, makeDims({6}), {1, -1, 2, -2, 0, 0}), 0, 0));
 }
 
-TEST(CastLayerTest, Int64ToInt32WrapsAndLargeValuesStayExact)
+TEST_P(CastLayerTest, Int64ToInt32WrapsAndLargeValuesStayExact)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kINT64, {3});
@@ -143,7 +149,7 @@ TEST(CastLayerTest, Int64ToInt32WrapsAndLargeValuesStayExact)
     EXPECT_TRUE(kiln::test::sameBits(outs["copy"], in));
 }
 
-TEST(CastLayerTest, SetToTypeAndDynamicShapes)
+TEST_P(CastLayerTest, SetToTypeAndDynamicShapes)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kINT32, {-1, 2});
@@ -164,7 +170,7 @@ TEST(CastLayerTest, SetToTypeAndDynamicShapes)
     }
 }
 
-TEST(CastLayerTest, ShapeValuesPropagate)
+TEST_P(CastLayerTest, ShapeValuesPropagate)
 {
     // reshape(x, cast<INT32>(shape(x))) is the identity reshape.
     NetworkRunner r;
@@ -182,7 +188,7 @@ TEST(CastLayerTest, ShapeValuesPropagate)
     EXPECT_TRUE(kiln::test::allClose(r.run({{"x", tx}})["out"], tx, 0, 0));
 }
 
-TEST(CastLayerTest, Errors)
+TEST_P(CastLayerTest, Errors)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {2});

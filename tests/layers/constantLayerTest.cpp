@@ -1,5 +1,6 @@
 // Tests of IConstantLayer: every storage type as a network output and as an operand, rank 0, setters and
 // getters, dynamic use next to runtime inputs, shape values from integer constants and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cstring>
@@ -11,7 +12,12 @@ using kiln::test::HostTensor;
 using kiln::test::makeDims;
 using kiln::test::NetworkRunner;
 
-TEST(ConstantLayerTest, EveryTypeAsOutput)
+class ConstantLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ConstantLayerTest);
+
+TEST_P(ConstantLayerTest, EveryTypeAsOutput)
 {
     std::mt19937 rng(700);
     for (DataType type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8, DataType::kUINT8,
@@ -35,7 +41,7 @@ TEST(ConstantLayerTest, EveryTypeAsOutput)
     }
 }
 
-TEST(ConstantLayerTest, OperandOfElementWiseWithDynamicInput)
+TEST_P(ConstantLayerTest, OperandOfElementWiseWithDynamicInput)
 {
     std::mt19937 rng(701);
     HostTensor bias = HostTensor::random(DataType::kFLOAT, makeDims({1, 5}), rng);
@@ -57,7 +63,7 @@ TEST(ConstantLayerTest, OperandOfElementWiseWithDynamicInput)
     }
 }
 
-TEST(ConstantLayerTest, RankZeroAndSetters)
+TEST_P(ConstantLayerTest, RankZeroAndSetters)
 {
     float const scalar = 2.5F;
     float const pair[2] = {-1.F, 4.F};
@@ -79,7 +85,7 @@ TEST(ConstantLayerTest, RankZeroAndSetters)
     EXPECT_TRUE(kiln::test::allClose(outs["prod"], HostTensor::fromValues(DataType::kFLOAT, makeDims({2}), {-3, 2}), 0, 0));
 }
 
-TEST(ConstantLayerTest, IntegerConstantsAreShapeValues)
+TEST_P(ConstantLayerTest, IntegerConstantsAreShapeValues)
 {
     int32_t const dims[2] = {3, -1};
     NetworkRunner r;
@@ -101,7 +107,7 @@ TEST(ConstantLayerTest, IntegerConstantsAreShapeValues)
     EXPECT_TRUE(kiln::test::sameBits(r.run({{"x", tx}})["out"], expected));
 }
 
-TEST(ConstantLayerTest, Errors)
+TEST_P(ConstantLayerTest, Errors)
 {
     float const values[4] = {1, 2, 3, 4};
     NetworkRunner r;

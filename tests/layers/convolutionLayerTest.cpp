@@ -1,5 +1,6 @@
 // ConvolutionLayerTest: IConvolutionLayer end to end (oneDNN and reference tactics) and the convolution kernel
 // objects directly, against a naive double-precision oracle written here.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include "backends/cpu/kernels/convolutionCommon.h"
@@ -277,14 +278,21 @@ void checkEndToEnd(ConvCase const& cc, DataType type, std::mt19937& rng)
     HostTensor const expected = expectedTensor(type, outDims, y);
     Tolerance const tol = toleranceFor(type);
 
+    // The CPU backend runs its default tactic (oneDNN where it applies) and its reference tactic; another backend
+    // runs its own kernels once. Each result must match the oracle.
+    bool const onCpu = kiln::test::currentTestBackend() == kiln::BackendKind::kCPU;
     uint64_t const before = kiln::oneDnnRunCount(LayerType::kCONVOLUTION);
     HostTensor const fast = runNetwork(cc, type, x, w, b, false);
-    if (kiln::oneDnnBuilt() && type == DataType::kFLOAT)
+    if (onCpu && kiln::oneDnnBuilt() && type == DataType::kFLOAT)
     {
         EXPECT_GT(kiln::oneDnnRunCount(LayerType::kCONVOLUTION), before) << "the default build did not run oneDNN";
     }
     EXPECT_TRUE(kiln::test::allClose(fast, expected, tol.atol, tol.rtol));
 
+    if (!onCpu)
+    {
+        return;
+    }
     uint64_t const beforeRef = kiln::oneDnnRunCount(LayerType::kCONVOLUTION);
     HostTensor const ref = runNetwork(cc, type, x, w, b, true);
     EXPECT_EQ(kiln::oneDnnRunCount(LayerType::kCONVOLUTION), beforeRef) << "KILN_CPU_TACTIC=reference ran oneDNN";
@@ -418,7 +426,12 @@ ConvCase simpleCase()
 
 // ---- End-to-end tests ----
 
-TEST(ConvolutionLayerTest, Basic2DFloat)
+class ConvolutionLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ConvolutionLayerTest);
+
+TEST_P(ConvolutionLayerTest, Basic2DFloat)
 {
     std::mt19937 rng(101);
     checkEndToEnd(simpleCase(), DataType::kFLOAT, rng);
@@ -428,7 +441,7 @@ TEST(ConvolutionLayerTest, Basic2DFloat)
     }
 }
 
-TEST(ConvolutionLayerTest, EveryPaddingMode)
+TEST_P(ConvolutionLayerTest, EveryPaddingMode)
 {
     std::mt19937 rng(202);
     for (PaddingMode mode : {PaddingMode::kEXPLICIT_ROUND_DOWN, PaddingMode::kEXPLICIT_ROUND_UP,
@@ -441,7 +454,7 @@ TEST(ConvolutionLayerTest, EveryPaddingMode)
     }
 }
 
-TEST(ConvolutionLayerTest, ThreeD)
+TEST_P(ConvolutionLayerTest, ThreeD)
 {
     std::mt19937 rng(303);
     for (PaddingMode mode : {PaddingMode::kEXPLICIT_ROUND_DOWN, PaddingMode::kSAME_LOWER})
@@ -450,7 +463,7 @@ TEST(ConvolutionLayerTest, ThreeD)
     }
 }
 
-TEST(ConvolutionLayerTest, GroupsAndDepthwise)
+TEST_P(ConvolutionLayerTest, GroupsAndDepthwise)
 {
     std::mt19937 rng(404);
     ConvCase cc = simpleCase();
@@ -464,7 +477,7 @@ TEST(ConvolutionLayerTest, GroupsAndDepthwise)
     checkEndToEnd(cc, DataType::kFLOAT, rng);
 }
 
-TEST(ConvolutionLayerTest, HalfAndBFloat16)
+TEST_P(ConvolutionLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(505);
     for (DataType type : {DataType::kHALF, DataType::kBF16})
@@ -474,7 +487,7 @@ TEST(ConvolutionLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(ConvolutionLayerTest, KernelAndBiasAsTensors)
+TEST_P(ConvolutionLayerTest, KernelAndBiasAsTensors)
 {
     std::mt19937 rng(606);
     ConvCase const cc = simpleCase();
@@ -525,7 +538,7 @@ TEST(ConvolutionLayerTest, KernelAndBiasAsTensors)
     }
 }
 
-TEST(ConvolutionLayerTest, DynamicShapes)
+TEST_P(ConvolutionLayerTest, DynamicShapes)
 {
     std::mt19937 rng(707);
     for (bool reference : {false, true})
@@ -561,7 +574,7 @@ TEST(ConvolutionLayerTest, DynamicShapes)
     }
 }
 
-TEST(ConvolutionLayerTest, SettersAndGetters)
+TEST_P(ConvolutionLayerTest, SettersAndGetters)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {1, 4, 8, 8});
@@ -603,7 +616,7 @@ TEST(ConvolutionLayerTest, SettersAndGetters)
     EXPECT_EQ(kiln::test::dimsString(out), kiln::test::dimsString(makeDims({1, 8, 8, 8})));
 }
 
-TEST(ConvolutionLayerTest, BadArgumentsAreRejected)
+TEST_P(ConvolutionLayerTest, BadArgumentsAreRejected)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {1, 2, 5, 5});
@@ -664,7 +677,7 @@ void expectBuildFailure(std::vector<int64_t> const& inDims, DataType type, int64
     EXPECT_TRUE(r.logger().hasError("badConv")) << r.logger().allErrors();
 }
 
-TEST(ConvolutionLayerTest, InvalidNetworksFailToBuild)
+TEST_P(ConvolutionLayerTest, InvalidNetworksFailToBuild)
 {
     auto none = [](NetworkRunner&, IConvolutionLayer&) {};
     expectBuildFailure({1, 2, 5, 5}, DataType::kFLOAT, 3, {3, 3}, 17, none, "kernel weights have count 17");
@@ -699,8 +712,9 @@ TEST(ConvolutionLayerTest, InvalidNetworksFailToBuild)
 
 // ---- Kernel-level tests (both tactics on the same kernel code path the engine uses) ----
 
-TEST(ConvolutionLayerTest, TacticsListOneDnnForFloat)
+TEST_P(ConvolutionLayerTest, TacticsListOneDnnForFloat)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's tactics list");
     ConvCase const cc = simpleCase();
     kiln::PlanNode node;
     node.kind = LayerType::kCONVOLUTION;
@@ -732,8 +746,9 @@ TEST(ConvolutionLayerTest, TacticsListOneDnnForFloat)
     EXPECT_NE(bad.status().message().find("unknown CPU tactic"), std::string::npos);
 }
 
-TEST(ConvolutionLayerTest, KernelsRandomSweep)
+TEST_P(ConvolutionLayerTest, KernelsRandomSweep)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(808);
     for (PaddingMode mode : {PaddingMode::kEXPLICIT_ROUND_DOWN, PaddingMode::kEXPLICIT_ROUND_UP,
              PaddingMode::kSAME_UPPER, PaddingMode::kSAME_LOWER})
@@ -749,8 +764,9 @@ TEST(ConvolutionLayerTest, KernelsRandomSweep)
     }
 }
 
-TEST(ConvolutionLayerTest, KernelsUnreadTailAndRoundUp)
+TEST_P(ConvolutionLayerTest, KernelsUnreadTailAndRoundUp)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(909);
     ConvCase cc;
     cc.n = 2;
@@ -773,8 +789,9 @@ TEST(ConvolutionLayerTest, KernelsUnreadTailAndRoundUp)
     checkKernels(cc, DataType::kFLOAT, rng);
 }
 
-TEST(ConvolutionLayerTest, KernelsWithTensorInputsAndTypes)
+TEST_P(ConvolutionLayerTest, KernelsWithTensorInputsAndTypes)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(1010);
     checkKernels(simpleCase(), DataType::kFLOAT, rng, true);
     ConvCase cc = simpleCase();
@@ -785,8 +802,9 @@ TEST(ConvolutionLayerTest, KernelsWithTensorInputsAndTypes)
     checkKernels(simpleCase(), DataType::kBF16, rng, true);
 }
 
-TEST(ConvolutionLayerTest, KernelRejectsInconsistentShapes)
+TEST_P(ConvolutionLayerTest, KernelRejectsInconsistentShapes)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     ConvCase const cc = simpleCase();
     for (char const* tactic : {"onednn", "reference"})
     {

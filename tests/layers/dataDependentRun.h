@@ -1,15 +1,14 @@
 // Test helper for layers with data-dependent output shapes (INonZeroLayer, INMSLayer): runs a built NetworkRunner
 // engine with enqueueV3, giving every output whose shape is unknown before the run a poisoning IOutputAllocator,
-// and returns each output's data and final dimensions.
+// and returns each output's data and final dimensions. On a CUDA engine the I/O it places on the device lives in
+// device buffers (inputs uploaded, outputs and allocations poisoned) and the run goes on a stream.
 #pragma once
 
 #include "common/networkRunner.h"
 
-#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace kiln::test
 {
@@ -17,50 +16,49 @@ namespace kiln::test
 class PoisoningOutputAllocator : public nvinfer1::IOutputAllocator
 {
 public:
+    explicit PoisoningOutputAllocator(bool device)
+        : mDevice(device)
+    {
+    }
     void* reallocateOutputAsync(char const*, void* currentMemory, uint64_t size, uint64_t, cudaStream_t) noexcept override
     {
         (void) currentMemory;
         ++reallocations;
-        memory.assign(size + 64, 0xEE); // poisoned
-        return memory.data();
+        buffer = TestBuffer(mDevice, static_cast<size_t>(size) + 64, 0xEE); // poisoned
+        return buffer.data();
     }
     void notifyShape(char const*, nvinfer1::Dims const& dims) noexcept override
     {
         shape = dims;
         notified = true;
     }
-    std::vector<uint8_t> memory;
+    TestBuffer buffer;
     nvinfer1::Dims shape{-1, {}};
     bool notified{false};
     int32_t reallocations{0};
+
+private:
+    bool mDevice;
 };
 
 //! Run `r`'s engine on `inputs` (shape tensor inputs as INT32/INT64 host tensors); false with logger errors on failure.
 inline bool runDataDependent(NetworkRunner& r, std::map<std::string, HostTensor> const& inputs,
     std::map<std::string, HostTensor>& outputs)
 {
-    std::unique_ptr<nvinfer1::IExecutionContext> ctx(r.engine().createExecutionContext());
-    if (ctx == nullptr)
+    nvinfer1::ICudaEngine& engine = r.engine();
+    bool const cudaEngine = kiln::getEngineBackend(&engine) == kiln::BackendKind::kCUDA;
+    std::unique_ptr<nvinfer1::IExecutionContext> ctx(engine.createExecutionContext());
+    std::map<std::string, TestBuffer> buffers;
+    if (ctx == nullptr || !NetworkRunner::bindInputs(engine, *ctx, inputs, buffers))
     {
         return false;
     }
-    for (auto const& [name, t] : inputs)
-    {
-        if (!r.engine().isShapeInferenceIO(name.c_str()) && !ctx->setInputShape(name.c_str(), t.dims))
-        {
-            return false;
-        }
-        if (!ctx->setInputTensorAddress(name.c_str(), t.data()))
-        {
-            return false;
-        }
-    }
     std::map<std::string, std::unique_ptr<PoisoningOutputAllocator>> allocators;
     std::map<std::string, HostTensor> fixed;
-    for (int32_t i = 0; i < r.engine().getNbIOTensors(); ++i)
+    for (int32_t i = 0; i < engine.getNbIOTensors(); ++i)
     {
-        char const* name = r.engine().getIOTensorName(i);
-        if (r.engine().getTensorIOMode(name) != nvinfer1::TensorIOMode::kOUTPUT)
+        char const* name = engine.getIOTensorName(i);
+        if (engine.getTensorIOMode(name) != nvinfer1::TensorIOMode::kOUTPUT)
         {
             continue;
         }
@@ -72,7 +70,7 @@ inline bool runDataDependent(NetworkRunner& r, std::map<std::string, HostTensor>
         }
         if (!known)
         {
-            auto alloc = std::make_unique<PoisoningOutputAllocator>();
+            auto alloc = std::make_unique<PoisoningOutputAllocator>(NetworkRunner::onDevice(engine, name));
             if (!ctx->setOutputAllocator(name, alloc.get()))
             {
                 return false;
@@ -80,16 +78,26 @@ inline bool runDataDependent(NetworkRunner& r, std::map<std::string, HostTensor>
             allocators[name] = std::move(alloc);
             continue;
         }
-        HostTensor& out = fixed[name] = HostTensor(r.engine().getTensorDataType(name), shape);
-        std::memset(out.data(), 0xEE, out.bytes.size());
-        if (!ctx->setTensorAddress(name, out.bytes.empty() ? static_cast<void*>(&out) : out.data()))
+        HostTensor const& out = fixed[name] = HostTensor(engine.getTensorDataType(name), shape);
+        TestBuffer& b = buffers[name] = TestBuffer(NetworkRunner::onDevice(engine, name), out.bytes.size(), 0xEE); // poisoned
+        if (!ctx->setTensorAddress(name, b.data()))
         {
             return false;
         }
     }
-    if (!ctx->enqueueV3(nullptr))
+    TestStream stream(cudaEngine);
+    std::string error;
+    if (!ctx->enqueueV3(stream.get()) || !stream.synchronize(error))
     {
+        EXPECT_TRUE(error.empty()) << error;
         return false;
+    }
+    for (auto& [name, t] : fixed)
+    {
+        if (!buffers[name].download(t.data(), t.bytes.size()))
+        {
+            return false;
+        }
     }
     outputs = std::move(fixed);
     for (auto const& [name, alloc] : allocators)
@@ -98,8 +106,11 @@ inline bool runDataDependent(NetworkRunner& r, std::map<std::string, HostTensor>
         {
             return false;
         }
-        HostTensor t(r.engine().getTensorDataType(name.c_str()), alloc->shape);
-        std::memcpy(t.data(), alloc->memory.data(), t.bytes.size());
+        HostTensor t(engine.getTensorDataType(name.c_str()), alloc->shape);
+        if (!alloc->buffer.download(t.data(), t.bytes.size()))
+        {
+            return false;
+        }
         outputs[name] = std::move(t);
     }
     return true;

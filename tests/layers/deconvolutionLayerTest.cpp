@@ -1,5 +1,6 @@
 // DeconvolutionLayerTest: IDeconvolutionLayer end to end (oneDNN and reference tactics) and the deconvolution kernel
 // objects directly, against a naive double-precision scatter-form oracle written here.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include "backends/cpu/kernels/convolutionCommon.h"
@@ -269,13 +270,20 @@ void checkEndToEnd(DeconvCase const& dc, DataType type, std::mt19937& rng)
     std::vector<double> const y = oracleDeconv(dc, values(x), values(w), values(b), outDims);
     HostTensor const expected = HostTensor::fromValues(type, makeDims(outDims), y);
     Tolerance const tol = toleranceFor(type);
+    // The CPU backend runs its default tactic (oneDNN where it applies) and its reference tactic; another backend
+    // runs its own kernels once. Each result must match the oracle.
+    bool const onCpu = kiln::test::currentTestBackend() == kiln::BackendKind::kCPU;
     uint64_t const before = kiln::oneDnnRunCount(LayerType::kDECONVOLUTION);
     HostTensor const fast = runNetwork(dc, type, x, w, b, false);
-    if (kiln::oneDnnBuilt() && type == DataType::kFLOAT)
+    if (onCpu && kiln::oneDnnBuilt() && type == DataType::kFLOAT)
     {
         EXPECT_GT(kiln::oneDnnRunCount(LayerType::kDECONVOLUTION), before) << "the default build did not run oneDNN";
     }
     EXPECT_TRUE(kiln::test::allClose(fast, expected, tol.atol, tol.rtol));
+    if (!onCpu)
+    {
+        return;
+    }
     uint64_t const beforeRef = kiln::oneDnnRunCount(LayerType::kDECONVOLUTION);
     HostTensor const ref = runNetwork(dc, type, x, w, b, true);
     EXPECT_EQ(kiln::oneDnnRunCount(LayerType::kDECONVOLUTION), beforeRef);
@@ -380,7 +388,12 @@ DeconvCase simpleCase()
     return dc;
 }
 
-TEST(DeconvolutionLayerTest, Basic2DFloat)
+class DeconvolutionLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(DeconvolutionLayerTest);
+
+TEST_P(DeconvolutionLayerTest, Basic2DFloat)
 {
     std::mt19937 rng(11);
     checkEndToEnd(simpleCase(), DataType::kFLOAT, rng);
@@ -390,7 +403,7 @@ TEST(DeconvolutionLayerTest, Basic2DFloat)
     }
 }
 
-TEST(DeconvolutionLayerTest, EveryPaddingMode)
+TEST_P(DeconvolutionLayerTest, EveryPaddingMode)
 {
     std::mt19937 rng(22);
     for (PaddingMode mode : {PaddingMode::kEXPLICIT_ROUND_DOWN, PaddingMode::kEXPLICIT_ROUND_UP,
@@ -401,7 +414,7 @@ TEST(DeconvolutionLayerTest, EveryPaddingMode)
     }
 }
 
-TEST(DeconvolutionLayerTest, ThreeDAndGroups)
+TEST_P(DeconvolutionLayerTest, ThreeDAndGroups)
 {
     std::mt19937 rng(33);
     checkEndToEnd(randomCase(rng, 3, PaddingMode::kEXPLICIT_ROUND_DOWN), DataType::kFLOAT, rng);
@@ -413,7 +426,7 @@ TEST(DeconvolutionLayerTest, ThreeDAndGroups)
     checkEndToEnd(dc, DataType::kFLOAT, rng);
 }
 
-TEST(DeconvolutionLayerTest, HalfAndBFloat16)
+TEST_P(DeconvolutionLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(44);
     for (DataType type : {DataType::kHALF, DataType::kBF16})
@@ -423,7 +436,7 @@ TEST(DeconvolutionLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(DeconvolutionLayerTest, KernelAsTensorAndDynamicShapes)
+TEST_P(DeconvolutionLayerTest, KernelAsTensorAndDynamicShapes)
 {
     std::mt19937 rng(55);
     for (bool reference : {false, true})
@@ -460,7 +473,7 @@ TEST(DeconvolutionLayerTest, KernelAsTensorAndDynamicShapes)
     }
 }
 
-TEST(DeconvolutionLayerTest, SettersAndGetters)
+TEST_P(DeconvolutionLayerTest, SettersAndGetters)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {1, 4, 5, 5});
@@ -486,7 +499,7 @@ TEST(DeconvolutionLayerTest, SettersAndGetters)
         kiln::test::dimsString(makeDims({1, 2, 10, 10})));
 }
 
-TEST(DeconvolutionLayerTest, InvalidArgumentsAndNetworks)
+TEST_P(DeconvolutionLayerTest, InvalidArgumentsAndNetworks)
 {
     {
         NetworkRunner r;
@@ -534,8 +547,9 @@ TEST(DeconvolutionLayerTest, InvalidArgumentsAndNetworks)
     }
 }
 
-TEST(DeconvolutionLayerTest, KernelsRandomSweep)
+TEST_P(DeconvolutionLayerTest, KernelsRandomSweep)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(66);
     for (PaddingMode mode : {PaddingMode::kEXPLICIT_ROUND_DOWN, PaddingMode::kEXPLICIT_ROUND_UP,
              PaddingMode::kSAME_UPPER, PaddingMode::kSAME_LOWER})
@@ -548,8 +562,9 @@ TEST(DeconvolutionLayerTest, KernelsRandomSweep)
     }
 }
 
-TEST(DeconvolutionLayerTest, KernelsWithTensorInputsAndTypes)
+TEST_P(DeconvolutionLayerTest, KernelsWithTensorInputsAndTypes)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(77);
     checkKernels(simpleCase(), DataType::kFLOAT, rng, true);
     DeconvCase dc = simpleCase();
@@ -560,8 +575,9 @@ TEST(DeconvolutionLayerTest, KernelsWithTensorInputsAndTypes)
     checkKernels(simpleCase(), DataType::kHALF, rng);
 }
 
-TEST(DeconvolutionLayerTest, TacticsList)
+TEST_P(DeconvolutionLayerTest, TacticsList)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's tactics list");
     DeconvCase const dc = simpleCase();
     kiln::PlanNode node;
     node.kind = LayerType::kDECONVOLUTION;

@@ -1,6 +1,7 @@
 // Tests of IEinsumLayer: matrix products, batch matmul, transpose, reductions, inner/outer products, diagonals and
 // traces against a reference that enumerates every assignment of the subscripts; FP16; dynamic shapes; and the
 // error paths (malformed equations, rank and extent mismatches, unsupported types).
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <functional>
@@ -107,7 +108,12 @@ void runCase(Case const& c, DataType type, std::mt19937& rng)
     EXPECT_TRUE(kiln::test::allClose(out["y"], expected, tol, tol)) << c.equation;
 }
 
-TEST(EinsumLayerTest, CommonEquationsMatchTheReference)
+class EinsumLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(EinsumLayerTest);
+
+TEST_P(EinsumLayerTest, CommonEquationsMatchTheReference)
 {
     std::mt19937 rng(101);
     std::vector<Case> const cases = {
@@ -131,13 +137,13 @@ TEST(EinsumLayerTest, CommonEquationsMatchTheReference)
     }
 }
 
-TEST(EinsumLayerTest, HalfPrecision)
+TEST_P(EinsumLayerTest, HalfPrecision)
 {
     std::mt19937 rng(103);
     runCase({"bij,bjk->bik", {"bij", "bjk"}, "bik", {{2, 3, 4}, {2, 4, 3}}}, DataType::kHALF, rng);
 }
 
-TEST(EinsumLayerTest, DynamicShapes)
+TEST_P(EinsumLayerTest, DynamicShapes)
 {
     std::mt19937 rng(107);
     NetworkRunner r;
@@ -164,7 +170,7 @@ TEST(EinsumLayerTest, DynamicShapes)
     EXPECT_TRUE(r.logger().hasError("subscript 'b' has different extents")) << r.logger().allErrors();
 }
 
-TEST(EinsumLayerTest, MalformedEquationsAreRejected)
+TEST_P(EinsumLayerTest, MalformedEquationsAreRejected)
 {
     NetworkRunner r;
     ITensor* a = r.addInput("a", DataType::kFLOAT, {2, 3});
@@ -195,7 +201,7 @@ TEST(EinsumLayerTest, MalformedEquationsAreRejected)
     EXPECT_EQ(std::string(layer->getEquation()), "ij,jk->ki");
 }
 
-TEST(EinsumLayerTest, ShapeAndTypeErrorsFailTheBuild)
+TEST_P(EinsumLayerTest, ShapeAndTypeErrorsFailTheBuild)
 {
     {
         NetworkRunner r;

@@ -1,5 +1,6 @@
 // Tests of IElementWiseLayer: every operation against a naive double-precision oracle, broadcasting, dynamic
 // shapes, every allowed storage type, shape-tensor value propagation and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -228,7 +229,12 @@ RunResult runBinary(Op op, DataType type, std::vector<int64_t> const& da, std::v
 std::vector<Op> const kARITHMETIC
     = {Op::kSUM, Op::kPROD, Op::kMAX, Op::kMIN, Op::kSUB, Op::kDIV, Op::kPOW, Op::kFLOOR_DIV};
 
-TEST(ElementWiseLayerTest, ArithmeticFp32WithBroadcasting)
+class ElementWiseLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ElementWiseLayerTest);
+
+TEST_P(ElementWiseLayerTest, ArithmeticFp32WithBroadcasting)
 {
     std::mt19937 rng(1234);
     for (Op op : kARITHMETIC)
@@ -244,7 +250,7 @@ TEST(ElementWiseLayerTest, ArithmeticFp32WithBroadcasting)
     }
 }
 
-TEST(ElementWiseLayerTest, ComparisonsGiveBool)
+TEST_P(ElementWiseLayerTest, ComparisonsGiveBool)
 {
     std::mt19937 rng(99);
     for (DataType type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT32, DataType::kINT64})
@@ -259,7 +265,7 @@ TEST(ElementWiseLayerTest, ComparisonsGiveBool)
     }
 }
 
-TEST(ElementWiseLayerTest, LogicalOnBool)
+TEST_P(ElementWiseLayerTest, LogicalOnBool)
 {
     std::mt19937 rng(7);
     for (Op op : {Op::kAND, Op::kOR, Op::kXOR})
@@ -273,7 +279,7 @@ TEST(ElementWiseLayerTest, LogicalOnBool)
     }
 }
 
-TEST(ElementWiseLayerTest, IntegerTypesAreExact)
+TEST_P(ElementWiseLayerTest, IntegerTypesAreExact)
 {
     std::mt19937 rng(31337);
     for (DataType type : {DataType::kINT32, DataType::kINT64, DataType::kINT8})
@@ -288,7 +294,7 @@ TEST(ElementWiseLayerTest, IntegerTypesAreExact)
     }
 }
 
-TEST(ElementWiseLayerTest, IntegerDivisionTruncatesAndFloorDivisionFloors)
+TEST_P(ElementWiseLayerTest, IntegerDivisionTruncatesAndFloorDivisionFloors)
 {
     NetworkRunner r;
     ITensor* a = r.addInput("a", DataType::kINT32, {6});
@@ -305,7 +311,7 @@ TEST(ElementWiseLayerTest, IntegerDivisionTruncatesAndFloorDivisionFloors)
         outs["floordiv"], HostTensor::fromValues(DataType::kINT32, makeDims({6}), {-4, -4, 3, 3, -2, 0}), 0, 0));
 }
 
-TEST(ElementWiseLayerTest, HalfAndBFloat16)
+TEST_P(ElementWiseLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(555);
     for (DataType type : {DataType::kHALF, DataType::kBF16})
@@ -321,7 +327,7 @@ TEST(ElementWiseLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(ElementWiseLayerTest, StronglyTypedNetwork)
+TEST_P(ElementWiseLayerTest, StronglyTypedNetwork)
 {
     std::mt19937 rng(2024);
     uint32_t const flags = 1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kSTRONGLY_TYPED);
@@ -329,7 +335,7 @@ TEST(ElementWiseLayerTest, StronglyTypedNetwork)
     EXPECT_TRUE(kiln::test::allClose(res.output, res.expected, 2e-3, 2e-3));
 }
 
-TEST(ElementWiseLayerTest, DynamicShapesRunAtTwoSizes)
+TEST_P(ElementWiseLayerTest, DynamicShapesRunAtTwoSizes)
 {
     NetworkRunner r;
     ITensor* a = r.addInput("a", DataType::kFLOAT, {-1, 3, -1});
@@ -357,7 +363,7 @@ TEST(ElementWiseLayerTest, DynamicShapesRunAtTwoSizes)
     EXPECT_TRUE(kiln::test::allClose(outs["out"], referenceOutput(Op::kSUB, ta, tb, DataType::kFLOAT), 1e-6, 1e-6));
 }
 
-TEST(ElementWiseLayerTest, IncompatibleRuntimeShapesFailToRun)
+TEST_P(ElementWiseLayerTest, IncompatibleRuntimeShapesFailToRun)
 {
     NetworkRunner r;
     ITensor* a = r.addInput("a", DataType::kFLOAT, {-1});
@@ -374,7 +380,7 @@ TEST(ElementWiseLayerTest, IncompatibleRuntimeShapesFailToRun)
     EXPECT_TRUE(r.logger().hasError("broadcast")) << r.logger().allErrors();
 }
 
-TEST(ElementWiseLayerTest, ShapeValuesFeedReshape)
+TEST_P(ElementWiseLayerTest, ShapeValuesFeedReshape)
 {
     // reshape(x, [shape(x)[0] * 2, shape(x)[1] / 2]) with x of shape [-1, 6].
     NetworkRunner r;
@@ -403,7 +409,7 @@ TEST(ElementWiseLayerTest, ShapeValuesFeedReshape)
     }
 }
 
-TEST(ElementWiseLayerTest, StaticShapeValuesAreVisibleBeforeBuild)
+TEST_P(ElementWiseLayerTest, StaticShapeValuesAreVisibleBeforeBuild)
 {
     // reshape(x, (shape(x) - [1, 0]) * [2, 1] max [0, 3] ...) evaluated symbolically: [4, 6] -> [6, 4].
     NetworkRunner r;
@@ -424,7 +430,7 @@ TEST(ElementWiseLayerTest, StaticShapeValuesAreVisibleBeforeBuild)
     EXPECT_EQ(d.d[1], 4);
 }
 
-TEST(ElementWiseLayerTest, MixedFp32Fp16InWeaklyTypedNetwork)
+TEST_P(ElementWiseLayerTest, MixedFp32Fp16InWeaklyTypedNetwork)
 {
     NetworkRunner r;
     ITensor* a = r.addInput("a", DataType::kFLOAT, {2, 3});
@@ -445,7 +451,7 @@ TEST(ElementWiseLayerTest, MixedFp32Fp16InWeaklyTypedNetwork)
 // Error paths
 // ---------------------------------------------------------------------------------------------------------
 
-TEST(ElementWiseLayerTest, InvalidOperationIsRejected)
+TEST_P(ElementWiseLayerTest, InvalidOperationIsRejected)
 {
     NetworkRunner r;
     ITensor* a = r.addInput("a", DataType::kFLOAT, {2});
@@ -463,7 +469,7 @@ TEST(ElementWiseLayerTest, InvalidOperationIsRejected)
     EXPECT_EQ(layer->getOperation(), Op::kPROD);
 }
 
-TEST(ElementWiseLayerTest, TensorFromAnotherNetworkIsRejected)
+TEST_P(ElementWiseLayerTest, TensorFromAnotherNetworkIsRejected)
 {
     NetworkRunner r;
     NetworkRunner other;
@@ -482,7 +488,7 @@ void expectBuildFailure(std::function<void(NetworkRunner&)> const& define, std::
                                            << r.logger().allErrors();
 }
 
-TEST(ElementWiseLayerTest, BuildFailures)
+TEST_P(ElementWiseLayerTest, BuildFailures)
 {
     // Type mismatch.
     expectBuildFailure(

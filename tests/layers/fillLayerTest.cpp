@@ -1,6 +1,7 @@
 // Tests of IFillLayer: linspace values against a naive oracle (static, int64, tensor alpha/beta, runtime
 // dimensions from a shape tensor, shape-tensor values), random fills checked by distribution (bounds, mean,
 // variance) rather than by value, and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <gtest/gtest.h>
@@ -43,7 +44,12 @@ Moments momentsOf(HostTensor const& t)
     return m;
 }
 
-TEST(FillLayerTest, StaticLinspaceEveryOutputType)
+class FillLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(FillLayerTest);
+
+TEST_P(FillLayerTest, StaticLinspaceEveryOutputType)
 {
     std::mt19937 rng(5);
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT32, DataType::kINT64})
@@ -75,7 +81,7 @@ TEST(FillLayerTest, StaticLinspaceEveryOutputType)
     }
 }
 
-TEST(FillLayerTest, DeprecatedOverloadIsFloat)
+TEST_P(FillLayerTest, DeprecatedOverloadIsFloat)
 {
     NetworkRunner r;
     IFillLayer* f = r.network().addFill(makeDims({4}), FillOperation::kLINSPACE);
@@ -90,7 +96,7 @@ TEST(FillLayerTest, DeprecatedOverloadIsFloat)
     EXPECT_TRUE(kiln::test::allClose(out["y"], HostTensor::fromValues(DataType::kFLOAT, makeDims({4}), {0, 1, 2, 3}), 0, 0));
 }
 
-TEST(FillLayerTest, Int64ParametersAreExact)
+TEST_P(FillLayerTest, Int64ParametersAreExact)
 {
     NetworkRunner r;
     IFillLayer* f = r.network().addFill(makeDims({5}), FillOperation::kLINSPACE, DataType::kINT64);
@@ -110,7 +116,7 @@ TEST(FillLayerTest, Int64ParametersAreExact)
     }
 }
 
-TEST(FillLayerTest, TensorAlphaBetaForRankTwo)
+TEST_P(FillLayerTest, TensorAlphaBetaForRankTwo)
 {
     // TensorRT's documented example: dims [2,3], alpha 0, beta [3, 1] -> [[0,1,2],[3,4,5]].
     std::mt19937 rng(8);
@@ -150,7 +156,7 @@ TEST(FillLayerTest, TensorAlphaBetaForRankTwo)
     }
 }
 
-TEST(FillLayerTest, FloatParametersComputedByLayers)
+TEST_P(FillLayerTest, FloatParametersComputedByLayers)
 {
     // Float alpha/beta produced by other layers are ordinary data (not shape tensors).
     NetworkRunner r;
@@ -167,7 +173,7 @@ TEST(FillLayerTest, FloatParametersComputedByLayers)
         out["y"], HostTensor::fromValues(DataType::kFLOAT, makeDims({4}), {0.5, -1.5, -3.5, -5.5}), 0, 0));
 }
 
-TEST(FillLayerTest, RuntimeDimensionsFromShapeTensor)
+TEST_P(FillLayerTest, RuntimeDimensionsFromShapeTensor)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1});
@@ -194,7 +200,7 @@ TEST(FillLayerTest, RuntimeDimensionsFromShapeTensor)
     }
 }
 
-TEST(FillLayerTest, IntegerLinspaceFeedsShapeTensors)
+TEST_P(FillLayerTest, IntegerLinspaceFeedsShapeTensors)
 {
     // Fill INT32 [2, 5] then use it as reshape dimensions.
     NetworkRunner r;
@@ -216,7 +222,7 @@ TEST(FillLayerTest, IntegerLinspaceFeedsShapeTensors)
     EXPECT_EQ(kiln::test::dimsString(out["y"].dims), "[2,5]");
 }
 
-TEST(FillLayerTest, RandomUniformDistribution)
+TEST_P(FillLayerTest, RandomUniformDistribution)
 {
     for (DataType t : {DataType::kFLOAT, DataType::kHALF})
     {
@@ -238,7 +244,7 @@ TEST(FillLayerTest, RandomUniformDistribution)
     }
 }
 
-TEST(FillLayerTest, RandomNormalDistribution)
+TEST_P(FillLayerTest, RandomNormalDistribution)
 {
     for (DataType t : {DataType::kFLOAT, DataType::kHALF})
     {
@@ -262,7 +268,7 @@ TEST(FillLayerTest, RandomNormalDistribution)
     }
 }
 
-TEST(FillLayerTest, RandomWithTensorParametersAndRuntimeShape)
+TEST_P(FillLayerTest, RandomWithTensorParametersAndRuntimeShape)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, 32});
@@ -290,7 +296,7 @@ TEST(FillLayerTest, RandomWithTensorParametersAndRuntimeShape)
     }
 }
 
-TEST(FillLayerTest, TwoRandomLayersDiffer)
+TEST_P(FillLayerTest, TwoRandomLayersDiffer)
 {
     NetworkRunner r;
     IFillLayer* a = r.network().addFill(makeDims({16}), FillOperation::kRANDOM_UNIFORM, DataType::kFLOAT);
@@ -305,7 +311,7 @@ TEST(FillLayerTest, TwoRandomLayersDiffer)
     EXPECT_TRUE(kiln::test::sameBits(out["a"], again["a"]));
 }
 
-TEST(FillLayerTest, Errors)
+TEST_P(FillLayerTest, Errors)
 {
     {
         NetworkRunner r;

@@ -1,6 +1,7 @@
 // Tests of IGatherLayer: kDEFAULT on every axis (0 and 1 elementwise dimension, with broadcast), kELEMENT, kND with
 // batch dimensions, INT32/INT64 and negative indices, several data types, dynamic shapes, out-of-range indices
 // (an execution error naming the index), shape-tensor value propagation and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 #include "layers/layerTestShapes.h"
 
@@ -145,7 +146,12 @@ HostTensor gatherNDOracle(HostTensor const& data, HostTensor const& indices, int
     return y;
 }
 
-TEST(GatherLayerTest, DefaultModeEveryAxis)
+class GatherLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(GatherLayerTest);
+
+TEST_P(GatherLayerTest, DefaultModeEveryAxis)
 {
     std::mt19937 rng(201);
     for (int32_t r = 1; r <= 4; ++r)
@@ -177,7 +183,7 @@ TEST(GatherLayerTest, DefaultModeEveryAxis)
     }
 }
 
-TEST(GatherLayerTest, DefaultModeDataTypes)
+TEST_P(GatherLayerTest, DefaultModeDataTypes)
 {
     std::mt19937 rng(203);
     for (DataType t : {DataType::kHALF, DataType::kBF16, DataType::kINT32, DataType::kINT64, DataType::kBOOL})
@@ -196,7 +202,7 @@ TEST(GatherLayerTest, DefaultModeDataTypes)
     }
 }
 
-TEST(GatherLayerTest, DefaultModeWithOneElementwiseDimension)
+TEST_P(GatherLayerTest, DefaultModeWithOneElementwiseDimension)
 {
     std::mt19937 rng(207);
     struct Case
@@ -224,7 +230,7 @@ TEST(GatherLayerTest, DefaultModeWithOneElementwiseDimension)
     }
 }
 
-TEST(GatherLayerTest, ElementMode)
+TEST_P(GatherLayerTest, ElementMode)
 {
     std::mt19937 rng(211);
     for (int32_t r = 1; r <= 4; ++r)
@@ -255,7 +261,7 @@ TEST(GatherLayerTest, ElementMode)
     }
 }
 
-TEST(GatherLayerTest, NDModeWithBatchDimensions)
+TEST_P(GatherLayerTest, NDModeWithBatchDimensions)
 {
     std::mt19937 rng(213);
     struct Case
@@ -289,7 +295,7 @@ TEST(GatherLayerTest, NDModeWithBatchDimensions)
     }
 }
 
-TEST(GatherLayerTest, DynamicShapes)
+TEST_P(GatherLayerTest, DynamicShapes)
 {
     std::mt19937 rng(217);
     NetworkRunner n;
@@ -310,8 +316,10 @@ TEST(GatherLayerTest, DynamicShapes)
     }
 }
 
-TEST(GatherLayerTest, OutOfRangeIndexIsAnExecutionError)
+TEST_P(GatherLayerTest, OutOfRangeIndexIsAnExecutionError)
 {
+    KILN_SKIP_ON_BACKEND(kiln::BackendKind::kCUDA,
+        "docs/gpu.md: gather cannot report an out-of-range index without synchronising (it writes 0)");
     for (GatherMode mode : {GatherMode::kDEFAULT, GatherMode::kELEMENT, GatherMode::kND})
     {
         NetworkRunner n;
@@ -337,7 +345,7 @@ TEST(GatherLayerTest, OutOfRangeIndexIsAnExecutionError)
     }
 }
 
-TEST(GatherLayerTest, ShapeValuesWithConstantIndices)
+TEST_P(GatherLayerTest, ShapeValuesWithConstantIndices)
 {
     // y = reshape(x, gather(shape(x), [-1, 0])): gathering with a negative constant index counts from the end.
     std::mt19937 rng(219);
@@ -367,7 +375,7 @@ TEST(GatherLayerTest, ShapeValuesWithConstantIndices)
     }
 }
 
-TEST(GatherLayerTest, ShapeValuesWithIndicesFromAShapeTensorInput)
+TEST_P(GatherLayerTest, ShapeValuesWithIndicesFromAShapeTensorInput)
 {
     // y = reshape(x, gather(shape(x), p)) with p a shape-tensor input holding a permutation of [0, 1].
     std::mt19937 rng(221);
@@ -402,7 +410,7 @@ TEST(GatherLayerTest, ShapeValuesWithIndicesFromAShapeTensorInput)
     }
 }
 
-TEST(GatherLayerTest, ConstantIndexOutOfRangeOnAShapeTensorFailsTheBuild)
+TEST_P(GatherLayerTest, ConstantIndexOutOfRangeOnAShapeTensorFailsTheBuild)
 {
     NetworkRunner n;
     ITensor* in = n.addInput("x", DataType::kFLOAT, {-1, 5});
@@ -421,7 +429,7 @@ TEST(GatherLayerTest, ConstantIndexOutOfRangeOnAShapeTensorFailsTheBuild)
     EXPECT_TRUE(n.logger().hasError("index 2")) << n.logger().allErrors();
 }
 
-TEST(GatherLayerTest, InvalidArgumentsAreRejected)
+TEST_P(GatherLayerTest, InvalidArgumentsAreRejected)
 {
     NetworkRunner n;
     ITensor* data = n.addInput("data", DataType::kFLOAT, {3, 4});
@@ -443,7 +451,7 @@ TEST(GatherLayerTest, InvalidArgumentsAreRejected)
     EXPECT_EQ(layer->getNbElementWiseDims(), 0);
 }
 
-TEST(GatherLayerTest, BadNetworksFailTheBuild)
+TEST_P(GatherLayerTest, BadNetworksFailTheBuild)
 {
     struct Case
     {

@@ -1,6 +1,7 @@
 // Tests of IGridSampleLayer: nearest/linear/cubic interpolation x kFILL/kCLAMP/kREFLECT x alignCorners on random
 // inputs and grids that reach outside [-1, 1], against a double-precision reference of the ONNX GridSample
 // definition; FP16; dynamic shapes; defaults, setters and error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -156,7 +157,12 @@ void runCase(std::mt19937& rng, DataType type, InterpolationMode mode, SampleMod
         << "mode " << static_cast<int>(mode) << " sample " << static_cast<int>(sample) << " align " << align;
 }
 
-TEST(GridSampleLayerTest, EveryModeSampleModeAndAlignment)
+class GridSampleLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(GridSampleLayerTest);
+
+TEST_P(GridSampleLayerTest, EveryModeSampleModeAndAlignment)
 {
     std::mt19937 rng(211);
     for (InterpolationMode mode : {InterpolationMode::kNEAREST, InterpolationMode::kLINEAR, InterpolationMode::kCUBIC})
@@ -169,14 +175,14 @@ TEST(GridSampleLayerTest, EveryModeSampleModeAndAlignment)
     }
 }
 
-TEST(GridSampleLayerTest, HalfPrecision)
+TEST_P(GridSampleLayerTest, HalfPrecision)
 {
     std::mt19937 rng(223);
     runCase(rng, DataType::kHALF, InterpolationMode::kLINEAR, SampleMode::kFILL, false);
     runCase(rng, DataType::kHALF, InterpolationMode::kCUBIC, SampleMode::kREFLECT, true);
 }
 
-TEST(GridSampleLayerTest, DefaultsAndSetters)
+TEST_P(GridSampleLayerTest, DefaultsAndSetters)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {1, 1, 3, 3});
@@ -196,7 +202,7 @@ TEST(GridSampleLayerTest, DefaultsAndSetters)
     EXPECT_EQ(layer->getOutput(0)->getDimensions().d[2], 2);
 }
 
-TEST(GridSampleLayerTest, DynamicShapes)
+TEST_P(GridSampleLayerTest, DynamicShapes)
 {
     std::mt19937 rng(227);
     NetworkRunner r;
@@ -222,7 +228,7 @@ TEST(GridSampleLayerTest, DynamicShapes)
     EXPECT_TRUE(r.logger().hasError("must have the same batch size")) << r.logger().allErrors();
 }
 
-TEST(GridSampleLayerTest, ShapeAndTypeErrorsFailTheBuild)
+TEST_P(GridSampleLayerTest, ShapeAndTypeErrorsFailTheBuild)
 {
     struct Bad
     {

@@ -1,5 +1,6 @@
 // Tests of IIdentityLayer: bit-exact copies of every storage type, dynamic shapes, conversions requested with
 // setOutputType in weakly typed networks, and shape-value propagation.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 namespace
@@ -9,7 +10,12 @@ using kiln::test::HostTensor;
 using kiln::test::makeDims;
 using kiln::test::NetworkRunner;
 
-TEST(IdentityLayerTest, CopiesEveryTypeBitForBit)
+class IdentityLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(IdentityLayerTest);
+
+TEST_P(IdentityLayerTest, CopiesEveryTypeBitForBit)
 {
     std::mt19937 rng(600);
     for (DataType type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8, DataType::kUINT8,
@@ -29,7 +35,7 @@ TEST(IdentityLayerTest, CopiesEveryTypeBitForBit)
     }
 }
 
-TEST(IdentityLayerTest, DynamicShapes)
+TEST_P(IdentityLayerTest, DynamicShapes)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, -1});
@@ -44,7 +50,7 @@ TEST(IdentityLayerTest, DynamicShapes)
     }
 }
 
-TEST(IdentityLayerTest, SetOutputTypeConvertsInWeaklyTypedNetworks)
+TEST_P(IdentityLayerTest, SetOutputTypeConvertsInWeaklyTypedNetworks)
 {
     struct Case
     {
@@ -80,7 +86,7 @@ TEST(IdentityLayerTest, SetOutputTypeConvertsInWeaklyTypedNetworks)
     }
 }
 
-TEST(IdentityLayerTest, ShapeValuesPassThrough)
+TEST_P(IdentityLayerTest, ShapeValuesPassThrough)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, 2});
@@ -97,7 +103,7 @@ TEST(IdentityLayerTest, ShapeValuesPassThrough)
     EXPECT_TRUE(kiln::test::sameBits(r.run({{"x", tx}})["out"], tx));
 }
 
-TEST(IdentityLayerTest, SetOutputTypeIsRejectedInStronglyTypedNetworks)
+TEST_P(IdentityLayerTest, SetOutputTypeIsRejectedInStronglyTypedNetworks)
 {
     NetworkRunner r(1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kSTRONGLY_TYPED));
     ITensor* x = r.addInput("x", DataType::kFLOAT, {2});

@@ -1,5 +1,6 @@
 // Tests of ILRNLayer: every odd window on random 3-D/4-D/5-D shapes (normalised axis rank - 3), FP16/BF16, dynamic
 // shapes, TensorRT's documented example, the getters/setters and every argument error path.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -57,7 +58,12 @@ void runCase(std::mt19937& rng, DataType type, std::vector<int64_t> const& shape
         << "window " << window << " shape " << kiln::test::dimsString(x.dims);
 }
 
-TEST(LRNLayerTest, EveryWindowAndRank)
+class LRNLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(LRNLayerTest);
+
+TEST_P(LRNLayerTest, EveryWindowAndRank)
 {
     std::mt19937 rng(307);
     std::uniform_int_distribution<int64_t> extent(1, 5);
@@ -78,14 +84,14 @@ TEST(LRNLayerTest, EveryWindowAndRank)
     }
 }
 
-TEST(LRNLayerTest, HalfAndBFloat)
+TEST_P(LRNLayerTest, HalfAndBFloat)
 {
     std::mt19937 rng(311);
     runCase(rng, DataType::kHALF, {2, 7, 3, 3}, 5, 1e-3F, 0.75F, 2.0F, 2e-3);
     runCase(rng, DataType::kBF16, {2, 7, 3, 3}, 3, 0.5F, 0.5F, 1.0F, 1.6e-2);
 }
 
-TEST(LRNLayerTest, TensorRTDocumentedExample)
+TEST_P(LRNLayerTest, TensorRTDocumentedExample)
 {
     // TensorRT's operator documentation: window 3, alpha 1, beta 1, k 0.1 over channels holding 0..4.
     NetworkRunner r;
@@ -107,7 +113,7 @@ TEST(LRNLayerTest, TensorRTDocumentedExample)
     }
 }
 
-TEST(LRNLayerTest, DynamicShapes)
+TEST_P(LRNLayerTest, DynamicShapes)
 {
     std::mt19937 rng(313);
     NetworkRunner r;
@@ -125,7 +131,7 @@ TEST(LRNLayerTest, DynamicShapes)
     }
 }
 
-TEST(LRNLayerTest, InvalidArgumentsAreRejected)
+TEST_P(LRNLayerTest, InvalidArgumentsAreRejected)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {1, 4, 2, 2});
@@ -165,7 +171,7 @@ TEST(LRNLayerTest, InvalidArgumentsAreRejected)
     EXPECT_EQ(layer->getK(), 3.0F);
 }
 
-TEST(LRNLayerTest, BadInputsFailTheBuild)
+TEST_P(LRNLayerTest, BadInputsFailTheBuild)
 {
     for (auto const& [type, shape, message] : std::vector<std::tuple<DataType, std::vector<int64_t>, std::string>>{
              {DataType::kFLOAT, {4, 4}, "input 0"}, {DataType::kINT32, {1, 4, 2, 2}, "LRN supports FP32, FP16 and BF16"}})

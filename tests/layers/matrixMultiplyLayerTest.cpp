@@ -1,5 +1,6 @@
 // MatrixMultiplyLayerTest: IMatrixMultiplyLayer end to end (oneDNN and reference tactics) and the matrix-multiply
 // kernel objects directly, against a naive double-precision oracle written here.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include "backends/cpu/kernels/convolutionCommon.h"
@@ -214,13 +215,20 @@ void checkEndToEnd(MatCase const& mc, DataType type, std::mt19937& rng)
     std::vector<double> const y = oracleMatmul(mc, values(a), values(b), outDims);
     HostTensor const expected = HostTensor::fromValues(type, makeDims(outDims), y);
     Tolerance const tol = toleranceFor(type);
+    // The CPU backend runs its default tactic (oneDNN where it applies) and its reference tactic; another backend
+    // runs its own kernels once. Each result must match the oracle.
+    bool const onCpu = kiln::test::currentTestBackend() == kiln::BackendKind::kCPU;
     uint64_t const before = kiln::oneDnnRunCount(LayerType::kMATRIX_MULTIPLY);
     HostTensor const fast = runNetwork(mc, type, a, b, false);
-    if (kiln::oneDnnBuilt() && type == DataType::kFLOAT)
+    if (onCpu && kiln::oneDnnBuilt() && type == DataType::kFLOAT)
     {
         EXPECT_GT(kiln::oneDnnRunCount(LayerType::kMATRIX_MULTIPLY), before) << "the default build did not run oneDNN";
     }
     EXPECT_TRUE(kiln::test::allClose(fast, expected, tol.atol, tol.rtol));
+    if (!onCpu)
+    {
+        return;
+    }
     uint64_t const beforeRef = kiln::oneDnnRunCount(LayerType::kMATRIX_MULTIPLY);
     HostTensor const ref = runNetwork(mc, type, a, b, true);
     EXPECT_EQ(kiln::oneDnnRunCount(LayerType::kMATRIX_MULTIPLY), beforeRef);
@@ -229,7 +237,12 @@ void checkEndToEnd(MatCase const& mc, DataType type, std::mt19937& rng)
 
 constexpr MatrixOperation kOPS[] = {MatrixOperation::kNONE, MatrixOperation::kTRANSPOSE, MatrixOperation::kVECTOR};
 
-TEST(MatrixMultiplyLayerTest, EveryOperationPair)
+class MatrixMultiplyLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(MatrixMultiplyLayerTest);
+
+TEST_P(MatrixMultiplyLayerTest, EveryOperationPair)
 {
     std::mt19937 rng(1);
     for (MatrixOperation op0 : kOPS)
@@ -242,7 +255,7 @@ TEST(MatrixMultiplyLayerTest, EveryOperationPair)
     }
 }
 
-TEST(MatrixMultiplyLayerTest, BatchBroadcasting)
+TEST_P(MatrixMultiplyLayerTest, BatchBroadcasting)
 {
     std::mt19937 rng(2);
     MatCase mc;
@@ -262,7 +275,7 @@ TEST(MatrixMultiplyLayerTest, BatchBroadcasting)
     }
 }
 
-TEST(MatrixMultiplyLayerTest, VectorTimesVectorGivesScalar)
+TEST_P(MatrixMultiplyLayerTest, VectorTimesVectorGivesScalar)
 {
     std::mt19937 rng(3);
     MatCase mc;
@@ -275,7 +288,7 @@ TEST(MatrixMultiplyLayerTest, VectorTimesVectorGivesScalar)
     checkEndToEnd(mc, DataType::kFLOAT, rng);
 }
 
-TEST(MatrixMultiplyLayerTest, HalfAndBFloat16)
+TEST_P(MatrixMultiplyLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(4);
     for (DataType type : {DataType::kHALF, DataType::kBF16})
@@ -286,7 +299,7 @@ TEST(MatrixMultiplyLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(MatrixMultiplyLayerTest, DynamicShapes)
+TEST_P(MatrixMultiplyLayerTest, DynamicShapes)
 {
     std::mt19937 rng(5);
     for (bool reference : {false, true})
@@ -320,7 +333,7 @@ TEST(MatrixMultiplyLayerTest, DynamicShapes)
     }
 }
 
-TEST(MatrixMultiplyLayerTest, RuntimeReductionMismatchFails)
+TEST_P(MatrixMultiplyLayerTest, RuntimeReductionMismatchFails)
 {
     NetworkRunner r;
     ITensor* a = r.addInput("a", DataType::kFLOAT, {2, -1});
@@ -344,7 +357,7 @@ TEST(MatrixMultiplyLayerTest, RuntimeReductionMismatchFails)
     EXPECT_TRUE(r.logger().hasError("mm")) << r.logger().allErrors();
 }
 
-TEST(MatrixMultiplyLayerTest, SettersAndInvalidArguments)
+TEST_P(MatrixMultiplyLayerTest, SettersAndInvalidArguments)
 {
     NetworkRunner r;
     ITensor* a = r.addInput("a", DataType::kFLOAT, {3, 4});
@@ -367,7 +380,7 @@ TEST(MatrixMultiplyLayerTest, SettersAndInvalidArguments)
     EXPECT_EQ(kiln::test::dimsString(r.network().getOutput(0)->getDimensions()), kiln::test::dimsString(makeDims({3, 3})));
 }
 
-TEST(MatrixMultiplyLayerTest, InvalidNetworksFailToBuild)
+TEST_P(MatrixMultiplyLayerTest, InvalidNetworksFailToBuild)
 {
     auto expectFailure = [](DataType ta, std::vector<int64_t> const& da, MatrixOperation op0, DataType tb,
                              std::vector<int64_t> const& db, MatrixOperation op1, std::string const& message) {
@@ -458,8 +471,9 @@ void checkKernels(MatCase const& mc, DataType type, std::mt19937& rng)
     EXPECT_TRUE(kiln::test::allClose(fast, ref, tol.atol, tol.rtol)) << "onednn vs reference";
 }
 
-TEST(MatrixMultiplyLayerTest, KernelsRandomSweep)
+TEST_P(MatrixMultiplyLayerTest, KernelsRandomSweep)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(7);
     for (MatrixOperation op0 : kOPS)
     {
@@ -475,8 +489,9 @@ TEST(MatrixMultiplyLayerTest, KernelsRandomSweep)
     }
 }
 
-TEST(MatrixMultiplyLayerTest, KernelsLargerProblemAndEmptyReduction)
+TEST_P(MatrixMultiplyLayerTest, KernelsLargerProblemAndEmptyReduction)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(8);
     MatCase mc;
     mc.m = 96;
@@ -499,8 +514,9 @@ TEST(MatrixMultiplyLayerTest, KernelsLargerProblemAndEmptyReduction)
     }
 }
 
-TEST(MatrixMultiplyLayerTest, TacticsList)
+TEST_P(MatrixMultiplyLayerTest, TacticsList)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's tactics list");
     kiln::PlanNode node;
     node.kind = LayerType::kMATRIX_MULTIPLY;
     node.name = "mm";

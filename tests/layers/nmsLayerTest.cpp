@@ -1,6 +1,7 @@
 // Tests of INMSLayer: random boxes and scores (shared and per-class boxes, both box formats, IoU and score
 // thresholds, maxOutputBoxesPerClass from a constant and from a shape tensor input) against a greedy reference, the
 // data-dependent [count, 3] output through an IOutputAllocator, the count output, and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 #include "layers/dataDependentRun.h"
 
@@ -158,14 +159,19 @@ void runCase(std::mt19937& rng, Params const& p, DataType indicesType = DataType
     EXPECT_EQ(out["count"].at(0), static_cast<double>(rows.size()));
 }
 
-TEST(NMSLayerTest, SharedBoxesCornerFormat)
+class NMSLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(NMSLayerTest);
+
+TEST_P(NMSLayerTest, SharedBoxesCornerFormat)
 {
     std::mt19937 rng(401);
     runCase(rng, Params{});
     runCase(rng, Params{}, DataType::kINT64);
 }
 
-TEST(NMSLayerTest, PerClassBoxesAndCenterFormat)
+TEST_P(NMSLayerTest, PerClassBoxesAndCenterFormat)
 {
     std::mt19937 rng(409);
     Params p;
@@ -177,7 +183,7 @@ TEST(NMSLayerTest, PerClassBoxesAndCenterFormat)
     runCase(rng, p);
 }
 
-TEST(NMSLayerTest, DefaultThresholdsAndLimits)
+TEST_P(NMSLayerTest, DefaultThresholdsAndLimits)
 {
     std::mt19937 rng(419);
     Params p;
@@ -191,7 +197,7 @@ TEST(NMSLayerTest, DefaultThresholdsAndLimits)
     runCase(rng, p);
 }
 
-TEST(NMSLayerTest, MaxOutputBoxesFromAShapeTensorInput)
+TEST_P(NMSLayerTest, MaxOutputBoxesFromAShapeTensorInput)
 {
     std::mt19937 rng(421);
     Params p;
@@ -202,7 +208,7 @@ TEST(NMSLayerTest, MaxOutputBoxesFromAShapeTensorInput)
     runCase(rng, p);
 }
 
-TEST(NMSLayerTest, ErrorPaths)
+TEST_P(NMSLayerTest, ErrorPaths)
 {
     NetworkRunner r;
     ITensor* boxes = r.addInput("boxes", DataType::kFLOAT, {1, 5, 4});

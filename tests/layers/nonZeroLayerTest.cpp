@@ -1,6 +1,7 @@
 // Tests of INonZeroLayer: random sparse inputs of every supported type and rank 1-4, INT32 and INT64 indices, the
 // data-dependent [rank, count] output through an IOutputAllocator (including an all-zero input and dynamic input
 // shapes), the count feeding a later layer, and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 #include "layers/dataDependentRun.h"
 
@@ -77,7 +78,12 @@ void runCase(std::mt19937& rng, DataType type, std::vector<int64_t> const& shape
         << kiln::test::dimsString(out["indices"].dims);
 }
 
-TEST(NonZeroLayerTest, EveryTypeAndRank)
+class NonZeroLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(NonZeroLayerTest);
+
+TEST_P(NonZeroLayerTest, EveryTypeAndRank)
 {
     std::mt19937 rng(307);
     for (DataType type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8, DataType::kINT32,
@@ -95,14 +101,14 @@ TEST(NonZeroLayerTest, EveryTypeAndRank)
     }
 }
 
-TEST(NonZeroLayerTest, AllZeroAndAllNonZeroInputs)
+TEST_P(NonZeroLayerTest, AllZeroAndAllNonZeroInputs)
 {
     std::mt19937 rng(311);
     runCase(rng, DataType::kFLOAT, {3, 4}, DataType::kINT64, 0.0);
     runCase(rng, DataType::kINT32, {2, 3, 2}, DataType::kINT32, 1.0);
 }
 
-TEST(NonZeroLayerTest, DynamicShapesAndTheCountFeedingAnotherLayer)
+TEST_P(NonZeroLayerTest, DynamicShapesAndTheCountFeedingAnotherLayer)
 {
     std::mt19937 rng(313);
     NetworkRunner r;
@@ -134,7 +140,7 @@ TEST(NonZeroLayerTest, DynamicShapesAndTheCountFeedingAnotherLayer)
     }
 }
 
-TEST(NonZeroLayerTest, ErrorPaths)
+TEST_P(NonZeroLayerTest, ErrorPaths)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {2, 3});
@@ -154,7 +160,9 @@ TEST(NonZeroLayerTest, ErrorPaths)
     r.markOutput(layer->getOutput(0), "indices");
     ASSERT_TRUE(r.build()) << r.logger().allErrors();
     // Without an output allocator the data-dependent output needs an address (the application sizes the buffer).
-    HostTensor const x = HostTensor::fromValues(DataType::kFLOAT, makeDims({2, 3}), {0.0, 1.5, 0.0, -2.0, 3.0, 0.0});
+    HostTensor const host = HostTensor::fromValues(DataType::kFLOAT, makeDims({2, 3}), {0.0, 1.5, 0.0, -2.0, 3.0, 0.0});
+    kiln::test::TestBuffer x(NetworkRunner::onDevice(r.engine(), "x"), 6 * sizeof(float));
+    ASSERT_TRUE(x.upload(host.data(), 6 * sizeof(float)));
     std::unique_ptr<IExecutionContext> unbound(r.engine().createExecutionContext());
     ASSERT_TRUE(unbound->setInputTensorAddress("x", x.data()));
     r.logger().clear();
@@ -165,9 +173,12 @@ TEST(NonZeroLayerTest, ErrorPaths)
     std::unique_ptr<IExecutionContext> ctx(r.engine().createExecutionContext());
     ASSERT_EQ(ctx->getMaxOutputSize("indices"), 2 * 6 * 8);
     std::vector<int64_t> sink(12, -99);
+    kiln::test::TestBuffer out(NetworkRunner::onDevice(r.engine(), "indices"), sink.size() * sizeof(int64_t));
+    ASSERT_TRUE(out.upload(sink.data(), sink.size() * sizeof(int64_t)));
     ASSERT_TRUE(ctx->setInputTensorAddress("x", x.data()));
-    ASSERT_TRUE(ctx->setTensorAddress("indices", sink.data()));
+    ASSERT_TRUE(ctx->setTensorAddress("indices", out.data()));
     ASSERT_TRUE(ctx->enqueueV3(nullptr)) << r.logger().allErrors();
+    ASSERT_TRUE(out.download(sink.data(), sink.size() * sizeof(int64_t)));
     EXPECT_EQ(kiln::test::dimsString(ctx->getTensorShape("indices")), "[2,3]");
     std::vector<int64_t> const expected = {0, 1, 1, 1, 0, 1, -99, -99, -99, -99, -99, -99};
     EXPECT_EQ(sink, expected);
@@ -185,7 +196,7 @@ TEST(NonZeroLayerTest, ErrorPaths)
 namespace
 {
 
-TEST(NonZeroLayerTest, ChainedNonZeroUsesTheFirstCountAsBound)
+TEST_P(NonZeroLayerTest, ChainedNonZeroUsesTheFirstCountAsBound)
 {
     std::mt19937 rng(317);
     NetworkRunner r;

@@ -1,6 +1,7 @@
 // Tests of INormalizationLayer: layer norm (trailing axes, scale/bias broadcast), instance norm, group norm with
 // addNormalization (per-group scale) and addNormalizationV2 (per-channel scale), epsilon, FP16/BF16, dynamic shapes
 // and the error paths. The oracle finds each element's statistics set by brute force.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -132,7 +133,12 @@ void runCase(std::mt19937& rng, DataType type, NormCase const& c, uint32_t flags
         << "input " << kiln::test::dimsString(xv.dims) << " mask " << c.mask << " groups " << c.groups << " v2 " << c.v2;
 }
 
-TEST(NormalizationLayerTest, LayerNorm)
+class NormalizationLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(NormalizationLayerTest);
+
+TEST_P(NormalizationLayerTest, LayerNorm)
 {
     std::mt19937 rng(401);
     for (bool v2 : {false, true})
@@ -145,7 +151,18 @@ TEST(NormalizationLayerTest, LayerNorm)
     }
 }
 
-TEST(NormalizationLayerTest, InstanceNormAndOddAxes)
+//! Layer norm over trailing axes with per-member scale (the CUDA row kernel): two trailing axes, rows longer than its
+//! register cache, and a scale varying along a statistics axis (the general kernel).
+TEST_P(NormalizationLayerTest, LayerNormRows)
+{
+    std::mt19937 rng(409);
+    runCase(rng, DataType::kFLOAT, {{2, 3, 5, 7}, {1, 1, 5, 7}, 0b1100, 1, true, 1e-5F});
+    runCase(rng, DataType::kFLOAT, {{2, 9000}, {1, 9000}, 0b10, 1, true, 1e-5F});
+    runCase(rng, DataType::kHALF, {{4, 768}, {1, 768}, 0b10, 1, true, 1e-5F});
+    runCase(rng, DataType::kFLOAT, {{2, 5, 16}, {1, 5, 16}, 0b100, 1, true, 1e-5F});
+}
+
+TEST_P(NormalizationLayerTest, InstanceNormAndOddAxes)
 {
     std::mt19937 rng(403);
     runCase(rng, DataType::kFLOAT, {{2, 3, 4, 5}, {1, 3, 1, 1}, 0b1100, 1, true, 1e-5F});
@@ -154,7 +171,7 @@ TEST(NormalizationLayerTest, InstanceNormAndOddAxes)
     runCase(rng, DataType::kFLOAT, {{3, 2, 2, 3}, {1, 2, 1, 3}, 0b0101, 1, true, 1e-5F}); // non-adjacent axes
 }
 
-TEST(NormalizationLayerTest, GroupNormV1PerGroupScale)
+TEST_P(NormalizationLayerTest, GroupNormV1PerGroupScale)
 {
     std::mt19937 rng(405);
     runCase(rng, DataType::kFLOAT, {{2, 6, 3, 2}, {1, 3, 1, 1}, 0b1100, 3, false, 1e-5F});
@@ -162,7 +179,7 @@ TEST(NormalizationLayerTest, GroupNormV1PerGroupScale)
     runCase(rng, DataType::kFLOAT, {{2, 4, 3}, {1, 1, 1}, 0b100, 4, false, 1e-5F});
 }
 
-TEST(NormalizationLayerTest, GroupNormV2PerChannelScale)
+TEST_P(NormalizationLayerTest, GroupNormV2PerChannelScale)
 {
     std::mt19937 rng(407);
     runCase(rng, DataType::kFLOAT, {{2, 6, 3, 2}, {1, 6, 1, 1}, 0b1100, 3, true, 1e-5F});
@@ -170,7 +187,7 @@ TEST(NormalizationLayerTest, GroupNormV2PerChannelScale)
     runCase(rng, DataType::kFLOAT, {{2, 4, 3, 3}, {1, 4, 3, 3}, 0b1100, 2, true, 1e-5F});
 }
 
-TEST(NormalizationLayerTest, HalfAndBFloat16)
+TEST_P(NormalizationLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(409);
     for (DataType t : {DataType::kHALF, DataType::kBF16})
@@ -180,7 +197,7 @@ TEST(NormalizationLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(NormalizationLayerTest, DynamicShapes)
+TEST_P(NormalizationLayerTest, DynamicShapes)
 {
     std::mt19937 rng(411);
     NetworkRunner r;
@@ -202,7 +219,7 @@ TEST(NormalizationLayerTest, DynamicShapes)
     }
 }
 
-TEST(NormalizationLayerTest, SettersValidateTheirArguments)
+TEST_P(NormalizationLayerTest, SettersValidateTheirArguments)
 {
     NetworkRunner r(kSTRONGLY_TYPED);
     ITensor* x = r.addInput("x", DataType::kFLOAT, {2, 4, 3});
@@ -226,7 +243,7 @@ TEST(NormalizationLayerTest, SettersValidateTheirArguments)
     EXPECT_EQ(layer->getAxes(), 0b100U);
 }
 
-TEST(NormalizationLayerTest, ComputePrecisionInAWeaklyTypedNetwork)
+TEST_P(NormalizationLayerTest, ComputePrecisionInAWeaklyTypedNetwork)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {2, 4});
@@ -245,7 +262,7 @@ TEST(NormalizationLayerTest, ComputePrecisionInAWeaklyTypedNetwork)
     EXPECT_TRUE(r.logger().hasError("kFLOAT or kHALF")) << r.logger().allErrors();
 }
 
-TEST(NormalizationLayerTest, BadNetworksFailTheBuild)
+TEST_P(NormalizationLayerTest, BadNetworksFailTheBuild)
 {
     struct Case
     {
@@ -286,7 +303,7 @@ TEST(NormalizationLayerTest, BadNetworksFailTheBuild)
     }
 }
 
-TEST(NormalizationLayerTest, MixedScaleTypeFailsInAStronglyTypedNetwork)
+TEST_P(NormalizationLayerTest, MixedScaleTypeFailsInAStronglyTypedNetwork)
 {
     NetworkRunner r(kSTRONGLY_TYPED);
     ITensor* x = r.addInput("x", DataType::kHALF, {2, 4});

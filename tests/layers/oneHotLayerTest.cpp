@@ -1,6 +1,7 @@
 // Tests of IOneHotLayer: every axis (positive and negative), negative and out-of-range indices, INT32/INT64 indices,
 // float and integer values types, depth from a constant and from a shape-tensor input with dynamic shapes, and the
 // error paths (bad axis, bad types, non-scalar depth, depth <= 0).
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <random>
@@ -92,7 +93,12 @@ void runConstantDepthCase(std::mt19937& rng, DataType indicesType, DataType valu
         << "axis " << axis << " depth " << depth << " shape " << kiln::test::dimsString(idx.dims);
 }
 
-TEST(OneHotLayerTest, EveryAxisPositiveAndNegative)
+class OneHotLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(OneHotLayerTest);
+
+TEST_P(OneHotLayerTest, EveryAxisPositiveAndNegative)
 {
     std::mt19937 rng(101);
     for (int32_t rank = 0; rank <= 3; ++rank)
@@ -105,7 +111,7 @@ TEST(OneHotLayerTest, EveryAxisPositiveAndNegative)
     }
 }
 
-TEST(OneHotLayerTest, ValuesTypesAndInt64Indices)
+TEST_P(OneHotLayerTest, ValuesTypesAndInt64Indices)
 {
     std::mt19937 rng(103);
     for (DataType vt : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT32, DataType::kINT64})
@@ -115,7 +121,7 @@ TEST(OneHotLayerTest, ValuesTypesAndInt64Indices)
     }
 }
 
-TEST(OneHotLayerTest, NegativeIndicesWrapAndOutOfRangeIsAllOff)
+TEST_P(OneHotLayerTest, NegativeIndicesWrapAndOutOfRangeIsAllOff)
 {
     NetworkRunner r;
     ITensor* indices = r.addInput("indices", DataType::kINT32, {6});
@@ -141,7 +147,7 @@ TEST(OneHotLayerTest, NegativeIndicesWrapAndOutOfRangeIsAllOff)
     }
 }
 
-TEST(OneHotLayerTest, DepthFromAShapeTensorInputWithDynamicShapes)
+TEST_P(OneHotLayerTest, DepthFromAShapeTensorInputWithDynamicShapes)
 {
     std::mt19937 rng(107);
     NetworkRunner r;
@@ -164,7 +170,7 @@ TEST(OneHotLayerTest, DepthFromAShapeTensorInputWithDynamicShapes)
     }
 }
 
-TEST(OneHotLayerTest, InvalidAxisIsRejected)
+TEST_P(OneHotLayerTest, InvalidAxisIsRejected)
 {
     NetworkRunner r;
     ITensor* indices = r.addInput("indices", DataType::kINT32, {2, 3});
@@ -222,7 +228,7 @@ void expectBuildError(DataType indicesType, DataType valuesType, std::vector<int
     EXPECT_TRUE(r.logger().hasError(message)) << r.logger().allErrors();
 }
 
-TEST(OneHotLayerTest, BadInputsFailTheBuild)
+TEST_P(OneHotLayerTest, BadInputsFailTheBuild)
 {
     expectBuildError(DataType::kFLOAT, DataType::kFLOAT, {2}, {}, DataType::kINT32, 3, "indices (input 0)");
     expectBuildError(DataType::kINT32, DataType::kFLOAT, {3}, {}, DataType::kINT32, 3, "exactly 2 elements");
@@ -232,7 +238,7 @@ TEST(OneHotLayerTest, BadInputsFailTheBuild)
     expectBuildError(DataType::kINT32, DataType::kFLOAT, {2}, {}, DataType::kINT64, -2, "must be positive");
 }
 
-TEST(OneHotLayerTest, DepthMustBeAShapeTensor)
+TEST_P(OneHotLayerTest, DepthMustBeAShapeTensor)
 {
     NetworkRunner r;
     ITensor* indices = r.addInput("indices", DataType::kINT32, {4});

@@ -1,5 +1,6 @@
 // Tests of IPaddingLayer: zero padding and cropping (negative padding) of the innermost dimensions against a
 // naive oracle, for every storage type, static and runtime shapes, and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <gtest/gtest.h>
@@ -45,7 +46,12 @@ HostTensor padOracle(HostTensor const& in, std::vector<int64_t> const& pre, std:
     return out;
 }
 
-TEST(PaddingLayerTest, PadAndCropMatchOracle)
+class PaddingLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(PaddingLayerTest);
+
+TEST_P(PaddingLayerTest, PadAndCropMatchOracle)
 {
     std::mt19937 rng(77);
     for (int32_t iter = 0; iter < 12; ++iter)
@@ -78,7 +84,7 @@ TEST(PaddingLayerTest, PadAndCropMatchOracle)
     }
 }
 
-TEST(PaddingLayerTest, EveryStorageType)
+TEST_P(PaddingLayerTest, EveryStorageType)
 {
     std::mt19937 rng(3);
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8, DataType::kUINT8,
@@ -97,7 +103,7 @@ TEST(PaddingLayerTest, EveryStorageType)
     }
 }
 
-TEST(PaddingLayerTest, RuntimeShapes)
+TEST_P(PaddingLayerTest, RuntimeShapes)
 {
     std::mt19937 rng(12);
     NetworkRunner r;
@@ -118,7 +124,7 @@ TEST(PaddingLayerTest, RuntimeShapes)
     }
 }
 
-TEST(PaddingLayerTest, Errors)
+TEST_P(PaddingLayerTest, Errors)
 {
     {
         NetworkRunner r;

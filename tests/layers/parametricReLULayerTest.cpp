@@ -1,4 +1,5 @@
 // Tests of IParametricReLULayer: slopes broadcast in every pattern, FP16/BF16, dynamic shapes and error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <functional>
@@ -52,7 +53,12 @@ HostTensor runPrelu(HostTensor const& x, HostTensor const& slope)
     return r.run({{"x", x}, {"slope", slope}})["out"];
 }
 
-TEST(ParametricReLULayerTest, SlopeBroadcastPatterns)
+class ParametricReLULayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ParametricReLULayerTest);
+
+TEST_P(ParametricReLULayerTest, SlopeBroadcastPatterns)
 {
     std::mt19937 rng(100);
     for (int32_t rep = 0; rep < 12; ++rep)
@@ -73,7 +79,7 @@ TEST(ParametricReLULayerTest, SlopeBroadcastPatterns)
     }
 }
 
-TEST(ParametricReLULayerTest, HalfAndBFloat16)
+TEST_P(ParametricReLULayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(101);
     for (DataType type : {DataType::kHALF, DataType::kBF16})
@@ -85,7 +91,7 @@ TEST(ParametricReLULayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(ParametricReLULayerTest, DynamicShapes)
+TEST_P(ParametricReLULayerTest, DynamicShapes)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {-1, 3, -1});
@@ -110,7 +116,7 @@ void expectBuildFailure(std::function<void(NetworkRunner&)> const& define, std::
     EXPECT_TRUE(r.logger().hasError(text)) << "expected '" << text << "' in:\n" << r.logger().allErrors();
 }
 
-TEST(ParametricReLULayerTest, Errors)
+TEST_P(ParametricReLULayerTest, Errors)
 {
     expectBuildFailure(
         [](NetworkRunner& r) {

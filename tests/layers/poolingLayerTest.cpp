@@ -1,5 +1,6 @@
 // PoolingLayerTest: IPoolingLayer end to end (oneDNN and reference tactics) and the pooling kernel objects directly,
 // against a naive double-precision oracle written here.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include "backends/cpu/kernels/convolutionCommon.h"
@@ -280,13 +281,20 @@ void checkEndToEnd(PoolCase pc, DataType type, std::mt19937& rng, bool expectOne
     std::vector<int64_t> outDims;
     HostTensor const expected = expectedTensor(type, outDims, oraclePool(pc, values(x), outDims));
     Tolerance const tol = toleranceFor(type);
+    // The CPU backend runs its default tactic (oneDNN where it applies) and its reference tactic; another backend
+    // runs its own kernels once. Each result must match the oracle.
+    bool const onCpu = kiln::test::currentTestBackend() == kiln::BackendKind::kCPU;
     uint64_t const before = kiln::oneDnnRunCount(LayerType::kPOOLING);
     HostTensor const fast = runNetwork(pc, type, x, false);
-    if (expectOneDnn && kiln::oneDnnBuilt() && type == DataType::kFLOAT)
+    if (onCpu && expectOneDnn && kiln::oneDnnBuilt() && type == DataType::kFLOAT)
     {
         EXPECT_GT(kiln::oneDnnRunCount(LayerType::kPOOLING), before) << "the default build did not run oneDNN";
     }
     EXPECT_TRUE(kiln::test::allClose(fast, expected, tol.atol, tol.rtol));
+    if (!onCpu)
+    {
+        return;
+    }
     uint64_t const beforeRef = kiln::oneDnnRunCount(LayerType::kPOOLING);
     HostTensor const ref = runNetwork(pc, type, x, true);
     EXPECT_EQ(kiln::oneDnnRunCount(LayerType::kPOOLING), beforeRef);
@@ -372,7 +380,12 @@ PoolCase simpleCase(PoolingType type)
     return pc;
 }
 
-TEST(PoolingLayerTest, EveryTypeAndPaddingMode)
+class PoolingLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(PoolingLayerTest);
+
+TEST_P(PoolingLayerTest, EveryTypeAndPaddingMode)
 {
     std::mt19937 rng(7);
     for (PoolingType type : {PoolingType::kMAX, PoolingType::kAVERAGE, PoolingType::kMAX_AVERAGE_BLEND})
@@ -387,7 +400,7 @@ TEST(PoolingLayerTest, EveryTypeAndPaddingMode)
     }
 }
 
-TEST(PoolingLayerTest, AverageCountIncludesPadding)
+TEST_P(PoolingLayerTest, AverageCountIncludesPadding)
 {
     std::mt19937 rng(8);
     PoolCase pc = simpleCase(PoolingType::kAVERAGE);
@@ -401,7 +414,7 @@ TEST(PoolingLayerTest, AverageCountIncludesPadding)
     checkEndToEnd(pc, DataType::kFLOAT, rng);
 }
 
-TEST(PoolingLayerTest, BlendFactorExtremes)
+TEST_P(PoolingLayerTest, BlendFactorExtremes)
 {
     std::mt19937 rng(9);
     PoolCase pc = simpleCase(PoolingType::kMAX_AVERAGE_BLEND);
@@ -412,7 +425,7 @@ TEST(PoolingLayerTest, BlendFactorExtremes)
     }
 }
 
-TEST(PoolingLayerTest, ThreeD)
+TEST_P(PoolingLayerTest, ThreeD)
 {
     std::mt19937 rng(10);
     for (PoolingType type : {PoolingType::kMAX, PoolingType::kAVERAGE})
@@ -431,7 +444,7 @@ TEST(PoolingLayerTest, ThreeD)
     }
 }
 
-TEST(PoolingLayerTest, HalfBFloat16AndInt8)
+TEST_P(PoolingLayerTest, HalfBFloat16AndInt8)
 {
     std::mt19937 rng(11);
     for (DataType dtype : {DataType::kHALF, DataType::kBF16, DataType::kINT8})
@@ -443,7 +456,7 @@ TEST(PoolingLayerTest, HalfBFloat16AndInt8)
     }
 }
 
-TEST(PoolingLayerTest, DynamicShapes)
+TEST_P(PoolingLayerTest, DynamicShapes)
 {
     std::mt19937 rng(12);
     for (bool reference : {false, true})
@@ -473,7 +486,7 @@ TEST(PoolingLayerTest, DynamicShapes)
     }
 }
 
-TEST(PoolingLayerTest, SettersAndGetters)
+TEST_P(PoolingLayerTest, SettersAndGetters)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {1, 2, 9, 9});
@@ -505,7 +518,7 @@ TEST(PoolingLayerTest, SettersAndGetters)
         kiln::test::dimsString(makeDims({1, 2, 5, 5})));
 }
 
-TEST(PoolingLayerTest, InvalidArgumentsAndNetworks)
+TEST_P(PoolingLayerTest, InvalidArgumentsAndNetworks)
 {
     {
         NetworkRunner r;
@@ -546,8 +559,9 @@ TEST(PoolingLayerTest, InvalidArgumentsAndNetworks)
     expectFailure(DataType::kFLOAT, {1, 2, 1, 4}, {2, 2}, "smaller than the window");
 }
 
-TEST(PoolingLayerTest, KernelsRandomSweep)
+TEST_P(PoolingLayerTest, KernelsRandomSweep)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(13);
     for (PoolingType type : {PoolingType::kMAX, PoolingType::kAVERAGE, PoolingType::kMAX_AVERAGE_BLEND})
     {
@@ -563,8 +577,9 @@ TEST(PoolingLayerTest, KernelsRandomSweep)
     }
 }
 
-TEST(PoolingLayerTest, KernelsUseOneDnnWhereItMatches)
+TEST_P(PoolingLayerTest, KernelsUseOneDnnWhereItMatches)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's kernels, called directly");
     std::mt19937 rng(14);
     PoolCase pc = simpleCase(PoolingType::kMAX);
     pc.in = {8, 8};
@@ -584,8 +599,9 @@ TEST(PoolingLayerTest, KernelsUseOneDnnWhereItMatches)
     checkKernels(pc, DataType::kINT8, rng);
 }
 
-TEST(PoolingLayerTest, TacticsList)
+TEST_P(PoolingLayerTest, TacticsList)
 {
+    KILN_CPU_BACKEND_ONLY("the CPU backend's tactics list");
     PoolCase const pc = simpleCase(PoolingType::kMAX);
     kiln::PlanNode node;
     node.kind = LayerType::kPOOLING;

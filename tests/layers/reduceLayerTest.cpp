@@ -1,5 +1,6 @@
 // Tests of IReduceLayer: every operation over every axes mask with keepDims both ways, integer and 16-bit float
 // types, dynamic shapes, shape-tensor value propagation (volume of a shape vector) and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 #include "layers/layerTestShapes.h"
 
@@ -121,7 +122,12 @@ void runCase(std::mt19937& rng, DataType type, std::vector<int64_t> const& shape
 constexpr ReduceOperation kOPS[] = {ReduceOperation::kSUM, ReduceOperation::kPROD, ReduceOperation::kMAX,
     ReduceOperation::kMIN, ReduceOperation::kAVG};
 
-TEST(ReduceLayerTest, EveryOperationAndMaskFp32)
+class ReduceLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ReduceLayerTest);
+
+TEST_P(ReduceLayerTest, EveryOperationAndMaskFp32)
 {
     std::mt19937 rng(2024);
     for (ReduceOperation op : kOPS)
@@ -139,7 +145,7 @@ TEST(ReduceLayerTest, EveryOperationAndMaskFp32)
     }
 }
 
-TEST(ReduceLayerTest, HigherRanksAndFullReduction)
+TEST_P(ReduceLayerTest, HigherRanksAndFullReduction)
 {
     std::mt19937 rng(77);
     runCase(rng, DataType::kFLOAT, {2, 3, 2, 4, 3}, ReduceOperation::kSUM, 0b10110, false, -1, 1, 1e-5);
@@ -148,7 +154,7 @@ TEST(ReduceLayerTest, HigherRanksAndFullReduction)
     runCase(rng, DataType::kFLOAT, {7}, ReduceOperation::kMIN, 1, false, -1, 1, 0);
 }
 
-TEST(ReduceLayerTest, IntegerTypes)
+TEST_P(ReduceLayerTest, IntegerTypes)
 {
     std::mt19937 rng(31);
     for (DataType t : {DataType::kINT32, DataType::kINT64})
@@ -166,7 +172,7 @@ TEST(ReduceLayerTest, IntegerTypes)
     }
 }
 
-TEST(ReduceLayerTest, HalfAndBFloat16)
+TEST_P(ReduceLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(8);
     for (DataType t : {DataType::kHALF, DataType::kBF16})
@@ -179,7 +185,7 @@ TEST(ReduceLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(ReduceLayerTest, DynamicShapes)
+TEST_P(ReduceLayerTest, DynamicShapes)
 {
     std::mt19937 rng(3);
     NetworkRunner r;
@@ -198,7 +204,7 @@ TEST(ReduceLayerTest, DynamicShapes)
     }
 }
 
-TEST(ReduceLayerTest, VolumeOfAShapeVectorDrivesAReshape)
+TEST_P(ReduceLayerTest, VolumeOfAShapeVectorDrivesAReshape)
 {
     // y = reshape(x, [volume(shape(x))]): the reduce output is a shape tensor whose value is a product of
     // runtime dimensions.
@@ -231,7 +237,7 @@ TEST(ReduceLayerTest, VolumeOfAShapeVectorDrivesAReshape)
     }
 }
 
-TEST(ReduceLayerTest, InvalidArgumentsAreRejected)
+TEST_P(ReduceLayerTest, InvalidArgumentsAreRejected)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {2, 3});
@@ -249,7 +255,7 @@ TEST(ReduceLayerTest, InvalidArgumentsAreRejected)
     EXPECT_EQ(layer->getOperation(), ReduceOperation::kSUM);
 }
 
-TEST(ReduceLayerTest, AxisBeyondRankFailsTheBuild)
+TEST_P(ReduceLayerTest, AxisBeyondRankFailsTheBuild)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {2, 3});
@@ -262,7 +268,7 @@ TEST(ReduceLayerTest, AxisBeyondRankFailsTheBuild)
     EXPECT_TRUE(r.logger().hasError("beyond the rank")) << r.logger().allErrors();
 }
 
-TEST(ReduceLayerTest, BoolInputFailsTheBuild)
+TEST_P(ReduceLayerTest, BoolInputFailsTheBuild)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kBOOL, {2, 3});

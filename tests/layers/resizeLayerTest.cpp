@@ -2,6 +2,7 @@
 // interpolation per dimension, edge padding, exclude-outside renormalization): every interpolation mode,
 // coordinate transformation, nearest rounding and selector, scales and output dimensions (static, shape tensor,
 // constant scales tensor), runtime shapes, storage types and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <gtest/gtest.h>
@@ -209,7 +210,12 @@ std::string describe(Spec const& s, std::vector<int64_t> const& in, std::vector<
         + kiln::test::dimsString(makeDims(in)) + " out " + kiln::test::dimsString(makeDims(out));
 }
 
-TEST(ResizeLayerTest, NearestEveryRoundingAndTransform)
+class ResizeLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ResizeLayerTest);
+
+TEST_P(ResizeLayerTest, NearestEveryRoundingAndTransform)
 {
     std::mt19937 rng(100);
     for (auto transform : {ResizeCoordinateTransformation::kALIGN_CORNERS, ResizeCoordinateTransformation::kASYMMETRIC,
@@ -233,7 +239,7 @@ TEST(ResizeLayerTest, NearestEveryRoundingAndTransform)
     }
 }
 
-TEST(ResizeLayerTest, LinearEveryTransform)
+TEST_P(ResizeLayerTest, LinearEveryTransform)
 {
     std::mt19937 rng(200);
     for (auto transform : {ResizeCoordinateTransformation::kALIGN_CORNERS, ResizeCoordinateTransformation::kASYMMETRIC,
@@ -252,7 +258,7 @@ TEST(ResizeLayerTest, LinearEveryTransform)
     }
 }
 
-TEST(ResizeLayerTest, CubicEveryTransformAndCoefficient)
+TEST_P(ResizeLayerTest, CubicEveryTransformAndCoefficient)
 {
     std::mt19937 rng(300);
     for (auto transform : {ResizeCoordinateTransformation::kALIGN_CORNERS, ResizeCoordinateTransformation::kASYMMETRIC,
@@ -275,7 +281,7 @@ TEST(ResizeLayerTest, CubicEveryTransformAndCoefficient)
     }
 }
 
-TEST(ResizeLayerTest, SinglePixelSelector)
+TEST_P(ResizeLayerTest, SinglePixelSelector)
 {
     std::mt19937 rng(400);
     for (auto mode : {InterpolationMode::kNEAREST, InterpolationMode::kLINEAR})
@@ -291,7 +297,7 @@ TEST(ResizeLayerTest, SinglePixelSelector)
     }
 }
 
-TEST(ResizeLayerTest, ScalesUseTheGivenFactor)
+TEST_P(ResizeLayerTest, ScalesUseTheGivenFactor)
 {
     // Output = floor(in * scale); coordinates use the scale itself (ONNX), visible when in * scale is fractional.
     std::mt19937 rng(500);
@@ -334,7 +340,7 @@ TEST(ResizeLayerTest, ScalesUseTheGivenFactor)
     }
 }
 
-TEST(ResizeLayerTest, ScalesWithRuntimeInputShape)
+TEST_P(ResizeLayerTest, ScalesWithRuntimeInputShape)
 {
     std::mt19937 rng(600);
     NetworkRunner r;
@@ -359,7 +365,7 @@ TEST(ResizeLayerTest, ScalesWithRuntimeInputShape)
     }
 }
 
-TEST(ResizeLayerTest, OutputSizeFromShapeTensor)
+TEST_P(ResizeLayerTest, OutputSizeFromShapeTensor)
 {
     std::mt19937 rng(700);
     NetworkRunner r;
@@ -386,7 +392,7 @@ TEST(ResizeLayerTest, OutputSizeFromShapeTensor)
     }
 }
 
-TEST(ResizeLayerTest, OutputSizeFromAnotherTensorsShape)
+TEST_P(ResizeLayerTest, OutputSizeFromAnotherTensorsShape)
 {
     // Resize x to the spatial size of y (an upsample-to-match pattern): Shape(y) as input 1.
     std::mt19937 rng(800);
@@ -407,7 +413,7 @@ TEST(ResizeLayerTest, OutputSizeFromAnotherTensorsShape)
     }
 }
 
-TEST(ResizeLayerTest, ConstantScalesTensor)
+TEST_P(ResizeLayerTest, ConstantScalesTensor)
 {
     std::mt19937 rng(900);
     NetworkRunner r;
@@ -427,7 +433,7 @@ TEST(ResizeLayerTest, ConstantScalesTensor)
     EXPECT_TRUE(kiln::test::allClose(out["y"], resizeOracle(in, {1, 4, 4}, s, {1, 2, 1.5}), 1e-5, 1e-5));
 }
 
-TEST(ResizeLayerTest, StorageTypes)
+TEST_P(ResizeLayerTest, StorageTypes)
 {
     std::mt19937 rng(1000);
     for (DataType t : {DataType::kHALF, DataType::kBF16, DataType::kINT32, DataType::kINT8, DataType::kINT64,
@@ -461,7 +467,7 @@ TEST(ResizeLayerTest, StorageTypes)
     }
 }
 
-TEST(ResizeLayerTest, SettersValidate)
+TEST_P(ResizeLayerTest, SettersValidate)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {2, 3, 4});
@@ -496,7 +502,7 @@ TEST(ResizeLayerTest, SettersValidate)
     EXPECT_TRUE(r.logger().hasError("out of range")) << r.logger().allErrors();
 }
 
-TEST(ResizeLayerTest, BuildFailures)
+TEST_P(ResizeLayerTest, BuildFailures)
 {
     auto expectFailure = [](std::vector<int64_t> const& in, DataType t, InterpolationMode mode,
                              std::vector<int64_t> const& out, bool setDims, std::string const& text) {

@@ -1,6 +1,7 @@
 // Tests of IScaleLayer: the three modes with every combination of empty and given shift/scale/power weights,
 // addScale's default channel axis, addScaleNd with other axes and ranks, FP16 weights and data, dynamic shapes
 // and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -103,7 +104,12 @@ Coefficients randomCoefficients(int32_t present, int64_t count, DataType type, s
     return c;
 }
 
-TEST(ScaleLayerTest, ModesAndEmptyWeightsWithAddScale)
+class ScaleLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ScaleLayerTest);
+
+TEST_P(ScaleLayerTest, ModesAndEmptyWeightsWithAddScale)
 {
     std::mt19937 rng(900);
     Dims const dims = makeDims({2, 3, 4, 5});
@@ -128,7 +134,7 @@ TEST(ScaleLayerTest, ModesAndEmptyWeightsWithAddScale)
     }
 }
 
-TEST(ScaleLayerTest, AddScaleNdOtherAxesAndRanks)
+TEST_P(ScaleLayerTest, AddScaleNdOtherAxesAndRanks)
 {
     std::mt19937 rng(901);
     struct Case
@@ -159,7 +165,7 @@ TEST(ScaleLayerTest, AddScaleNdOtherAxesAndRanks)
     }
 }
 
-TEST(ScaleLayerTest, SettersAfterCreation)
+TEST_P(ScaleLayerTest, SettersAfterCreation)
 {
     std::mt19937 rng(902);
     Dims const dims = makeDims({2, 3, 2, 2});
@@ -183,7 +189,7 @@ TEST(ScaleLayerTest, SettersAfterCreation)
     EXPECT_TRUE(kiln::test::allClose(r.run({{"x", tx}})["out"], reference(tx, c, ScaleMode::kCHANNEL, 2), 1e-5, 1e-5));
 }
 
-TEST(ScaleLayerTest, HalfAndBFloat16Data)
+TEST_P(ScaleLayerTest, HalfAndBFloat16Data)
 {
     std::mt19937 rng(903);
     Dims const dims = makeDims({1, 4, 3, 3});
@@ -210,7 +216,7 @@ TEST(ScaleLayerTest, HalfAndBFloat16Data)
     }
 }
 
-TEST(ScaleLayerTest, DynamicBatch)
+TEST_P(ScaleLayerTest, DynamicBatch)
 {
     std::mt19937 rng(904);
     Coefficients c = randomCoefficients(3, 3 * 2 * 2, DataType::kFLOAT, rng);
@@ -240,7 +246,7 @@ void expectBuildFailure(std::function<void(NetworkRunner&)> const& define, std::
 
 float const kTHREE[3] = {1, 2, 3};
 
-TEST(ScaleLayerTest, Errors)
+TEST_P(ScaleLayerTest, Errors)
 {
     {
         NetworkRunner r;

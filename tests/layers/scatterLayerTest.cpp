@@ -1,6 +1,7 @@
 // Tests of IScatterLayer: kELEMENT on every axis and kND for every tuple length, negative indices, several data
 // types, dynamic shapes, duplicate indices (last update wins in Kiln), out-of-range indices (an execution error)
 // and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <algorithm>
@@ -120,7 +121,12 @@ HostTensor uniqueElementIndices(std::mt19937& rng, DataType type, std::vector<in
     return idx;
 }
 
-TEST(ScatterLayerTest, ElementModeEveryAxis)
+class ScatterLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ScatterLayerTest);
+
+TEST_P(ScatterLayerTest, ElementModeEveryAxis)
 {
     std::mt19937 rng(301);
     for (int32_t r = 1; r <= 4; ++r)
@@ -155,7 +161,7 @@ TEST(ScatterLayerTest, ElementModeEveryAxis)
     }
 }
 
-TEST(ScatterLayerTest, NDModeEveryTupleLength)
+TEST_P(ScatterLayerTest, NDModeEveryTupleLength)
 {
     std::mt19937 rng(303);
     for (int32_t r = 1; r <= 4; ++r)
@@ -211,7 +217,7 @@ TEST(ScatterLayerTest, NDModeEveryTupleLength)
     }
 }
 
-TEST(ScatterLayerTest, DataTypes)
+TEST_P(ScatterLayerTest, DataTypes)
 {
     std::mt19937 rng(307);
     for (DataType t : {DataType::kHALF, DataType::kBF16, DataType::kINT32, DataType::kINT64, DataType::kBOOL})
@@ -232,7 +238,7 @@ TEST(ScatterLayerTest, DataTypes)
     }
 }
 
-TEST(ScatterLayerTest, DynamicShapes)
+TEST_P(ScatterLayerTest, DynamicShapes)
 {
     std::mt19937 rng(311);
     NetworkRunner n;
@@ -257,7 +263,7 @@ TEST(ScatterLayerTest, DynamicShapes)
     }
 }
 
-TEST(ScatterLayerTest, DuplicateIndicesLastUpdateWins)
+TEST_P(ScatterLayerTest, DuplicateIndicesLastUpdateWins)
 {
     NetworkRunner n;
     ITensor* data = n.addInput("data", DataType::kFLOAT, {5});
@@ -275,8 +281,10 @@ TEST(ScatterLayerTest, DuplicateIndicesLastUpdateWins)
         out["y"], HostTensor::fromValues(DataType::kFLOAT, kiln::test::makeDims({5}), {0, 11, 2, 30, 4})));
 }
 
-TEST(ScatterLayerTest, OutOfRangeIndexIsAnExecutionError)
+TEST_P(ScatterLayerTest, OutOfRangeIndexIsAnExecutionError)
 {
+    KILN_SKIP_ON_BACKEND(kiln::BackendKind::kCUDA,
+        "docs/gpu.md: scatter cannot report an out-of-range index without synchronising (it skips the update)");
     for (ScatterMode mode : {ScatterMode::kELEMENT, ScatterMode::kND})
     {
         NetworkRunner n;
@@ -302,7 +310,7 @@ TEST(ScatterLayerTest, OutOfRangeIndexIsAnExecutionError)
     }
 }
 
-TEST(ScatterLayerTest, InvalidArgumentsAreRejected)
+TEST_P(ScatterLayerTest, InvalidArgumentsAreRejected)
 {
     NetworkRunner n;
     ITensor* data = n.addInput("data", DataType::kFLOAT, {3, 2});
@@ -321,7 +329,7 @@ TEST(ScatterLayerTest, InvalidArgumentsAreRejected)
     EXPECT_EQ(layer->getMode(), ScatterMode::kND);
 }
 
-TEST(ScatterLayerTest, BadNetworksFailTheBuild)
+TEST_P(ScatterLayerTest, BadNetworksFailTheBuild)
 {
     struct Case
     {

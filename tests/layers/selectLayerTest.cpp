@@ -1,5 +1,6 @@
 // Tests of ISelectLayer: three-way broadcasting, every storage type, empty tensors, dynamic shapes, shape-value
 // propagation and error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cstring>
@@ -72,7 +73,12 @@ HostTensor runSelect(HostTensor const& c, HostTensor const& t, HostTensor const&
     return r.run({{"c", c}, {"t", t}, {"e", e}})["out"];
 }
 
-TEST(SelectLayerTest, BroadcastingAllThreeInputs)
+class SelectLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(SelectLayerTest);
+
+TEST_P(SelectLayerTest, BroadcastingAllThreeInputs)
 {
     std::mt19937 rng(8080);
     for (int32_t rep = 0; rep < 10; ++rep)
@@ -96,7 +102,7 @@ TEST(SelectLayerTest, BroadcastingAllThreeInputs)
     }
 }
 
-TEST(SelectLayerTest, EveryStorageType)
+TEST_P(SelectLayerTest, EveryStorageType)
 {
     std::mt19937 rng(81);
     for (DataType type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8, DataType::kUINT8,
@@ -113,7 +119,7 @@ TEST(SelectLayerTest, EveryStorageType)
     }
 }
 
-TEST(SelectLayerTest, LargeInt64ValuesAreExact)
+TEST_P(SelectLayerTest, LargeInt64ValuesAreExact)
 {
     HostTensor c = HostTensor::fromValues(DataType::kBOOL, makeDims({3}), {1, 0, 1});
     HostTensor t(DataType::kINT64, makeDims({3}));
@@ -125,7 +131,7 @@ TEST(SelectLayerTest, LargeInt64ValuesAreExact)
     EXPECT_TRUE(kiln::test::sameBits(out, t));
 }
 
-TEST(SelectLayerTest, EmptyTensor)
+TEST_P(SelectLayerTest, EmptyTensor)
 {
     std::mt19937 rng(82);
     HostTensor c = HostTensor::random(DataType::kBOOL, makeDims({1, 1, 0, 3}), rng);
@@ -135,7 +141,7 @@ TEST(SelectLayerTest, EmptyTensor)
     EXPECT_EQ(kiln::test::dimsString(out.dims), "[1,2,0,3]");
 }
 
-TEST(SelectLayerTest, DynamicShapes)
+TEST_P(SelectLayerTest, DynamicShapes)
 {
     NetworkRunner r;
     ITensor* c = r.addInput("c", DataType::kBOOL, {-1, 1});
@@ -155,7 +161,7 @@ TEST(SelectLayerTest, DynamicShapes)
     }
 }
 
-TEST(SelectLayerTest, ShapeValuesFeedReshape)
+TEST_P(SelectLayerTest, ShapeValuesFeedReshape)
 {
     // newShape = (shape(x) > [2, 2]) ? shape(x) : [1, 1]... used as reshape dims: [4, 3] stays [4, 3].
     NetworkRunner r;
@@ -186,7 +192,7 @@ void expectBuildFailure(std::function<void(NetworkRunner&)> const& define, std::
     EXPECT_TRUE(r.logger().hasError(text)) << "expected '" << text << "' in:\n" << r.logger().allErrors();
 }
 
-TEST(SelectLayerTest, Errors)
+TEST_P(SelectLayerTest, Errors)
 {
     expectBuildFailure(
         [](NetworkRunner& r) {

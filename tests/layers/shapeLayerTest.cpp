@@ -1,5 +1,6 @@
 // Tests of IShapeLayer: INT64 output of length rank(input) holding the input's dimensions, for static and
 // runtime dimensions and any input type, plus the error path for a foreign tensor.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,12 @@ using kiln::test::HostTensor;
 using kiln::test::makeDims;
 using kiln::test::NetworkRunner;
 
-TEST(ShapeLayerTest, StaticDimensionsOfEveryInputType)
+class ShapeLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ShapeLayerTest);
+
+TEST_P(ShapeLayerTest, StaticDimensionsOfEveryInputType)
 {
     std::mt19937 rng(4);
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kINT8, DataType::kINT32, DataType::kBOOL})
@@ -49,7 +55,7 @@ TEST(ShapeLayerTest, StaticDimensionsOfEveryInputType)
     }
 }
 
-TEST(ShapeLayerTest, RuntimeDimensions)
+TEST_P(ShapeLayerTest, RuntimeDimensions)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, 3, -1});
@@ -69,7 +75,7 @@ TEST(ShapeLayerTest, RuntimeDimensions)
     }
 }
 
-TEST(ShapeLayerTest, ScalarInputHasEmptyShape)
+TEST_P(ShapeLayerTest, ScalarInputHasEmptyShape)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {});
@@ -78,7 +84,7 @@ TEST(ShapeLayerTest, ScalarInputHasEmptyShape)
     EXPECT_EQ(d.d[0], 0);
 }
 
-TEST(ShapeLayerTest, ForeignTensorIsRejected)
+TEST_P(ShapeLayerTest, ForeignTensorIsRejected)
 {
     NetworkRunner a;
     NetworkRunner b;

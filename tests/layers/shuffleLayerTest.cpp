@@ -1,5 +1,6 @@
 // Tests of IShuffleLayer: transpose/reshape/transpose against a naive index-mapping oracle, 0 and -1 reshape
 // rules (static and from shape tensors), shape-tensor values, every storage type, dynamic shapes and errors.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <gtest/gtest.h>
@@ -179,7 +180,12 @@ std::vector<int64_t> randomRequest(std::vector<int64_t> const& t, std::mt19937& 
     }
 }
 
-TEST(ShuffleLayerTest, TransposeReshapeTransposeMatchesOracle)
+class ShuffleLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ShuffleLayerTest);
+
+TEST_P(ShuffleLayerTest, TransposeReshapeTransposeMatchesOracle)
 {
     std::mt19937 rng(1234);
     for (int32_t iter = 0; iter < 12; ++iter)
@@ -214,7 +220,32 @@ TEST(ShuffleLayerTest, TransposeReshapeTransposeMatchesOracle)
     }
 }
 
-TEST(ShuffleLayerTest, PlainReshapeAndIdentity)
+//! Transposes that keep the innermost dimensions in place (the CUDA kernel then moves 16-, 8-, 4- or 2-byte pieces of
+//! the contiguous runs): attention's head split [B, S, H, D] -> [B, H, S, D], a run of 20 elements, one of 6 bytes.
+TEST_P(ShuffleLayerTest, TransposeKeepingInnerDimensions)
+{
+    std::mt19937 rng(77);
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kINT8})
+    {
+        for (auto const& c : {std::make_pair(std::vector<int64_t>{2, 5, 3, 8}, std::vector<int32_t>{0, 2, 1, 3}),
+                 std::make_pair(std::vector<int64_t>{2, 3, 4, 5}, std::vector<int32_t>{1, 0, 2, 3}),
+                 std::make_pair(std::vector<int64_t>{3, 4, 6}, std::vector<int32_t>{1, 0, 2})})
+        {
+            NetworkRunner r;
+            IShuffleLayer* s = r.network().addShuffle(*r.addInput("x", t, c.first));
+            ASSERT_NE(s, nullptr);
+            s->setFirstTranspose(toPermutation(c.second));
+            r.markOutput(s->getOutput(0), "y");
+            ASSERT_TRUE(r.build()) << r.logger().allErrors();
+            HostTensor const in = HostTensor::random(t, makeDims(c.first), rng, -60.0, 60.0);
+            auto out = r.run({{"x", in}});
+            EXPECT_TRUE(kiln::test::sameBits(out["y"], transposeOracle(in, c.second)))
+                << "type " << static_cast<int>(t) << " dims " << kiln::test::dimsString(in.dims);
+        }
+    }
+}
+
+TEST_P(ShuffleLayerTest, PlainReshapeAndIdentity)
 {
     std::mt19937 rng(7);
     NetworkRunner r;
@@ -241,7 +272,7 @@ TEST(ShuffleLayerTest, PlainReshapeAndIdentity)
     EXPECT_EQ(kiln::test::dimsString(out["flat"].dims), "[4,6]");
 }
 
-TEST(ShuffleLayerTest, EveryStorageType)
+TEST_P(ShuffleLayerTest, EveryStorageType)
 {
     std::mt19937 rng(99);
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8, DataType::kINT32,
@@ -266,7 +297,7 @@ TEST(ShuffleLayerTest, EveryStorageType)
     }
 }
 
-TEST(ShuffleLayerTest, DynamicInputShapes)
+TEST_P(ShuffleLayerTest, DynamicInputShapes)
 {
     std::mt19937 rng(5);
     NetworkRunner r;
@@ -292,7 +323,7 @@ TEST(ShuffleLayerTest, DynamicInputShapes)
     }
 }
 
-TEST(ShuffleLayerTest, ReshapeFromShapeTensorInput)
+TEST_P(ShuffleLayerTest, ReshapeFromShapeTensorInput)
 {
     // The reshape dimensions are a network shape-tensor input: 0 and -1 are resolved at run time.
     std::mt19937 rng(11);
@@ -333,7 +364,7 @@ TEST(ShuffleLayerTest, ReshapeFromShapeTensorInput)
     EXPECT_TRUE(r.runFails({{"x", in}, {"shape", bad}}));
 }
 
-TEST(ShuffleLayerTest, ZeroIsLiteralWhenNotPlaceholder)
+TEST_P(ShuffleLayerTest, ZeroIsLiteralWhenNotPlaceholder)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {0, 3});
@@ -353,7 +384,7 @@ TEST(ShuffleLayerTest, ZeroIsLiteralWhenNotPlaceholder)
     EXPECT_TRUE(r.logger().hasError("reshape changes the volume")) << r.logger().allErrors();
 }
 
-TEST(ShuffleLayerTest, ShapeTensorValuesFollowTheShuffle)
+TEST_P(ShuffleLayerTest, ShapeTensorValuesFollowTheShuffle)
 {
     // Shape -> shuffle of shape tensors (1-D to 2-D and back, and 1-D to 0-D) keeps element values.
     NetworkRunner r;
@@ -393,7 +424,7 @@ TEST(ShuffleLayerTest, ShapeTensorValuesFollowTheShuffle)
     }
 }
 
-TEST(ShuffleLayerTest, SetReshapeDimensionsClearsShapeInput)
+TEST_P(ShuffleLayerTest, SetReshapeDimensionsClearsShapeInput)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {2, 6});
@@ -412,7 +443,7 @@ TEST(ShuffleLayerTest, SetReshapeDimensionsClearsShapeInput)
     EXPECT_EQ(out.d[1], 4);
 }
 
-TEST(ShuffleLayerTest, BadArgumentsAreReported)
+TEST_P(ShuffleLayerTest, BadArgumentsAreReported)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {2, 6});
@@ -431,7 +462,7 @@ TEST(ShuffleLayerTest, BadArgumentsAreReported)
     EXPECT_TRUE(r.logger().hasError("out of range")) << r.logger().allErrors();
 }
 
-TEST(ShuffleLayerTest, BuildFailures)
+TEST_P(ShuffleLayerTest, BuildFailures)
 {
     {
         NetworkRunner r;
@@ -486,7 +517,7 @@ TEST(ShuffleLayerTest, BuildFailures)
     }
 }
 
-TEST(ShuffleLayerTest, RuntimeVolumeMismatchFails)
+TEST_P(ShuffleLayerTest, RuntimeVolumeMismatchFails)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, 4});

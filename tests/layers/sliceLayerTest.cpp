@@ -1,6 +1,7 @@
 // Tests of ISliceLayer: every SampleMode (with negative strides and out-of-bounds starts), the fill value
 // input, static and tensor axes, dynamic start/size/stride from shape tensors, shape-tensor values, every
 // storage type and the error paths, against a naive per-element oracle written from TensorRT's formulas.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <gtest/gtest.h>
@@ -116,7 +117,12 @@ ITensor* constantInts(NetworkRunner& r, std::vector<int32_t>& storage)
     return r.network().addConstant(makeDims({static_cast<int64_t>(storage.size())}), w)->getOutput(0);
 }
 
-TEST(SliceLayerTest, EverySampleModeMatchesOracle)
+class SliceLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(SliceLayerTest);
+
+TEST_P(SliceLayerTest, EverySampleModeMatchesOracle)
 {
     std::mt19937 rng(2024);
     for (SampleMode mode : {SampleMode::kSTRICT_BOUNDS, SampleMode::kWRAP, SampleMode::kCLAMP, SampleMode::kFILL,
@@ -157,7 +163,7 @@ TEST(SliceLayerTest, EverySampleModeMatchesOracle)
     }
 }
 
-TEST(SliceLayerTest, FillValueFromInputFour)
+TEST_P(SliceLayerTest, FillValueFromInputFour)
 {
     std::mt19937 rng(8);
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kINT32})
@@ -184,7 +190,7 @@ TEST(SliceLayerTest, FillValueFromInputFour)
     }
 }
 
-TEST(SliceLayerTest, FillValueFromNetworkInput)
+TEST_P(SliceLayerTest, FillValueFromNetworkInput)
 {
     std::mt19937 rng(21);
     for (DataType t : {DataType::kFLOAT, DataType::kINT32})
@@ -208,7 +214,7 @@ TEST(SliceLayerTest, FillValueFromNetworkInput)
     }
 }
 
-TEST(SliceLayerTest, FillValueAndAxesAsNetworkInputs)
+TEST_P(SliceLayerTest, FillValueAndAxesAsNetworkInputs)
 {
     // Input 4 (fill value) is ordinary data; input 5 (axes) is a shape tensor.
     std::mt19937 rng(19);
@@ -237,7 +243,7 @@ TEST(SliceLayerTest, FillValueAndAxesAsNetworkInputs)
     }
 }
 
-TEST(SliceLayerTest, StaticAndTensorAxes)
+TEST_P(SliceLayerTest, StaticAndTensorAxes)
 {
     std::mt19937 rng(17);
     std::vector<int32_t> axesStorage = {-1, 0};
@@ -267,7 +273,7 @@ TEST(SliceLayerTest, StaticAndTensorAxes)
     }
 }
 
-TEST(SliceLayerTest, DynamicParametersFromShapeTensors)
+TEST_P(SliceLayerTest, DynamicParametersFromShapeTensors)
 {
     std::mt19937 rng(23);
     NetworkRunner r;
@@ -305,7 +311,7 @@ TEST(SliceLayerTest, DynamicParametersFromShapeTensors)
     }
 }
 
-TEST(SliceLayerTest, DynamicInputShapeWithRuntimeBoundsCheck)
+TEST_P(SliceLayerTest, DynamicInputShapeWithRuntimeBoundsCheck)
 {
     // Rows [start, start + 4) of a [N, 8] input: valid at every profile corner, not for every combination.
     std::mt19937 rng(31);
@@ -332,7 +338,7 @@ TEST(SliceLayerTest, DynamicInputShapeWithRuntimeBoundsCheck)
     EXPECT_TRUE(r.logger().hasError("reads outside the input")) << r.logger().allErrors();
 }
 
-TEST(SliceLayerTest, EveryStorageType)
+TEST_P(SliceLayerTest, EveryStorageType)
 {
     std::mt19937 rng(41);
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16, DataType::kINT8, DataType::kUINT8,
@@ -361,7 +367,7 @@ TEST(SliceLayerTest, EveryStorageType)
     }
 }
 
-TEST(SliceLayerTest, ShapeTensorValues)
+TEST_P(SliceLayerTest, ShapeTensorValues)
 {
     // Slice of a shape: [N, C, H, W] -> [H, W] (and reversed), used to reshape.
     NetworkRunner r;
@@ -399,7 +405,7 @@ TEST(SliceLayerTest, ShapeTensorValues)
     }
 }
 
-TEST(SliceLayerTest, SettersClearInputsAndValidate)
+TEST_P(SliceLayerTest, SettersClearInputsAndValidate)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {4, 4});
@@ -427,7 +433,7 @@ TEST(SliceLayerTest, SettersClearInputsAndValidate)
     EXPECT_TRUE(r.logger().hasError("addSlice")) << r.logger().allErrors();
 }
 
-TEST(SliceLayerTest, BuildFailures)
+TEST_P(SliceLayerTest, BuildFailures)
 {
     {
         NetworkRunner r;

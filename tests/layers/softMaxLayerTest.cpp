@@ -1,5 +1,6 @@
 // Tests of ISoftMaxLayer: every axis and TensorRT's default axis, FP32/FP16/BF16, large inputs (stability),
 // dynamic shapes, and the error paths, against a naive double-precision oracle.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -90,7 +91,12 @@ void runCase(std::mt19937& rng, DataType type, std::vector<int64_t> const& shape
         << "shape " << kiln::test::dimsString(x.dims) << " axis " << axis;
 }
 
-TEST(SoftMaxLayerTest, EveryAxisFp32)
+class SoftMaxLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(SoftMaxLayerTest);
+
+TEST_P(SoftMaxLayerTest, EveryAxisFp32)
 {
     std::mt19937 rng(1234);
     for (int32_t rank = 1; rank <= 5; ++rank)
@@ -102,7 +108,7 @@ TEST(SoftMaxLayerTest, EveryAxisFp32)
     }
 }
 
-TEST(SoftMaxLayerTest, DefaultAxisIsRankMinusThree)
+TEST_P(SoftMaxLayerTest, DefaultAxisIsRankMinusThree)
 {
     std::mt19937 rng(99);
     for (int32_t rank = 1; rank <= 5; ++rank)
@@ -111,7 +117,7 @@ TEST(SoftMaxLayerTest, DefaultAxisIsRankMinusThree)
     }
 }
 
-TEST(SoftMaxLayerTest, HalfAndBFloat16)
+TEST_P(SoftMaxLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(7);
     for (DataType t : {DataType::kHALF, DataType::kBF16})
@@ -124,7 +130,21 @@ TEST(SoftMaxLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(SoftMaxLayerTest, LargeInputsStayFinite)
+//! Softmax over the innermost axis (the CUDA kernel runs one warp per row): rows held in registers (128) and rows
+//! longer than its register cache (300).
+TEST_P(SoftMaxLayerTest, LongInnermostRows)
+{
+    std::mt19937 rng(11);
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF})
+    {
+        for (int64_t length : {int64_t{128}, int64_t{300}})
+        {
+            runCase(rng, t, {3, 5, length}, 2, true);
+        }
+    }
+}
+
+TEST_P(SoftMaxLayerTest, LargeInputsStayFinite)
 {
     std::mt19937 rng(5);
     // exp(1000) overflows float and double: a correct kernel subtracts the maximum first.
@@ -132,7 +152,7 @@ TEST(SoftMaxLayerTest, LargeInputsStayFinite)
     runCase(rng, DataType::kHALF, {2, 33}, 1, true, 0, 60000.0);
 }
 
-TEST(SoftMaxLayerTest, DynamicShapes)
+TEST_P(SoftMaxLayerTest, DynamicShapes)
 {
     std::mt19937 rng(42);
     NetworkRunner r;
@@ -151,7 +171,7 @@ TEST(SoftMaxLayerTest, DynamicShapes)
     }
 }
 
-TEST(SoftMaxLayerTest, SetAxesRejectsMasksWithoutExactlyOneBit)
+TEST_P(SoftMaxLayerTest, SetAxesRejectsMasksWithoutExactlyOneBit)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {2, 3});
@@ -166,7 +186,7 @@ TEST(SoftMaxLayerTest, SetAxesRejectsMasksWithoutExactlyOneBit)
     EXPECT_EQ(layer->getAxes(), 2U);
 }
 
-TEST(SoftMaxLayerTest, AxisBeyondRankFailsTheBuild)
+TEST_P(SoftMaxLayerTest, AxisBeyondRankFailsTheBuild)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {2, 3});
@@ -180,7 +200,7 @@ TEST(SoftMaxLayerTest, AxisBeyondRankFailsTheBuild)
     EXPECT_TRUE(r.logger().hasError("out of range")) << r.logger().allErrors();
 }
 
-TEST(SoftMaxLayerTest, IntegerInputFailsTheBuild)
+TEST_P(SoftMaxLayerTest, IntegerInputFailsTheBuild)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kINT32, {2, 3});
@@ -191,7 +211,7 @@ TEST(SoftMaxLayerTest, IntegerInputFailsTheBuild)
     EXPECT_TRUE(r.logger().hasError("softmax needs FP32, FP16 or BF16")) << r.logger().allErrors();
 }
 
-TEST(SoftMaxLayerTest, ForeignTensorIsRejected)
+TEST_P(SoftMaxLayerTest, ForeignTensorIsRejected)
 {
     NetworkRunner a;
     NetworkRunner b;

@@ -1,6 +1,7 @@
 // Tests of ISqueezeLayer and IUnsqueezeLayer: positive/negative/unsorted axes from INT32/INT64 constants, the data
 // (bit-exact) and output shapes, dynamic shapes with a runtime extent-1 check, shape-tensor values passing through
 // (Shape -> Squeeze/Unsqueeze -> Shuffle reshape), and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <algorithm>
@@ -31,7 +32,12 @@ ITensor* axesConstant(NetworkRunner& r, std::vector<int64_t> const& axes, DataTy
     return c != nullptr ? c->getOutput(0) : nullptr;
 }
 
-TEST(SqueezeLayerTest, SqueezeAndUnsqueezeRandomAxes)
+class SqueezeLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(SqueezeLayerTest);
+
+TEST_P(SqueezeLayerTest, SqueezeAndUnsqueezeRandomAxes)
 {
     std::mt19937 rng(503);
     for (int32_t trial = 0; trial < 12; ++trial)
@@ -76,7 +82,7 @@ TEST(SqueezeLayerTest, SqueezeAndUnsqueezeRandomAxes)
     }
 }
 
-TEST(SqueezeLayerTest, UnsqueezeAtNewPositions)
+TEST_P(SqueezeLayerTest, UnsqueezeAtNewPositions)
 {
     std::mt19937 rng(509);
     NetworkRunner r;
@@ -92,7 +98,7 @@ TEST(SqueezeLayerTest, UnsqueezeAtNewPositions)
     EXPECT_TRUE(kiln::test::sameBits(out["y"], want));
 }
 
-TEST(SqueezeLayerTest, DynamicShapesAndTheExtentConstraint)
+TEST_P(SqueezeLayerTest, DynamicShapesAndTheExtentConstraint)
 {
     std::mt19937 rng(521);
     {
@@ -123,7 +129,7 @@ TEST(SqueezeLayerTest, DynamicShapesAndTheExtentConstraint)
     EXPECT_TRUE(r.logger().hasError("must have extent 1 to be squeezed")) << r.logger().allErrors();
 }
 
-TEST(SqueezeLayerTest, ShapeTensorValuesPassThrough)
+TEST_P(SqueezeLayerTest, ShapeTensorValuesPassThrough)
 {
     // y = reshape(z, squeeze(unsqueeze(shape(x), [0]), [0])): the reshape dims stay known without running kernels.
     std::mt19937 rng(523);
@@ -173,7 +179,7 @@ void expectBuildError(bool squeeze, std::vector<int64_t> const& shape, std::vect
     EXPECT_TRUE(r.logger().hasError(message)) << r.logger().allErrors();
 }
 
-TEST(SqueezeLayerTest, BadAxesFailTheBuild)
+TEST_P(SqueezeLayerTest, BadAxesFailTheBuild)
 {
     expectBuildError(true, {2, 1, 3}, {0}, "dimension 0 of input 'x' must have extent 1 to be squeezed (it has 2)");
     expectBuildError(true, {2, 1, 3}, {3}, "axis 3 is out of range [-3, 2]");
@@ -183,7 +189,7 @@ TEST(SqueezeLayerTest, BadAxesFailTheBuild)
     expectBuildError(true, {1, 3}, {0}, "axes (input 1)", DataType::kFLOAT);
 }
 
-TEST(SqueezeLayerTest, AxesMustBeKnownAtBuildTime)
+TEST_P(SqueezeLayerTest, AxesMustBeKnownAtBuildTime)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", DataType::kFLOAT, {1, 3});

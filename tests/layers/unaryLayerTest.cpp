@@ -1,5 +1,6 @@
 // Tests of IUnaryLayer: every operation against a double-precision oracle, the integer and boolean operations,
 // half/bfloat16 storage, dynamic shapes and the error paths.
+#include "common/backendTest.h"
 #include "common/networkRunner.h"
 
 #include <cmath>
@@ -99,7 +100,12 @@ std::vector<int64_t> randomShape(std::mt19937& rng)
     return d;
 }
 
-TEST(UnaryLayerTest, FloatOperationsFp32)
+class UnaryLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(UnaryLayerTest);
+
+TEST_P(UnaryLayerTest, FloatOperationsFp32)
 {
     std::mt19937 rng(42);
     for (FloatCase const& c : kFLOAT_CASES)
@@ -114,7 +120,7 @@ TEST(UnaryLayerTest, FloatOperationsFp32)
     }
 }
 
-TEST(UnaryLayerTest, RoundIsHalfToEven)
+TEST_P(UnaryLayerTest, RoundIsHalfToEven)
 {
     HostTensor x = HostTensor::fromValues(
         DataType::kFLOAT, makeDims({8}), {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 2.4999});
@@ -123,7 +129,7 @@ TEST(UnaryLayerTest, RoundIsHalfToEven)
         out, HostTensor::fromValues(DataType::kFLOAT, makeDims({8}), {-2, -2, 0, 0, 2, 2, 4, 2}), 0, 0));
 }
 
-TEST(UnaryLayerTest, IsInfAndIsNanGiveBool)
+TEST_P(UnaryLayerTest, IsInfAndIsNanGiveBool)
 {
     double const inf = std::numeric_limits<double>::infinity();
     double const nan = std::numeric_limits<double>::quiet_NaN();
@@ -141,7 +147,7 @@ TEST(UnaryLayerTest, IsInfAndIsNanGiveBool)
     }
 }
 
-TEST(UnaryLayerTest, NotOnBool)
+TEST_P(UnaryLayerTest, NotOnBool)
 {
     std::mt19937 rng(5);
     HostTensor x = HostTensor::random(DataType::kBOOL, makeDims({3, 7}), rng);
@@ -150,7 +156,7 @@ TEST(UnaryLayerTest, NotOnBool)
         0, 0));
 }
 
-TEST(UnaryLayerTest, IntegerAbsNegSign)
+TEST_P(UnaryLayerTest, IntegerAbsNegSign)
 {
     std::mt19937 rng(77);
     for (DataType type : {DataType::kINT32, DataType::kINT64, DataType::kINT8})
@@ -174,7 +180,7 @@ TEST(UnaryLayerTest, IntegerAbsNegSign)
     }
 }
 
-TEST(UnaryLayerTest, HalfAndBFloat16)
+TEST_P(UnaryLayerTest, HalfAndBFloat16)
 {
     std::mt19937 rng(9);
     for (DataType type : {DataType::kHALF, DataType::kBF16})
@@ -190,7 +196,7 @@ TEST(UnaryLayerTest, HalfAndBFloat16)
     }
 }
 
-TEST(UnaryLayerTest, DynamicShapes)
+TEST_P(UnaryLayerTest, DynamicShapes)
 {
     NetworkRunner r;
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, 4});
@@ -211,7 +217,7 @@ TEST(UnaryLayerTest, DynamicShapes)
     }
 }
 
-TEST(UnaryLayerTest, NegOfShapeValuesFeedsReshape)
+TEST_P(UnaryLayerTest, NegOfShapeValuesFeedsReshape)
 {
     // reshape(x, -(-shape(x))) is the identity reshape; checks kNEG propagates shape values.
     NetworkRunner r;
@@ -230,7 +236,7 @@ TEST(UnaryLayerTest, NegOfShapeValuesFeedsReshape)
     EXPECT_TRUE(kiln::test::allClose(r.run({{"x", tx}})["out"], tx, 0, 0));
 }
 
-TEST(UnaryLayerTest, Errors)
+TEST_P(UnaryLayerTest, Errors)
 {
     {
         NetworkRunner r;

@@ -1,8 +1,8 @@
 // Backend-neutral host-side logic of IActivationLayer kernels, shared by the CPU kernel
 // (backends/cpu/kernels/activation.cpp) and the CUDA kernel (backends/cuda/kernels/activation.cu).
 #include "backends/common/activationParams.h"
+#include "backends/common/elementWiseChecks.h"
 #include "backends/common/unaryParams.h"
-#include "backends/cpu/kernels/elementWiseCommon.h"
 #include "core/dataType.h"
 
 #include <string>

@@ -1,7 +1,7 @@
 // Parser, validator and writer of the pointwise programs of fused pointwise nodes (see pointwiseProgram.h).
 #include "backends/common/pointwiseProgram.h"
 
-#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/common/elementWiseChecks.h"
 #include "core/dataType.h"
 
 namespace kiln

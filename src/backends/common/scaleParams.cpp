@@ -1,7 +1,7 @@
 // Backend-neutral host-side logic of IScaleLayer kernels, shared by the CPU kernel (backends/cpu/kernels/scale.cpp)
 // and the CUDA kernel (backends/cuda/kernels/scale.cu).
 #include "backends/common/scaleParams.h"
-#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/common/elementWiseChecks.h"
 #include "core/dataType.h"
 
 #include <string>

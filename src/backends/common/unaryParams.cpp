@@ -1,7 +1,7 @@
 // Backend-neutral host-side check of the one-input, one-output, same-shape kernels, shared by the CPU kernels
 // (backends/cpu/kernels/identity.cpp, unary.cpp, activation.cpp) and their CUDA counterparts.
 #include "backends/common/unaryParams.h"
-#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/common/elementWiseChecks.h"
 
 namespace kiln
 {

@@ -23,10 +23,6 @@ namespace kiln
 //! Storage index of every element, in row-major logical order, for a tensor of `dims` in `layout`.
 void storageIndices(FormatLayout const& layout, nvinfer1::Dims const& dims, std::vector<int64_t>& indices);
 
-//! The checks of a reformat node's kernel creation (CPU and CUDA): one input and output of kernel types, and the
-//! layouts of its "inFormat" / "outFormat" attributes.
-Status readReformatSetup(KernelSetup const& setup, FormatLayout& in, FormatLayout& out);
-
 //! The reformat kernel (created by the identity kernel factory for nodes with "reformat" = 1).
 StatusOr<std::unique_ptr<Kernel>> createReformatKernel(KernelSetup const& setup);
 

@@ -1,6 +1,6 @@
 // Device-side typed access shared by the CUDA kernels: load any Kiln storage type (FLOAT/HALF/BF16/INT8/UINT8/
 // INT32/INT64/BOOL) as a compute value (float or int64_t) and store a compute value back, with exactly the
-// conversions of the CPU reference (backends/cpu/kernels/elementWiseCommon.h): float -> integer truncates toward
+// conversions of the CPU reference (its loadChunk/storeChunk): float -> integer truncates toward
 // zero and saturates (NaN gives 0), int64 -> narrower integer wraps, -> BOOL is v != 0, BOOL reads as 0/1.
 // The storage type is a run-time argument: one kernel instantiation serves every type (lean compiles).
 #pragma once

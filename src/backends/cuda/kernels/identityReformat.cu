@@ -1,11 +1,11 @@
 // CUDA reformat kernel: kIDENTITY nodes with attribute "reformat" = 1 (inserted by the builder around plugins), as
-// the CPU's (backends/cpu/kernels/identityReformat.{h,cpp}, which also defines the format layouts used here):
+// the CPU's (the creation checks are shared: backends/common/reformatParams.h; the layouts: core/tensorFormat.h):
 // any type to any type with ICastLayer's conversions (launchConvert), INT8 dequantization/quantization with the
 // tensors' scales ("inScale"/"outScale"), and kLINEAR <-> the vectorized and channel-last formats (kCHW2/4/16/32,
 // kCDHW32, kHWC8/16, kHWC, kDHWC8, kDHWC), padding channels zero. Three steps as on the CPU: a non-linear input
 // is gathered into logical order in the workspace, converted, and scattered into a non-linear output (whose
 // padded storage is zeroed first).
-#include "backends/cpu/kernels/identityReformat.h"
+#include "backends/common/reformatParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 #include "backends/cuda/kernels/workspaceLayout.cuh"

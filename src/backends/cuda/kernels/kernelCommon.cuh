@@ -1,11 +1,11 @@
 // Shared by the CUDA kernel sources (kernels/*.cu): N-D index maps over strided/broadcast operands (host
 // construction, device evaluation), launch sizing, an owning device buffer for weights uploaded at kernel creation,
 // the session's library handles as a kernel sees them, and the views with which reshape calls the shared shape
-// checks. The checks of I/O counts and types are the CPU backend's (backends/cpu/kernels/elementWiseCommon.h), so
-// both backends reject the same nodes with the same words.
+// checks. The checks of I/O counts and types are shared with the CPU backend (backends/common/elementWiseChecks.h),
+// so both backends reject the same nodes with the same words.
 #pragma once
 
-#include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/common/elementWiseChecks.h"
 #include "backends/cuda/cudaCheck.h"
 #include "backends/kernel.h"
 #include "backends/cuda/kernels/deviceTypes.cuh"
