@@ -265,6 +265,7 @@ TEST_P(ScatterLayerTest, DynamicShapes)
 
 TEST_P(ScatterLayerTest, DuplicateIndicesLastUpdateWins)
 {
+    KILN_SKIP_ON_BACKEND(kiln::BackendKind::kCUDA, "docs/gpu.md: duplicate scatter indices: an arbitrary update wins (TensorRT: undefined)");
     NetworkRunner n;
     ITensor* data = n.addInput("data", DataType::kFLOAT, {5});
     ITensor* idx = n.addInput("idx", DataType::kINT32, {3, 1});

@@ -345,8 +345,9 @@ public:
             return notReshaped(nodeLabel(mSetup, "NMS"));
         }
         TensorView const& count = outputs[1];
-        if (mItems == 0)
+        if (mItems == 0 || outputs[0].volume() == 0)
         {
+            // Nothing to select, or no room for any selection (a limit of 0 boxes): the count is 0.
             KILN_CUDA_CHECK(cudaMemsetAsync(count.data, 0, static_cast<size_t>(elementSize(count.type)), ctx.stream));
             return Status::ok();
         }

@@ -2,7 +2,8 @@
 // coordinate x = start + o * stride is mapped per dimension under the sample mode (kSTRICT_BOUNDS, kFILL, kWRAP,
 // kCLAMP, kREFLECT) to an input coordinate or to the fill value. start/size/stride/axes come from attributes or
 // from inputs whose values shape inference knows (host values); inputs known only on the device are not supported
-// yet (that would need a host synchronisation). The fill value may live on the device (same type as the output).
+// yet (that would need a host synchronisation). The fill value may live on the device (same type as the output, or
+// converted through float for a FLOAT/HALF/BF16 output).
 // IPaddingLayer's kernel is here too: zero padding (negative padding crops) is a kFILL slice with start = -pre.
 #include "backends/common/sliceParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
@@ -28,6 +29,9 @@ struct SliceArgs
     int64_t stride[kMAX_RANK]{};
     uint64_t fillBits{0};            //!< fill value in the output type (host-known)
     void const* fillPtr{nullptr};    //!< or on the device
+    bool convertFill{false};         //!< the device fill value has another type: converted through float
+    DataType fillType{DataType::kFLOAT};
+    DataType outType{DataType::kFLOAT};
 };
 
 __device__ __forceinline__ int64_t mapCoordinate(SampleMode mode, int64_t x, int64_t n)
@@ -75,6 +79,10 @@ __global__ void sliceKernel(SliceArgs a, int64_t n, void const* src, void* dst, 
         if (!fill)
         {
             dev::copyElement(dst, i, src, offset, size);
+        }
+        else if (a.convertFill)
+        {
+            dev::storeFloat(dst, a.outType, i, dev::loadFloat(a.fillPtr, a.fillType, 0));
         }
         else if (a.fillPtr != nullptr)
         {
@@ -208,10 +216,18 @@ private:
             {
                 mFillOnDevice = true;
             }
+            else if (ew::isFloatKernelType(out.type))
+            {
+                // Read on the device and converted through float, as the CPU converts the value to the output's type.
+                mFillOnDevice = true;
+                a.convertFill = true;
+                a.fillType = f.type;
+                a.outType = out.type;
+            }
             else
             {
-                return unsupported("slice: a fill value of another type than the output, known only on the device, is "
-                                   "not supported on the CUDA backend yet");
+                return unsupported("slice: a fill value of another type than an integer output, known only on the "
+                                   "device, is not supported on the CUDA backend yet");
             }
         }
         else
