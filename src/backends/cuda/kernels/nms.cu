@@ -345,9 +345,10 @@ public:
             return notReshaped(nodeLabel(mSetup, "NMS"));
         }
         TensorView const& count = outputs[1];
-        if (mItems == 0 || outputs[0].volume() == 0)
+        bool const noneSelectable = !mScalarOnDevice[0] && mArgs.maxPerClass.value <= 0.0;
+        if (mItems == 0 || outputs[0].volume() == 0 || noneSelectable)
         {
-            // Nothing to select, or no room for any selection (a limit of 0 boxes): the count is 0.
+            // Nothing to select, or no room for any selection (a limit of 0 boxes per class): the count is 0.
             KILN_CUDA_CHECK(cudaMemsetAsync(count.data, 0, static_cast<size_t>(elementSize(count.type)), ctx.stream));
             return Status::ok();
         }
