@@ -130,8 +130,7 @@ std::vector<int32_t> aliasParents(Plan const& plan)
     }
     for (PlanNode const& node : plan.nodes)
     {
-        if (!isPureReshape(node) || node.inputs[0] >= static_cast<int32_t>(plan.tensors.size())
-            || node.outputs[0] < 0 || node.outputs[0] >= static_cast<int32_t>(plan.tensors.size()))
+        if (!isPureReshape(plan, node))
         {
             continue;
         }
@@ -150,30 +149,57 @@ std::vector<int32_t> aliasParents(Plan const& plan)
 
 namespace
 {
-//! True when the permutation stored under `key` is absent, empty or the identity.
-bool identityPermutation(PlanNode const& node, char const* key)
+//! True when the permutation stored under `key` moves no data: absent, or, over its first `rank` entries (a
+//! Permutation is stored with all Dims::MAX_DIMS entries), it keeps the order of every dimension that is not the
+//! constant 1 (`extent(p)` gives the extent expression of source dimension p). An unsqueeze is stored as a reshape
+//! followed by such a transpose of unit dimensions.
+template <typename Extent>
+bool keepsDataOrder(PlanNode const& node, char const* key, size_t rank, ShapeGraph const& shapes, Extent extent)
 {
     if (!node.attrs.has(key))
     {
         return true;
     }
     std::vector<int64_t> const perm = node.attrs.getInts(key);
-    for (size_t i = 0; i < perm.size(); ++i)
+    int64_t previous = -1;
+    for (size_t i = 0; i < perm.size() && i < rank; ++i)
     {
-        if (perm[i] != static_cast<int64_t>(i))
+        if (perm[i] < 0 || static_cast<size_t>(perm[i]) >= rank)
         {
             return false;
         }
+        ExprId const e = extent(static_cast<size_t>(perm[i]), i);
+        if (shapes.isConstant(e) && shapes.constantValue(e) == 1)
+        {
+            continue;
+        }
+        if (perm[i] < previous)
+        {
+            return false;
+        }
+        previous = perm[i];
     }
     return true;
 }
 } // namespace
 
-bool isPureReshape(PlanNode const& node)
+bool isPureReshape(Plan const& plan, PlanNode const& node)
 {
-    return node.kind == nvinfer1::LayerType::kSHUFFLE && !node.inputs.empty() && node.inputs[0] >= 0
-        && node.outputs.size() == 1 && !node.attrs.has("cf.loop") && identityPermutation(node, "first_transpose")
-        && identityPermutation(node, "second_transpose");
+    auto const nbTensors = static_cast<int32_t>(plan.tensors.size());
+    if (node.kind != nvinfer1::LayerType::kSHUFFLE || node.inputs.empty() || node.inputs[0] < 0
+        || node.inputs[0] >= nbTensors || node.outputs.size() != 1 || node.outputs[0] < 0
+        || node.outputs[0] >= nbTensors || node.attrs.has("cf.loop"))
+    {
+        return false;
+    }
+    // The first transpose reads the input's dimensions (source p has the input's extent p); the second produces the
+    // output (output dimension i, taken from source perm[i], has the output's extent i).
+    PlanTensor const& in = plan.tensors[static_cast<size_t>(node.inputs[0])];
+    PlanTensor const& out = plan.tensors[static_cast<size_t>(node.outputs[0])];
+    return keepsDataOrder(node, "first_transpose", in.dims.size(), plan.shapes,
+               [&](size_t source, size_t) { return in.dims[source]; })
+        && keepsDataOrder(node, "second_transpose", out.dims.size(), plan.shapes,
+            [&](size_t, size_t position) { return out.dims[position]; });
 }
 
 } // namespace kiln

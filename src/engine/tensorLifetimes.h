@@ -30,7 +30,8 @@ TensorLifetimes tensorLifetimes(Plan const& plan);
 std::vector<int32_t> aliasParents(Plan const& plan);
 int32_t aliasRoot(std::vector<int32_t>& parents, int32_t tensor);
 
-//! A Shuffle that only reshapes (both transposes absent or the identity), outside loops, with one input and output.
-bool isPureReshape(PlanNode const& node);
+//! A Shuffle of `plan` that only reshapes (both transposes absent or the identity over the rank they apply to),
+//! outside loops, with one output and valid tensor indices.
+bool isPureReshape(Plan const& plan, PlanNode const& node);
 
 } // namespace kiln

@@ -112,20 +112,44 @@ TEST(ConstantReshapePass, ReshapedConstantRunsNoNode)
     auto* reshape = r.network().addShuffle(*constant->getOutput(0));
     reshape->setName("alignRank");
     reshape->setReshapeDimensions(makeDims({1, 3, 4}));
+    // The ONNX importer's unsqueeze: a reshape to [3, 4, 1], then a transpose that moves only the unit dimension.
+    auto* unsqueeze = r.network().addShuffle(*constant->getOutput(0));
+    unsqueeze->setName("unsqueeze");
+    unsqueeze->setReshapeDimensions(makeDims({3, 4, 1}));
+    unsqueeze->setSecondTranspose(nvinfer1::Permutation{{2, 0, 1}});
+    // A transpose that moves data stays a node.
+    auto* transpose = r.network().addShuffle(*constant->getOutput(0));
+    transpose->setName("transposeWeights");
+    transpose->setFirstTranspose(nvinfer1::Permutation{{1, 0}});
     r.markOutput(add(r, x, reshape->getOutput(0), "addWeights"), "y");
+    r.markOutput(add(r, x, unsqueeze->getOutput(0), "addUnsqueezed"), "u");
+    r.markOutput(transpose->getOutput(0), "t");
     ASSERT_TRUE(r.build()) << r.logger().allErrors();
     auto plan = builtPlan(r);
     ASSERT_TRUE(plan.has_value());
     EXPECT_EQ(findNode(*plan, "alignRank"), nullptr);
-    PlanNode const* sum = findNode(*plan, "addWeights");
-    ASSERT_NE(sum, nullptr);
-    EXPECT_GE(plan->tensors[static_cast<size_t>(sum->inputs[1])].constant, 0);
+    EXPECT_EQ(findNode(*plan, "unsqueeze"), nullptr);
+    EXPECT_NE(findNode(*plan, "transposeWeights"), nullptr);
+    for (char const* name : {"addWeights", "addUnsqueezed"})
+    {
+        PlanNode const* sum = findNode(*plan, name);
+        ASSERT_NE(sum, nullptr);
+        EXPECT_GE(plan->tensors[static_cast<size_t>(sum->inputs[1])].constant, 0) << name;
+    }
 
     HostTensor const in = HostTensor::random(DataType::kFLOAT, makeDims({2, 3, 4}), rng);
     auto out = r.run({{"x", in}});
     for (int64_t i = 0; i < in.volume(); ++i)
     {
         EXPECT_FLOAT_EQ(out["y"].at(i), static_cast<float>(in.at(i)) + static_cast<float>(w.at(i % 12)));
+        EXPECT_FLOAT_EQ(out["u"].at(i), static_cast<float>(in.at(i)) + static_cast<float>(w.at(i % 12)));
+    }
+    for (int64_t row = 0; row < 4; ++row)
+    {
+        for (int64_t col = 0; col < 3; ++col)
+        {
+            EXPECT_FLOAT_EQ(out["t"].at(row * 3 + col), w.at(col * 4 + row));
+        }
     }
 }
 

@@ -18,7 +18,7 @@ Status constantReshapePass(BuildContext& ctx)
     for (size_t n = 0; n < plan.nodes.size(); ++n)
     {
         PlanNode const& node = plan.nodes[n];
-        if (!isPureReshape(node) || node.attrs.has("cf.if"))
+        if (!isPureReshape(plan, node) || node.attrs.has("cf.if"))
         {
             continue;
         }
