@@ -2,6 +2,7 @@
 // reformat nodes, INT8 scales, workspace, tactic timing, aliasing, CPU opt-in, data-dependent and shape-input
 // plumbing, and build errors that name the plugin. Tests that run the engine compare with references computed here.
 #include "builder/pluginTestPlugins.h"
+#include "common/builtPlan.h"
 #include "common/networkRunner.h"
 #include "engine/engineReader.h"
 #include "plugin/pluginAdapter.h"
@@ -32,34 +33,6 @@ constexpr uint32_t bit(DataType t)
 constexpr uint32_t bit(TensorFormat f)
 {
     return 1U << static_cast<uint32_t>(f);
-}
-
-//! The plan of the engine `r` built (readEngine of its bytes); nullopt when the build failed.
-std::optional<Plan> builtPlan(NetworkRunner& r)
-{
-    if (r.engineBytes().empty())
-    {
-        return std::nullopt;
-    }
-    auto plan = readEngine(r.engineBytes().data(), r.engineBytes().size());
-    if (!plan.isOk())
-    {
-        ADD_FAILURE() << plan.status().message();
-        return std::nullopt;
-    }
-    return std::move(plan).value();
-}
-
-PlanNode const* findNode(Plan const& plan, std::string const& name)
-{
-    for (PlanNode const& n : plan.nodes)
-    {
-        if (n.name == name)
-        {
-            return &n;
-        }
-    }
-    return nullptr;
 }
 
 std::vector<PlanNode const*> reformatNodes(Plan const& plan)

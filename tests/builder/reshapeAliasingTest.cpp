@@ -1,6 +1,7 @@
 // Reshapes that move no data. memoryPass: a Shuffle that only reshapes shares its input's arena slot, a transposing
 // one does not, and both give the reference result, with dynamic shapes and with the reshape's input read again
 // later. constantReshapePass: a reshape of a constant becomes a constant, and no node runs for it.
+#include "common/builtPlan.h"
 #include "common/networkRunner.h"
 #include "engine/engineReader.h"
 
@@ -15,29 +16,6 @@ namespace
 using nvinfer1::DataType;
 using nvinfer1::ElementWiseOperation;
 using nvinfer1::ITensor;
-
-std::optional<Plan> builtPlan(NetworkRunner& r)
-{
-    auto plan = readEngine(r.engineBytes().data(), r.engineBytes().size());
-    if (!plan.isOk())
-    {
-        ADD_FAILURE() << plan.status().message();
-        return std::nullopt;
-    }
-    return std::move(plan).value();
-}
-
-PlanNode const* findNode(Plan const& plan, std::string const& name)
-{
-    for (PlanNode const& n : plan.nodes)
-    {
-        if (n.name == name)
-        {
-            return &n;
-        }
-    }
-    return nullptr;
-}
 
 ITensor* add(NetworkRunner& r, ITensor* a, ITensor* b, char const* name)
 {
