@@ -39,7 +39,11 @@ mkdir -p "$work"
 start=$(date +%s)
 stamp() { echo "[run.sh] $(( $(date +%s) - start )) s: $*"; }
 # Seconds left of the total budget (TOTAL_BUDGET_S, default 450: the run must stay under 8 minutes), minus a margin.
-left() { echo $(( ${TOTAL_BUDGET_S:-450} - ($(date +%s) - start) - ${1:-0} )); }
+# Never below 30 s: `timeout` refuses a negative duration, and a step that starts at all needs some time.
+left() {
+    local s=$(( ${TOTAL_BUDGET_S:-450} - ($(date +%s) - start) - ${1:-0} ))
+    echo $(( s < 30 ? 30 : s ))
+}
 
 # The ONNX parser's libonnx_proto travels in .gpu-deps (scripts/gpu-deps.sh), as for scripts/gpu-test.sh.
 deps="${KILN_ONNX_DEPS:-$src/.gpu-deps}"
