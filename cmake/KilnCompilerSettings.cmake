@@ -58,10 +58,27 @@ if(KILN_FUZZ)
     add_link_options(-fsanitize=address,undefined)
 endif()
 
+# Sanitizer builds of the whole test suite (scripts/sanitize-test.sh): KILN_SANITIZE=address (AddressSanitizer with
+# UndefinedBehaviorSanitizer, which stops at the first finding) or thread (ThreadSanitizer). Not with KILN_FUZZ.
+set(KILN_SANITIZE "" CACHE STRING "Sanitizer build of everything: empty, address (ASan + UBSan) or thread (TSan)")
+set_property(CACHE KILN_SANITIZE PROPERTY STRINGS "" address thread)
+if(KILN_SANITIZE STREQUAL "address")
+    add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=address,undefined)
+elseif(KILN_SANITIZE STREQUAL "thread")
+    add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=thread)
+elseif(NOT KILN_SANITIZE STREQUAL "")
+    message(FATAL_ERROR "KILN_SANITIZE must be empty, address or thread (got '${KILN_SANITIZE}')")
+endif()
+if(KILN_SANITIZE AND KILN_FUZZ)
+    message(FATAL_ERROR "KILN_SANITIZE and KILN_FUZZ cannot be combined (the fuzzing build has its own sanitizers)")
+endif()
+
 # Shared libraries must not leave symbols unresolved (catches a forgotten source or a hidden symbol used
 # across libraries at link time instead of at dlopen time). Sanitizer runtimes are linked only into
-# executables, so the check is off in the fuzzing configuration.
-if(NOT KILN_FUZZ)
+# executables, so the check is off in the fuzzing and sanitizer configurations.
+if(NOT KILN_FUZZ AND NOT KILN_SANITIZE)
     set(KILN_SHARED_LINK_OPTIONS -Wl,--no-undefined)
 else()
     set(KILN_SHARED_LINK_OPTIONS "")

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# sanitize-test.sh — builds Kiln and its whole CPU test suite with a sanitizer and runs ctest there:
+#   address: AddressSanitizer + UndefinedBehaviorSanitizer (leaks, out-of-bounds, use-after-free, undefined behaviour;
+#            UBSan stops at the first finding), build dir build-asan
+#   thread:  ThreadSanitizer (data races, e.g. contexts on several threads), build dir build-tsan
+# The CUDA backend and the Python module are left out (their runtimes are not instrumented); ctest skips the
+# "python" and "gpu" labels. Any report fails its test, and the script exits non-zero. The last results are in
+# docs/testing.md.
+# Usage: scripts/sanitize-test.sh address|thread [--build-dir DIR] [--jobs N] [-- extra ctest arguments]
+set -uo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$KILN_REPO_ROOT" || exit 1
+
+kind="${1:-}"
+case "$kind" in
+    address) buildDir="build-asan" ;;
+    thread) buildDir="build-tsan" ;;
+    *) sed -n '2,10p' "$0"; exit 2 ;;
+esac
+shift
+jobs="$(kiln_jobs)"
+ctestArgs=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --build-dir) buildDir="$2"; shift 2 ;;
+        --jobs) jobs="$2"; shift 2 ;;
+        --) shift; ctestArgs=("$@"); break ;;
+        *) echo "sanitize-test.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+
+kiln_configure "$buildDir" -DKILN_SANITIZE="$kind" -DKILN_WITH_CUDA=OFF -DKILN_BUILD_PYTHON=OFF \
+    -DKILN_BUILD_BENCH=OFF || exit 1
+cmake --build "$buildDir" -j "$jobs" || exit 1
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+# Failing tests still run to the end; the summary names them.
+KILN_BACKEND=cpu ctest --test-dir "$buildDir" -j "$jobs" -LE "python|gpu" --output-on-failure "${ctestArgs[@]}"
