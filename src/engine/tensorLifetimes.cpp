@@ -26,7 +26,9 @@ void extendLoopLifetimes(Plan const& plan, std::vector<int32_t>& first, std::vec
     }
     for (auto const& [loop, range] : ranges)
     {
-        auto const [begin, end] = range;
+        // Plain variables: clang 14 (the fuzzing build) cannot capture structured bindings in a lambda.
+        int32_t const begin = range.first;
+        int32_t const end = range.second;
         auto touch = [&](int32_t t) {
             if (t < 0)
             {
