@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-fuzz.sh — builds the libFuzzer configuration (clang++, -DKILN_FUZZ=ON, ASan+UBSan) in build-fuzz/ and runs
+# run-fuzz.sh — builds the libFuzzer configuration (clang++, -DKILN_FUZZ=ON, ASan+UBSan, CPU only: no CUDA) in build-fuzz/ and runs
 # every fuzz target (tests/fuzz/*Fuzz.cpp) for a bounded time, seeded from tests/fuzz/corpus/<target>/.
 # Usage: scripts/run-fuzz.sh [--time SECONDS] [--build-dir DIR] [--jobs N] [--build-only] [target...]
 #   --time       per-target bound (libFuzzer -max_total_time); default 60 or $KILN_FUZZ_SECONDS
@@ -40,7 +40,7 @@ mkdir -p "$buildDir"
 cmake -S . -B "$buildDir" -G Ninja \
     -DCMAKE_CXX_COMPILER="$clang" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DKILN_FUZZ=ON \
+    -DKILN_FUZZ=ON -DKILN_WITH_CUDA=OFF \
     -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_BENCH=OFF -DKILN_BUILD_SAMPLES=OFF -DKILN_BUILD_TOOLS=OFF \
     >"$buildDir/configure.log" 2>&1 || { cat "$buildDir/configure.log"; echo "run-fuzz.sh: configure failed" >&2; exit 1; }
 

@@ -22,6 +22,9 @@ namespace kiln
 {
 namespace
 {
+//! Every arena offset the builder writes is a multiple of this (memoryPass).
+constexpr int64_t kARENA_ALIGNMENT = 256;
+
 
 using namespace engine;
 
@@ -342,6 +345,11 @@ Status checkWorkspaces(Plan const& plan, size_t pi)
         int64_t const size = p.workspaceSizes[n];
         bool const valid = size >= 0 && offset >= -1 && (offset >= 0 || size == 0)
             && (offset < 0 || (offset <= p.arenaSize && size <= p.arenaSize - offset));
+        if (valid && offset > 0 && offset % kARENA_ALIGNMENT != 0)
+        {
+            return corrupt(label + ": " + nodeLabel(plan, n) + " has workspace offset " + std::to_string(offset)
+                + ", not a multiple of " + std::to_string(kARENA_ALIGNMENT) + " bytes");
+        }
         if (!valid)
         {
             return corrupt(label + ": " + nodeLabel(plan, n) + " has workspace offset " + std::to_string(offset)
@@ -453,6 +461,12 @@ Status checkProfiles(Plan const& plan)
                 return corrupt(label + ": " + tensorLabel(plan, t) + " has arena offset " + std::to_string(offset)
                     + " and capacity " + std::to_string(capacity) + ", outside the arena of "
                     + std::to_string(p.arenaSize) + " bytes");
+            }
+            // The builder places every tensor on a 256-byte boundary (memoryPass); kernels rely on the alignment.
+            if (offset > 0 && offset % kARENA_ALIGNMENT != 0)
+            {
+                return corrupt(label + ": " + tensorLabel(plan, t) + " has arena offset " + std::to_string(offset)
+                    + ", not a multiple of " + std::to_string(kARENA_ALIGNMENT) + " bytes");
             }
         }
         KILN_RETURN_IF_ERROR(checkWorkspaces(plan, pi));

@@ -5,6 +5,7 @@
 #include "onnx/onnxAttributes.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace kiln
@@ -365,9 +366,9 @@ StatusOr<ITensor*> flatten2D(
         product = 1;
         for (int32_t i = begin; i < end; ++i)
         {
-            if (in.d[i] < 0)
+            if (in.d[i] < 0 || (in.d[i] > 0 && product > std::numeric_limits<int64_t>::max() / in.d[i]))
             {
-                return false;
+                return false; // unknown, or too large for a dimension: left to the network's own checks
             }
             product *= in.d[i];
         }

@@ -79,17 +79,29 @@ TEST(EngineTrust, TensorsAliveTogetherMustNotShareArenaBytes)
     plan.profiles[0].tensorOffsets[3] = 256; // c on b: both live at step 2
     expectRefused(plan, "profile 0: tensor 2 ('b') (arena bytes 256 to 512, live at steps 1 to 2) and tensor 3 ('c')");
     plan = chainPlan();
-    plan.profiles[0].tensorOffsets[2] = 128; // b straddles a: both live at step 1
+    plan.profiles[0].tensorCapacity[1] = 512; // a reaches into b: both live at step 1
     expectRefused(plan, "are alive at the same time in overlapping arena bytes");
     // A workspace of node 1 on top of a (live at steps 0..1).
     plan = chainPlan();
-    plan.profiles[0].workspaceOffsets = {-1, 100, -1, -1};
+    plan.profiles[0].workspaceOffsets = {-1, 0, -1, -1};
     plan.profiles[0].workspaceSizes = {0, 16, 0, 0};
     expectRefused(plan, "the workspace of node 1 ('act1')");
     // With a moved away, the workspace lies on c's bytes only, which is fine: c is not alive yet at step 1.
     plan.profiles[0].arenaSize = 1024;
     plan.profiles[0].tensorOffsets[1] = 512;
     EXPECT_TRUE(validatePlan(plan).isOk()) << validatePlan(plan).message();
+}
+
+TEST(EngineTrust, ArenaOffsetsKeepTheBuildersAlignment)
+{
+    // Kernels rely on the 256-byte alignment of arena tensors (a misaligned float load is undefined behaviour).
+    Plan plan = chainPlan();
+    plan.profiles[0].tensorOffsets[2] = 129;
+    expectRefused(plan, "tensor 2 ('b') has arena offset 129, not a multiple of 256 bytes");
+    plan = chainPlan();
+    plan.profiles[0].workspaceOffsets = {-1, 300, -1, -1};
+    plan.profiles[0].workspaceSizes = {0, 16, 0, 0};
+    expectRefused(plan, "node 1 ('act1') has workspace offset 300, not a multiple of 256 bytes");
 }
 
 TEST(EngineTrust, EditedOffsetInTheFileIsRefusedAtLoad)
