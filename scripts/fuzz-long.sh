@@ -41,7 +41,7 @@ done
 
 scripts/run-fuzz.sh --build-only --build-dir "$buildDir" || exit 1
 manifest="$buildDir/fuzz/targets.tsv"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 root="$(pwd)"
@@ -60,7 +60,7 @@ while IFS=$'\t' read -r target exe seedDir; do
     artifacts="$work/artifacts"
     regressions="$root/tests/fuzz/regressions/$target"
     mkdir -p "$corpus" "$artifacts"
-    args=(-timeout=25 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/")
+    args=(-timeout=25 -rss_limit_mb=4096 -malloc_limit_mb=2000000000 -print_final_stats=1 -artifact_prefix="$artifacts/")
     if [[ -n "$runs" ]]; then
         args+=(-runs="$runs")
     else

@@ -56,7 +56,9 @@ if [[ ! -s "$manifest" ]]; then
     exit 0
 fi
 
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}"
+# allocator_may_return_null (and -malloc_limit_mb below): a crafted engine or model may ask for absurd sizes; Kiln must report the failed
+# allocation (as it does outside ASan), not have the fuzzer stop at ASan's allocation limit.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 failed=()
@@ -70,7 +72,7 @@ while IFS=$'\t' read -r target exe seedDir; do
     artifacts="$buildDir/fuzz-artifacts/$target"
     log="$buildDir/fuzz-logs/$target.log"
     mkdir -p "$workCorpus" "$artifacts" "$(dirname "$log")"
-    args=(-max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 -print_final_stats=1
+    args=(-max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 -malloc_limit_mb=2000000000 -print_final_stats=1
           -artifact_prefix="$artifacts/")
     if [[ -f "tests/fuzz/$target.dict" ]]; then
         args+=(-dict="tests/fuzz/$target.dict")

@@ -441,8 +441,9 @@ Status inferSlice(InferContext& ctx)
         knownExtents = knownExtents && dimSize[du].isConstant() && in.dims[du].isConstant();
         if (knownExtents)
         {
-            outVolume *= dimSize[du].constant();
-            inVolume *= in.dims[du].constant();
+            // Volumes beyond 64 bits are far beyond the values kept here: treated as unknown.
+            knownExtents = !__builtin_mul_overflow(outVolume, dimSize[du].constant(), &outVolume)
+                && !__builtin_mul_overflow(inVolume, in.dims[du].constant(), &inVolume);
         }
     }
     std::optional<DimExpr> fillValue;

@@ -177,11 +177,12 @@ StatusOr<ShapeVec> ShapeMath::binary(ShapeVec const& a, ShapeVec const& b, Eleme
             int64_t const x = broadcastAt(a, i);
             int64_t const y = broadcastAt(b, i);
             int64_t r = 0;
+            bool overflow = false;
             switch (op)
             {
-            case ElementWiseOperation::kSUM: r = x + y; break;
-            case ElementWiseOperation::kSUB: r = x - y; break;
-            case ElementWiseOperation::kPROD: r = x * y; break;
+            case ElementWiseOperation::kSUM: overflow = __builtin_add_overflow(x, y, &r); break;
+            case ElementWiseOperation::kSUB: overflow = __builtin_sub_overflow(x, y, &r); break;
+            case ElementWiseOperation::kPROD: overflow = __builtin_mul_overflow(x, y, &r); break;
             case ElementWiseOperation::kMAX: r = std::max(x, y); break;
             case ElementWiseOperation::kMIN: r = std::min(x, y); break;
             case ElementWiseOperation::kEQUAL: r = x == y ? 1 : 0; break;
@@ -193,9 +194,15 @@ StatusOr<ShapeVec> ShapeMath::binary(ShapeVec const& a, ShapeVec const& b, Eleme
                 {
                     return invalidArgument(describeNode(mNode) + ": division by zero in a shape computation");
                 }
-                r = op == ElementWiseOperation::kDIV ? x / y : floorDivide(x, y);
+                overflow = x == std::numeric_limits<int64_t>::min() && y == -1;
+                r = overflow ? 0 : (op == ElementWiseOperation::kDIV ? x / y : floorDivide(x, y));
                 break;
             default: return internalError(describeNode(mNode) + ": unsupported shape operation");
+            }
+            if (overflow)
+            {
+                return invalidArgument(describeNode(mNode) + ": a shape computation overflows 64-bit integers ("
+                    + std::to_string(x) + " and " + std::to_string(y) + ")");
             }
             out[static_cast<size_t>(i)] = r;
         }
