@@ -104,14 +104,14 @@ uint32_t axesMask(std::vector<int32_t> const& axes)
     uint32_t mask = 0;
     for (int32_t a : axes)
     {
-        mask |= 1U << a;
+        mask |= a >= 0 && a < 32 ? 1U << a : 0U; // normalised axes are in [0, rank); the layer checks the mask
     }
     return mask;
 }
 
 uint32_t allAxesMask(int32_t rank)
 {
-    return rank >= 32 ? ~0U : (1U << rank) - 1U;
+    return rank >= 32 ? ~0U : (rank <= 0 ? 0U : (1U << rank) - 1U); // rank -1: unknown, no axes
 }
 
 StatusOr<ITensor*> addReduce(ImporterContext& ctx, ::onnx::NodeProto const& node, ITensor* t,
