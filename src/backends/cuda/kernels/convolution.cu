@@ -404,7 +404,6 @@ private:
         s.biasType = mEpi.biasType;
         s.add = mEpilogue.hasAdd;
         s.addType = mEpi.addType;
-        std::copy(mEpi.addStrides, mEpi.addStrides + 5, s.addStrides);
         s.activation = mEpi.hasActivation;
         s.activationType = mEpi.activation;
         s.alpha = mEpi.alpha;

@@ -258,17 +258,6 @@ public:
             {
                 return invalidArgument("cuDNN graph: unsupported type of the added tensor");
             }
-            // Only a tensor of the output's own shape (strides equal to the packed output's over 5-D).
-            int64_t expect = 1;
-            for (int32_t i = 4; i >= 0; --i)
-            {
-                int64_t const extent = i == 0 ? s.n : i == 1 ? s.k : g.out[i - 2];
-                if (s.addStrides[i] != expect && extent != 1)
-                {
-                    return invalidArgument("cuDNN graph: broadcast addition");
-                }
-                expect *= extent;
-            }
             auto Z = graph.tensor(fe::graph::Tensor_attributes()
                                       .set_name("add")
                                       .set_uid(kADD + 1)

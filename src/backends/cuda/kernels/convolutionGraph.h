@@ -33,9 +33,8 @@ struct ConvGraphSpec
     WindowGeometry g; //!< 5-D normalised geometry (index 0 = D)
     bool bias{false};
     nvinfer1::DataType biasType{nvinfer1::DataType::kFLOAT};
-    bool add{false};           //!< a tensor of the output's full shape
+    bool add{false}; //!< a tensor of the output's full shape (the caller checks; broadcasts are not expressed)
     nvinfer1::DataType addType{nvinfer1::DataType::kFLOAT};
-    int64_t addStrides[5]{};   //!< of the added tensor over [N, K, D, H, W] (0: broadcast)
     bool activation{false};
     nvinfer1::ActivationType activationType{nvinfer1::ActivationType::kRELU};
     float alpha{0.F};
