@@ -55,9 +55,17 @@ struct BackendCapabilities
     char const* workspaceFreeTactic{nullptr};
     //! Environment variable that forces a tactic by name for every node that has it (e.g. KILN_CPU_TACTIC), or nullptr.
     char const* forcedTacticVariable{nullptr};
+    //! Layer kinds (bit 1 << LayerType) whose kernels can keep 4-D FP16/BF16 activations channel-last (kHWC8) when
+    //! the node has kCHANNEL_LAST_ATTRIBUTE; the builder's channelLastPass still asks each node's kernel at every
+    //! profile shape before it chooses the format.
+    uint64_t channelLastKinds{0};
 
     bool fuses(Fusion f) const { return (fusions & static_cast<uint32_t>(f)) != 0; }
     bool lowersTo(nvinfer1::DataType t) const { return (reducedPrecisions & (1U << static_cast<uint32_t>(t))) != 0; }
+    bool runsChannelLast(nvinfer1::LayerType k) const
+    {
+        return static_cast<uint32_t>(k) < 64 && (channelLastKinds & (uint64_t{1} << static_cast<uint32_t>(k))) != 0;
+    }
 };
 
 //! A run captured from a stream and instantiated (a CUDA graph), replayable on any stream of its device.
@@ -138,7 +146,7 @@ StatusOr<Backend const*> backendNamed(std::string const& name);
 //! Entry point of libkiln_cuda.so (C linkage so that dlsym finds it). Returns nullptr and fills `error` when
 //! unusable (e.g. no device). `abiVersion` must equal kBACKEND_ABI_VERSION.
 using CreateBackendFn = Backend const* (*)(int32_t abiVersion, char* error, int64_t errorSize);
-constexpr int32_t kBACKEND_ABI_VERSION = 2;
+constexpr int32_t kBACKEND_ABI_VERSION = 3;
 constexpr char const* kCUDA_BACKEND_ENTRY = "kilnCreateCudaBackend";
 
 } // namespace kiln

@@ -49,6 +49,9 @@ Status precisionPass(BuildContext& ctx);
 //! Fuses conv/deconv/matmul epilogues and pointwise chains (CUDA builds, or KILN_FUSE=1; runs after precisionPass;
 //! see fusionPass.cpp).
 Status fusionPass(BuildContext& ctx);
+//! Channel-last (kHWC8) activations between the layers the backend runs that way, with reformats at the boundaries
+//! (see channelLastPass.cpp).
+Status channelLastPass(BuildContext& ctx);
 //! Chooses an implementation (tactic) per node and checks the backend can create it.
 Status tacticsPass(BuildContext& ctx);
 //! Plans the activation arena per profile (offsets and capacities).

@@ -3,6 +3,7 @@
 
 #include "builder/pluginConfigure.h"
 #include "builder/pluginNegotiation.h"
+#include "builder/planEdit.h"
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
 
@@ -134,20 +135,7 @@ float PluginReformats::rangeScale(int32_t t) const
 int32_t PluginReformats::addDerivedTensor(int32_t source, std::string name, DataType type, TensorFormat format,
     float scale)
 {
-    PlanTensor t = tensor(source);
-    t.name = std::move(name);
-    t.type = type;
-    t.format = format;
-    t.scale = type == DataType::kINT8 ? scale : -1.0F;
-    t.ioMode = nvinfer1::TensorIOMode::kNONE;
-    t.hostShapeTensor = false;
-    t.constant = -1;
-    t.dimNames.clear();
-    t.hasValues = false;
-    t.values.clear();
-    t.sizeTensorSymbol = -1;
-    int32_t const index = static_cast<int32_t>(mPlan.tensors.size());
-    mPlan.tensors.push_back(std::move(t));
+    int32_t const index = kiln::addDerivedTensor(mPlan, source, std::move(name), type, format, scale);
     mOrigin.push_back(mOrigin[static_cast<size_t>(source)]);
     mNeedsOriginal.push_back(false);
     return index;
@@ -155,17 +143,7 @@ int32_t PluginReformats::addDerivedTensor(int32_t source, std::string name, Data
 
 PlanNode PluginReformats::reformatNode(std::string name, int32_t from, int32_t to)
 {
-    PlanNode n;
-    n.kind = nvinfer1::LayerType::kIDENTITY;
-    n.name = std::move(name);
-    n.inputs = {from};
-    n.outputs = {to};
-    n.attrs.setInt("reformat", 1);
-    n.attrs.setInt("inFormat", static_cast<int64_t>(tensor(from).format));
-    n.attrs.setInt("outFormat", static_cast<int64_t>(tensor(to).format));
-    n.attrs.setFloat("inScale", tensor(from).scale);
-    n.attrs.setFloat("outScale", tensor(to).scale);
-    return n;
+    return makeReformatNode(mPlan, std::move(name), from, to);
 }
 
 Status PluginReformats::negotiate(PluginAdapter& plugin, PlanNode& node, int32_t nbIn,

@@ -17,6 +17,11 @@
 namespace kiln
 {
 
+//! Node attribute (int, 1 = on) set by the builder's channelLastPass on nodes whose 4-D activations (data input,
+//! fused addition, output) are stored channel-last (TensorFormat::kHWC8 with a channel count that needs no padding).
+//! Only backends whose capabilities list the node's kind (BackendCapabilities::channelLastKinds) get such nodes.
+constexpr char const* kCHANNEL_LAST_ATTRIBUTE = "channelLast";
+
 //! Enumerator name of a format ("kLINEAR", "kCHW4", ...; "kUNKNOWN" for a value outside the enum).
 char const* formatName(nvinfer1::TensorFormat format);
 

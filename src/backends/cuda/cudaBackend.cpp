@@ -120,6 +120,10 @@ public:
             c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM);
             c.reducedPrecisions = (1U << static_cast<uint32_t>(nvinfer1::DataType::kHALF))
                 | (1U << static_cast<uint32_t>(nvinfer1::DataType::kBF16));
+            // cuDNN's tensor-core convolutions read NHWC: NCHW tensors cost a transpose of the data before and of
+            // the result after each convolution (and its fused NHWC engines take the residual addition).
+            c.channelLastKinds = (uint64_t{1} << static_cast<uint32_t>(nvinfer1::LayerType::kCONVOLUTION))
+                | (uint64_t{1} << static_cast<uint32_t>(nvinfer1::LayerType::kPOOLING));
             return c;
         }();
         return caps;

@@ -209,6 +209,11 @@ TEST(CudaParity, ReformatFormatsAndScales)
         {F::kCHW32, F::kLINEAR, {1, 32, 2, 2}, DataType::kINT8, DataType::kFLOAT, 0.1, -1},
         {F::kCHW4, F::kCHW32, {1, 32, 2, 3}, DataType::kINT8, DataType::kINT8, 0.1, 0.07},
         {F::kLINEAR, F::kLINEAR, {3, 7}, DataType::kINT8, DataType::kHALF, 0.25, -1},
+        // Plain transposes (linear <-> channel-last without padding): partial 32x32 tiles, several batches.
+        {F::kHWC8, F::kLINEAR, {2, 40, 33, 35}, DataType::kHALF, DataType::kHALF, -1, -1},
+        {F::kLINEAR, F::kHWC8, {3, 48, 7, 37}, DataType::kBF16, DataType::kBF16, -1, -1},
+        {F::kDHWC8, F::kLINEAR, {1, 16, 3, 5, 7}, DataType::kHALF, DataType::kHALF, -1, -1},
+        {F::kHWC, F::kLINEAR, {2, 33, 4, 9}, DataType::kFLOAT, DataType::kFLOAT, -1, -1},
     };
     std::mt19937 rng(41);
     int32_t index = 0;

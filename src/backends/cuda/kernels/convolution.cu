@@ -10,6 +10,9 @@
 // prebuilt plan per shape with the epilogue fused where cuDNN has an engine for it, else the bare convolution plus
 // the pointwise pass; the legacy calls above remain for what the graph API refuses, and the tactic "cudnn-legacy"
 // (never timed, forced by tests) selects them alone.
+// Nodes the builder made channel-last (kCHANNEL_LAST_ATTRIBUTE: data input, fused addition and output in kHWC8 with
+// no padding channels; 2-D forward convolutions of FP16/BF16 with constant weights) run on the graph API only, with
+// NHWC strides and the kernel stored KRSC on the device; reshape fails when cuDNN has no plan for them.
 #include "backends/cuda/kernels/convolution.h"
 #include "backends/cuda/kernels/convolutionGraph.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
@@ -17,6 +20,7 @@
 #include "backends/cuda/kernels/kernelCommon.cuh"
 #include "backends/cuda/cudaLibraries.h"
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 
 #include <algorithm>
 #include <memory>
@@ -129,6 +133,7 @@ public:
         , mEpilogue(epilogue)
         , mUseCudnn(useCudnn)
         , mUseGraph(useGraph && !mCfg.deconvolution)
+        , mChannelLast(setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0)
         , mType(setup.inputTypes[0])
         , mOwn(convolutionOwnInputs(*setup.node))
         , mLibraries(sessionLibraries(setup))
@@ -143,7 +148,11 @@ public:
         {
             WeightsView const& w = mSetup.weights[0];
             mKernelCount = w.count;
-            if (w.device != nullptr && w.type == mType)
+            if (mChannelLast)
+            {
+                KILN_RETURN_IF_ERROR(uploadChannelLastKernel(w));
+            }
+            else if (w.device != nullptr && w.type == mType)
             {
                 mKernel = w.device;
             }
@@ -173,6 +182,37 @@ public:
                 mBias = mBiasOwn.data();
             }
         }
+        return Status::ok();
+    }
+
+    //! The kernel [K, C/groups, R, S] stored as [K, R, S, Cp] in the input's type (channel-last plans), where Cp is
+    //! C rounded up to 8 for an ungrouped convolution (the input's kHWC8 storage has that many channels, the padding
+    //! channels zero and so are their weights) and C/groups otherwise.
+    Status uploadChannelLastKernel(WeightsView const& w)
+    {
+        int64_t const k = mCfg.k;
+        int64_t const window = mCfg.params.kernel.size() == 2 ? mCfg.params.kernel[0] * mCfg.params.kernel[1] : 0;
+        if (k <= 0 || window <= 0 || w.count % (k * window) != 0)
+        {
+            return invalidArgument("the kernel weights do not match a 2-D channel-last convolution");
+        }
+        int64_t const c = w.count / (k * window);
+        int64_t const cp = mCfg.groups == 1 ? (c + 7) / 8 * 8 : c;
+        std::vector<uint8_t> host(static_cast<size_t>(byteSize(mType, k * window * cp)), 0);
+        for (int64_t ko = 0; ko < k; ++ko)
+        {
+            for (int64_t ci = 0; ci < c; ++ci)
+            {
+                for (int64_t p = 0; p < window; ++p)
+                {
+                    int64_t const from = (ko * c + ci) * window + p;
+                    int64_t const to = (ko * window + p) * cp + ci;
+                    storeElement(host.data(), mType, to, loadElement(w.data, w.type, from));
+                }
+            }
+        }
+        KILN_RETURN_IF_ERROR(mKernelOwn.upload(host.data(), static_cast<int64_t>(host.size())));
+        mKernel = mKernelOwn.data();
         return Status::ok();
     }
 
@@ -257,7 +297,16 @@ public:
         {
             chooseGraph(*mPlan, out.type);
         }
+        if (mChannelLast && mPlan->graph == nullptr)
+        {
+            return invalidArgument(label() + ": channel-last convolution: cuDNN's graph API has no plan for it ("
+                + convGraphCounters().lastRefusal + ")");
+        }
 #endif
+        if (mChannelLast && !mUseGraph)
+        {
+            return invalidArgument(label() + ": channel-last convolutions run on cuDNN's graph API only");
+        }
         DirectConvArgs& a = mDirect;
         a.xType = inputs[0].type;
         a.wType = mShapes.kernelTensor ? inputs[1].type : mType;
@@ -302,6 +351,10 @@ public:
             return st.isOk() ? st : st.withContext(label());
         }
 #endif
+        if (mChannelLast)
+        {
+            return invalidArgument(label() + ": the workspace is smaller than the channel-last plan needs");
+        }
         if (plan.cudnn && (ctx.workspaceBytes >= plan.total || plan.total == 0)
             && (ctx.workspace != nullptr || plan.total == 0))
         {
@@ -361,7 +414,7 @@ private:
         plan->n = inputs[0].dims.d[0];
         plan->c = inputs[0].dims.d[1];
 #if KILN_HAVE_CUDNN
-        if (mUseCudnn && plan->n > 0 && plan->c % mCfg.groups == 0)
+        if (mUseCudnn && !mChannelLast && plan->n > 0 && plan->c % mCfg.groups == 0)
         {
             plan->cudnn = planCudnn(*plan, outputs[0].type, kernelTensor ? inputs[1].type : mType).isOk();
         }
@@ -414,6 +467,22 @@ private:
             return;
         }
         s.device = device;
+        s.channelLast = mChannelLast;
+        if (mChannelLast)
+        {
+            // An ungrouped convolution reads the input's kHWC8 storage, padding channels included.
+            s.c = mCfg.groups == 1 ? (p.c + 7) / 8 * 8 : p.c;
+            // The pointwise pass after a bare plan indexes NCHW: a channel-last node needs the whole epilogue fused.
+            if (addFull == 1)
+            {
+                auto fused = ConvGraphPlan::get(s, true);
+                if (fused.isOk())
+                {
+                    p.graph = *fused;
+                }
+            }
+            return;
+        }
         if (addFull == 1)
         {
             auto fused = ConvGraphPlan::get(s, true);
@@ -437,7 +506,8 @@ private:
     Status runGraph(ConvGraphPlan const& graph, void const* x, TensorView const& out, ConvEpilogueDev const& epi,
         RunContext const& ctx) const
     {
-        KILN_RETURN_IF_ERROR(graph.run(mCudnn, ctx.stream, x, mKernel, epi.bias, epi.add, out.data, ctx.workspace));
+        KILN_RETURN_IF_ERROR(
+            graph.run(mGraphLaunch, mCudnn, ctx.stream, x, mKernel, epi.bias, epi.add, out.data, ctx.workspace));
         if (graph.fused() || (epi.bias == nullptr && epi.add == nullptr && !epi.hasActivation))
         {
             return Status::ok();
@@ -679,6 +749,8 @@ private:
     FusedEpilogue mEpilogue;
     bool mUseCudnn{false};
     bool mUseGraph{false}; //!< forward convolutions with the "cudnn" tactic try cuDNN's graph API first
+    bool mChannelLast{false}; //!< NHWC data, fused add and output; KRSC kernel; graph API only
+    mutable ConvGraphLaunch mGraphLaunch; //!< the variant pack of the last graph run's addresses
     DataType mType{DataType::kFLOAT}; //!< the input's type: cuDNN's data type, the device kernel copy's type
     size_t mOwn{1};
     DeviceBuffer mKernelOwn;
@@ -760,6 +832,17 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup co
     }
     bool const useCudnn = cudnnBuilt() && tactic != kTACTIC_KILN;
     bool const useGraph = useCudnn && convGraphBuilt() && tactic != kTACTIC_CUDNN_LEGACY;
+    if (setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0)
+    {
+        bool const constantKernel = setup.weights.size() > 0 && setup.weights[0].present()
+            && convolutionOwnInputs(*setup.node) == 1;
+        if (deconvolution || !useGraph || cfg.params.nbSpatial != 2 || !constantKernel
+            || (setup.inputTypes[0] != DataType::kHALF && setup.inputTypes[0] != DataType::kBF16))
+        {
+            return invalidArgument(label + ": channel-last is for 2-D FP16/BF16 forward convolutions with constant "
+                                           "weights on cuDNN's graph API (tactic cudnn)");
+        }
+    }
     auto kernel = std::make_unique<ConvolutionCudaKernel>(setup, std::move(cfg), epilogue, useCudnn, useGraph);
     KILN_RETURN_IF_ERROR(kernel->init().withContext(label + ": uploading the weights"));
     return std::unique_ptr<Kernel>(std::move(kernel));
@@ -775,6 +858,11 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     if (!epilogue.isOk() || !typeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.value().hasAdd).empty())
     {
         return {};
+    }
+    if (setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0)
+    {
+        return cudnnBuilt() && convGraphBuilt() && !deconvolution ? std::vector<std::string>{kTACTIC_CUDNN}
+                                                                  : std::vector<std::string>{};
     }
     if (cudnnBuilt())
     {

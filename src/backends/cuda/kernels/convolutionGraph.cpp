@@ -5,6 +5,8 @@
 
 #include "backends/cuda/kernels/cudnnCommon.h"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -47,6 +49,39 @@ bool convGraphBuilt()
     return true;
 }
 
+//! The plans' access to a kernel's ConvGraphLaunch.
+class ConvGraphPlanAccess
+{
+public:
+    static bool matches(ConvGraphLaunch const& l, uint64_t plan, void const* const (&addresses)[6])
+    {
+        return l.mPlan == plan && l.mPack != nullptr && std::equal(addresses, addresses + 6, l.mAddresses);
+    }
+    static cudnnBackendDescriptor_t pack(ConvGraphLaunch const& l) { return static_cast<cudnnBackendDescriptor_t>(l.mPack); }
+    static void reset(ConvGraphLaunch& l)
+    {
+        if (l.mPack != nullptr)
+        {
+            cudnnBackendDestroyDescriptor(static_cast<cudnnBackendDescriptor_t>(l.mPack));
+        }
+        l.mPack = nullptr;
+        l.mPlan = 0;
+    }
+    static void store(ConvGraphLaunch& l, uint64_t plan, cudnnBackendDescriptor_t pack,
+        void const* const (&addresses)[6])
+    {
+        l.mPlan = plan;
+        l.mPack = pack;
+        std::copy(addresses, addresses + 6, l.mAddresses);
+        ++l.mBuilds;
+    }
+};
+
+ConvGraphLaunch::~ConvGraphLaunch()
+{
+    ConvGraphPlanAccess::reset(*this);
+}
+
 namespace
 {
 using nvinfer1::ActivationType;
@@ -74,9 +109,22 @@ bool toFrontendType(DataType t, fe::DataType_t& out)
     }
 }
 
-std::vector<int64_t> packedStrides(std::vector<int64_t> const& dims)
+//! Packed strides of [N, C, spatial...] extents: row-major, or with `channelLast` C innermost then the spatial
+//! dimensions, N outermost.
+std::vector<int64_t> packedStrides(std::vector<int64_t> const& dims, bool channelLast = false)
 {
     std::vector<int64_t> s(dims.size(), 1);
+    if (channelLast && dims.size() >= 3)
+    {
+        int64_t stride = dims[1];
+        for (size_t i = dims.size(); i-- > 2;)
+        {
+            s[i] = stride;
+            stride *= dims[i];
+        }
+        s[0] = stride;
+        return s;
+    }
     for (size_t i = dims.size(); i-- > 1;)
     {
         s[i - 1] = s[i] * dims[i];
@@ -98,7 +146,7 @@ std::string describe(ConvGraphSpec const& s, bool fuse)
 {
     std::ostringstream os;
     os << static_cast<int>(s.xType) << ',' << static_cast<int>(s.yType) << ',' << s.nbSpatial << ',' << s.n << ','
-       << s.c << ',' << s.k << ',' << s.groups << ',' << s.device << ',' << fuse;
+       << s.c << ',' << s.k << ',' << s.groups << ',' << s.device << ',' << fuse << ',' << s.channelLast;
     for (int32_t j = 0; j < 3; ++j)
     {
         os << ';' << s.g.in[j] << ',' << s.g.out[j] << ',' << s.g.kernel[j] << ',' << s.g.stride[j] << ','
@@ -135,29 +183,68 @@ bool activationAttributes(ConvGraphSpec const& s, fe::graph::Pointwise_attribute
     }
 }
 
+//! The frontend graph with its chosen plan exposed: when the variant pack holds exactly the graph's tensors (no
+//! frontend-managed workspace, pass-by-value scalars or replaced slots), Kiln builds and keeps the variant pack itself
+//! and calls cudnnBackendExecute on the plan, instead of the frontend's per-call variant pack.
+class PlanGraph : public fe::graph::Graph
+{
+public:
+    cudnnBackendDescriptor_t plainPlan(int32_t slots, int64_t workspaceBytes) const
+    {
+        auto const& t = varpack_template;
+        if (plans.candidate < 0 || static_cast<size_t>(plans.candidate) >= plans.execution_plans.size()
+            || plans.execution_plans[plans.candidate] == nullptr || t.all_uids.size() != static_cast<size_t>(slots)
+            || t.user_slots.size() != static_cast<size_t>(slots) || !t.workspace_slots.empty()
+            || !t.replacement_slots.empty() || !t.backend_slots.empty())
+        {
+            return nullptr;
+        }
+        auto const& plan = *plans.execution_plans[plans.candidate];
+        // A frontend workspace in front of the engine's would shift the engine's workspace pointer.
+        if (plan.getWorkspaceSize() != workspaceBytes)
+        {
+            return nullptr;
+        }
+        return plan.get_raw_desc();
+    }
+};
+
+uint64_t nextSerial()
+{
+    static std::atomic<uint64_t> serial{0};
+    return ++serial;
+}
+
 class FrontendConvPlan final : public ConvGraphPlan
 {
 public:
     int64_t workspaceBytes() const override { return mWorkspace; }
     bool fused() const override { return mFused; }
 
-    Status run(void* handle, cudaStream_t stream, void const* x, void const* w, void const* bias, void const* add,
-        void* y, void* workspace) const override
+    Status run(ConvGraphLaunch& launch, void* handle, cudaStream_t stream, void const* x, void const* w,
+        void const* bias, void const* add, void* y, void* workspace) const override
     {
         auto const h = static_cast<cudnnHandle_t>(handle);
         KILN_CUDNN_CHECK(cudnnSetStream(h, stream));
-        void* byRole[kROLES]{const_cast<void*>(x), const_cast<void*>(w), const_cast<void*>(bias),
-            const_cast<void*>(add), y};
-        void* ptrs[kROLES]{};
-        for (int32_t i = 0; i < mSlots; ++i)
+        void const* const addresses[6]{x, w, bias, add, y, workspace};
+        if (mRawPlan == nullptr)
         {
-            ptrs[i] = byRole[mSlotRole[i]];
+            // The frontend's own execute (a variant pack per call): plans whose variant pack is not the plain one.
+            void* byRole[kROLES]{const_cast<void*>(x), const_cast<void*>(w), const_cast<void*>(bias),
+                const_cast<void*>(add), y};
+            void* ptrs[kROLES]{};
+            for (int32_t i = 0; i < mSlots; ++i)
+            {
+                ptrs[i] = byRole[mSlotRole[i]];
+            }
+            fe::error_t e = mGraph.execute(h, ptrs, mSlots, workspace);
+            return e.is_bad() ? internalError("cuDNN graph convolution: " + e.get_message()) : Status::ok();
         }
-        fe::error_t e = mGraph.execute(h, ptrs, mSlots, workspace);
-        if (e.is_bad())
+        if (!ConvGraphPlanAccess::matches(launch, mSerial, addresses))
         {
-            return internalError("cuDNN graph convolution: " + e.get_message());
+            KILN_RETURN_IF_ERROR(buildPack(launch, addresses));
         }
+        KILN_CUDNN_CHECK(cudnnBackendExecute(h, mRawPlan, ConvGraphPlanAccess::pack(launch)));
         return Status::ok();
     }
 
@@ -216,13 +303,13 @@ public:
                                   .set_name("x")
                                   .set_uid(kX + 1)
                                   .set_dim(xDims)
-                                  .set_stride(packedStrides(xDims))
+                                  .set_stride(packedStrides(xDims, s.channelLast))
                                   .set_data_type(xt));
         auto W = graph.tensor(fe::graph::Tensor_attributes()
                                   .set_name("w")
                                   .set_uid(kW + 1)
                                   .set_dim(wDims)
-                                  .set_stride(packedStrides(wDims))
+                                  .set_stride(packedStrides(wDims, s.channelLast))
                                   .set_data_type(xt));
         auto Y = graph.conv_fprop(X, W,
             fe::graph::Conv_fprop_attributes()
@@ -262,7 +349,7 @@ public:
                                       .set_name("add")
                                       .set_uid(kADD + 1)
                                       .set_dim(yDims)
-                                      .set_stride(packedStrides(yDims))
+                                      .set_stride(packedStrides(yDims, s.channelLast))
                                       .set_data_type(at));
             Y = graph.pointwise(Y, Z,
                 fe::graph::Pointwise_attributes().set_name("add").set_mode(fe::PointwiseMode_t::ADD).set_compute_data_type(
@@ -277,7 +364,8 @@ public:
             }
             Y = graph.pointwise(Y, act.set_name("act").set_compute_data_type(fe::DataType_t::FLOAT));
         }
-        Y->set_output(true).set_uid(kY + 1).set_dim(yDims).set_stride(packedStrides(yDims)).set_data_type(yt);
+        Y->set_output(true).set_uid(kY + 1).set_dim(yDims).set_stride(packedStrides(yDims, s.channelLast)).set_data_type(
+            yt);
 
         // FP32 accumulation always.
         graph.deselect_numeric_notes({fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION});
@@ -325,12 +413,52 @@ public:
                 return internalError("cuDNN graph: unexpected tensor uid " + std::to_string(uids[i]));
             }
             mSlotRole[i] = static_cast<int32_t>(uids[i] - 1);
+            mUids[i] = uids[i];
         }
+        mRawPlan = mGraph.plainPlan(mSlots, mWorkspace);
         return Status::ok();
     }
 
 private:
-    fe::graph::Graph mGraph;
+    //! Builds the variant pack of `addresses` into `launch` (replacing the one it holds).
+    Status buildPack(ConvGraphLaunch& launch, void const* const (&addresses)[6]) const
+    {
+        ConvGraphPlanAccess::reset(launch);
+        cudnnBackendDescriptor_t pack = nullptr;
+        KILN_CUDNN_CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack));
+        void* ptrs[kROLES]{};
+        for (int32_t i = 0; i < mSlots; ++i)
+        {
+            ptrs[i] = const_cast<void*>(addresses[mSlotRole[i]]);
+        }
+        void* workspace = const_cast<void*>(addresses[5]);
+        cudnnStatus_t st = cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, mSlots, mUids);
+        if (st == CUDNN_STATUS_SUCCESS)
+        {
+            st = cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, mSlots, ptrs);
+        }
+        if (st == CUDNN_STATUS_SUCCESS)
+        {
+            st = cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
+        }
+        if (st == CUDNN_STATUS_SUCCESS)
+        {
+            st = cudnnBackendFinalize(pack);
+        }
+        if (st != CUDNN_STATUS_SUCCESS)
+        {
+            cudnnBackendDestroyDescriptor(pack);
+            return cudnnStatus(st, "cuDNN graph convolution: variant pack");
+        }
+        ConvGraphPlanAccess::store(launch, mSerial, pack, addresses);
+        return Status::ok();
+    }
+
+    //! Tells this plan's variant packs from those of a plan that a later allocation put at the same address.
+    uint64_t const mSerial{nextSerial()};
+    PlanGraph mGraph;
+    cudnnBackendDescriptor_t mRawPlan{nullptr}; //!< the chosen plan when the variant pack is the plain one
+    int64_t mUids[kROLES]{};
     int64_t mWorkspace{0};
     bool mFused{false};
     int32_t mSlots{0};
@@ -378,6 +506,8 @@ bool convGraphBuilt()
 {
     return false;
 }
+
+ConvGraphLaunch::~ConvGraphLaunch() = default;
 
 StatusOr<std::shared_ptr<ConvGraphPlan const>> ConvGraphPlan::get(ConvGraphSpec const&, bool)
 {

@@ -1,7 +1,7 @@
 // cuDNN graph-API convolutions (through the header-only cuDNN frontend): one operation graph per convolution shape,
 // conv_fprop with its epilogue fused (bias, residual add, activation) where cuDNN has an engine for it, the
 // execution plan chosen by cuDNN's heuristics and built once at reshape, and a run that is one cudnnBackendExecute
-// with a fixed variant-pack order (no lookups, no descriptors built per run). Plans are shared process-wide by
+// with a variant pack built once per set of addresses (ConvGraphLaunch, held by the kernel). Plans are shared process-wide by
 // their full description, so identical layers and contexts build each plan once. Compiled to a stub that always
 // refuses when Kiln is built without cuDNN or without the frontend headers (KILN_HAVE_CUDNN_FRONTEND=0).
 #pragma once
@@ -20,7 +20,7 @@
 namespace kiln::cuda
 {
 
-//! A forward convolution of NCDHW-packed tensors with an optional fused epilogue y = act(conv(x, w) + bias + add).
+//! A forward convolution of packed NCDHW (or channel-last) tensors with an optional fused epilogue y = act(conv(x, w) + bias + add).
 struct ConvGraphSpec
 {
     nvinfer1::DataType xType{nvinfer1::DataType::kHALF}; //!< input and kernel: kHALF or kBF16
@@ -40,6 +40,9 @@ struct ConvGraphSpec
     float alpha{0.F};
     float beta{0.F};
     int32_t device{0};
+    //! x, y and the added tensor are channel-last (NHWC / NDHWC) and the kernel KRSC (output channel outermost, input
+    //! channels innermost); else all are packed NCDHW and the kernel KCRS.
+    bool channelLast{false};
 };
 
 //! Counters of plan builds in this process (tests and diagnostics): plans built with the epilogue fused, plans of the
@@ -56,6 +59,28 @@ ConvGraphCounters convGraphCounters();
 //! True when this build can use the cuDNN graph API.
 bool convGraphBuilt();
 
+//! A kernel's run state for its plan: the cuDNN variant pack (tensor addresses and workspace) built for the addresses
+//! of the last run. A run with the same plan and addresses executes it as it is; other addresses rebuild it. Owned by
+//! one kernel (one execution context), so it is never shared between threads.
+class ConvGraphLaunch
+{
+public:
+    ConvGraphLaunch() = default;
+    ConvGraphLaunch(ConvGraphLaunch const&) = delete;
+    ConvGraphLaunch& operator=(ConvGraphLaunch const&) = delete;
+    ~ConvGraphLaunch();
+
+    //! Variant packs built so far (tests: a repeated run with the same addresses builds none).
+    int64_t builds() const { return mBuilds; }
+
+private:
+    friend class ConvGraphPlanAccess;
+    uint64_t mPlan{0}; //!< serial number of the plan the pack was built for (0: none)
+    void* mPack{nullptr}; //!< cudnnBackendDescriptor_t of the variant pack
+    void const* mAddresses[6]{};
+    int64_t mBuilds{0};
+};
+
 class ConvGraphPlan
 {
 public:
@@ -69,8 +94,9 @@ public:
     //! True when the epilogue runs inside the plan.
     virtual bool fused() const = 0;
     //! Runs on `stream` (bound to `handle` by the call). `bias`/`add` are ignored when the plan is not fused.
-    virtual Status run(void* handle, cudaStream_t stream, void const* x, void const* w, void const* bias,
-        void const* add, void* y, void* workspace) const = 0;
+    //! `launch` keeps the variant pack of these addresses for the next run.
+    virtual Status run(ConvGraphLaunch& launch, void* handle, cudaStream_t stream, void const* x, void const* w,
+        void const* bias, void const* add, void* y, void* workspace) const = 0;
 };
 
 } // namespace kiln::cuda

@@ -88,7 +88,7 @@ TensorDesc::~TensorDesc()
     }
 }
 
-Status TensorDesc::set(cudnnDataType_t type, std::vector<int64_t> const& extents)
+Status TensorDesc::set(cudnnDataType_t type, std::vector<int64_t> const& extents, bool channelLast)
 {
     if (mDesc == nullptr)
     {
@@ -99,6 +99,18 @@ Status TensorDesc::set(cudnnDataType_t type, std::vector<int64_t> const& extents
     for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
     {
         strides[static_cast<size_t>(i)] = strides[static_cast<size_t>(i + 1)] * dims[static_cast<size_t>(i + 1)];
+    }
+    if (channelLast && dims.size() >= 3)
+    {
+        // Memory order N, spatial..., C: C is innermost, each spatial stride counts whole pixels of C channels.
+        int stride = dims[1];
+        strides[1] = 1;
+        for (size_t i = dims.size(); i-- > 2;)
+        {
+            strides[i] = stride;
+            stride *= dims[i];
+        }
+        strides[0] = stride;
     }
     KILN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(mDesc, type, static_cast<int>(dims.size()), dims.data(), strides.data()));
     return Status::ok();

@@ -62,8 +62,9 @@ public:
     ~TensorDesc();
     TensorDesc(TensorDesc const&) = delete;
     TensorDesc& operator=(TensorDesc const&) = delete;
-    //! Fully packed row-major tensor of `extents` (4 or 5 of them).
-    Status set(cudnnDataType_t type, std::vector<int64_t> const& extents);
+    //! Fully packed tensor of `extents` (4 or 5 of them, [N, C, spatial...]): row-major, or with `channelLast` the
+    //! channels innermost (NHWC / NDHWC memory order, TensorFormat::kHWC8 with no padding channels).
+    Status set(cudnnDataType_t type, std::vector<int64_t> const& extents, bool channelLast = false);
     cudnnTensorDescriptor_t get() const { return mDesc; }
 
 private:

@@ -118,6 +118,48 @@ __global__ void quantizeKernel(void const* src, DataType inType, void* dst, Data
     }
 }
 
+//! What tileTransposeKernel moves: per batch, a source matrix of `rows` x `cols` elements (rows `srcStride` apart)
+//! becomes a destination of `cols` rows of `dstRows` elements, the rows beyond `rows` zero (padding channels).
+struct TransposeShape
+{
+    int64_t batch{0};
+    int64_t rows{0}; //!< 0: no plain transpose for these tensors
+    int64_t cols{0};
+    int64_t srcStride{0};
+    int64_t dstRows{0};
+};
+
+//! Batched transpose dst[b][c][r] = src[b][r][c] through 32x32 shared-memory tiles (coalesced on both sides):
+//! linear <-> channel-last, the boundaries of the builder's channel-last regions.
+template <typename T>
+__global__ void tileTransposeKernel(T const* __restrict__ src, T* __restrict__ dst, TransposeShape t)
+{
+    __shared__ T tile[32][33];
+    int64_t const r0 = static_cast<int64_t>(blockIdx.y) * 32;
+    int64_t const c0 = static_cast<int64_t>(blockIdx.x) * 32;
+    T const* in = src + static_cast<int64_t>(blockIdx.z) * t.rows * t.srcStride;
+    T* out = dst + static_cast<int64_t>(blockIdx.z) * t.cols * t.dstRows;
+    for (int32_t i = threadIdx.y; i < 32; i += blockDim.y)
+    {
+        int64_t const r = r0 + i;
+        int64_t const c = c0 + threadIdx.x;
+        if (c < t.cols && r < t.dstRows)
+        {
+            tile[i][threadIdx.x] = r < t.rows ? in[r * t.srcStride + c] : T(0);
+        }
+    }
+    __syncthreads();
+    for (int32_t i = threadIdx.y; i < 32; i += blockDim.y)
+    {
+        int64_t const c = c0 + i;
+        int64_t const r = r0 + threadIdx.x;
+        if (c < t.cols && r < t.dstRows)
+        {
+            out[c * t.dstRows + r] = tile[threadIdx.x][i];
+        }
+    }
+}
+
 //! create: the formats (readReformatSetup) and the scales; reshape: the shape checks, the workspace parts, the
 //! device layouts of non-linear formats, the conversion and the padded output size; run: up to three launches.
 class ReformatCudaKernel final : public Kernel
@@ -135,7 +177,7 @@ public:
 
     int64_t workspaceSize(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const override
     {
-        if (inputs.size() != 1 || outputs.size() != 1)
+        if (inputs.size() != 1 || outputs.size() != 1 || transposeShape(inputs[0], outputs[0]).rows > 0)
         {
             return 0;
         }
@@ -170,6 +212,11 @@ public:
         mDequantize = in.type == DataType::kINT8 && mInScale > 0.F;
         mQuantize = out.type == DataType::kINT8 && mOutScale > 0.F;
         mVolume = n;
+        mTranspose = transposeShape(in, out);
+        if (mTranspose.rows > 0)
+        {
+            mWorkspaceBytes = 0;
+        }
         return Status::ok();
     }
 
@@ -187,6 +234,23 @@ public:
         {
             return invalidArgument(nodeLabel(mSetup, "Reformat") + ": needs " + std::to_string(mWorkspaceBytes)
                 + " bytes of workspace, got " + std::to_string(ctx.workspaceBytes));
+        }
+        if (mTranspose.rows > 0)
+        {
+            dim3 const grid(static_cast<uint32_t>((mTranspose.cols + 31) / 32),
+                static_cast<uint32_t>((mTranspose.dstRows + 31) / 32), static_cast<uint32_t>(mTranspose.batch));
+            dim3 const block(32, 8);
+            if (mInSize == 2)
+            {
+                tileTransposeKernel<<<grid, block, 0, ctx.stream>>>(
+                    static_cast<uint16_t const*>(in.data), static_cast<uint16_t*>(out.data), mTranspose);
+            }
+            else
+            {
+                tileTransposeKernel<<<grid, block, 0, ctx.stream>>>(
+                    static_cast<uint32_t const*>(in.data), static_cast<uint32_t*>(out.data), mTranspose);
+            }
+            return launchStatus("reformat transpose kernel");
         }
         // 1. Source elements in logical (row-major) order.
         void const* src = in.data;
@@ -220,6 +284,44 @@ public:
     }
 
 private:
+    //! A plain batched transpose when one side is linear, the other channel-last, and the types (2 or 4 bytes, the
+    //! same) and scales leave the values unchanged: [outer][C][inner] -> [outer][inner][Cpadded], or back. Rows 0
+    //! otherwise.
+    TransposeShape transposeShape(TensorView const& in, TensorView const& out) const
+    {
+        TransposeShape t;
+        FormatLayout const& other = mInLayout.linear ? mOutLayout : mInLayout;
+        bool const scaled = (in.type == DataType::kINT8 && mInScale > 0.F) || (out.type == DataType::kINT8 && mOutScale > 0.F);
+        size_t const size = elementSize(in.type);
+        if (mInLayout.linear == mOutLayout.linear || !other.channelLast || in.type != out.type || scaled
+            || (size != 2 && size != 4) || other.channelDim < 0 || other.channelDim >= in.dims.nbDims)
+        {
+            return t;
+        }
+        int64_t outer = 1;
+        int64_t inner = 1;
+        for (int32_t j = 0; j < in.dims.nbDims; ++j)
+        {
+            if (j != other.channelDim)
+            {
+                (j < other.channelDim ? outer : inner) *= in.dims.d[j];
+            }
+        }
+        int64_t const channels = in.dims.d[other.channelDim];
+        int64_t const padded = (channels + other.vector - 1) / other.vector * other.vector;
+        bool const toChannelLast = mInLayout.linear;
+        t.batch = outer;
+        t.rows = toChannelLast ? channels : inner;
+        t.cols = toChannelLast ? inner : channels;
+        t.srcStride = toChannelLast ? inner : padded;
+        t.dstRows = toChannelLast ? padded : inner;
+        if (outer <= 0 || outer > 65535 || t.rows <= 0 || t.cols <= 0 || (t.dstRows + 31) / 32 > 65535)
+        {
+            t.rows = 0;
+        }
+        return t;
+    }
+
     //! Workspace: the input in logical order (non-linear input), the converted output before its layout.
     WorkspaceLayout parts(TensorView const& in, TensorView const& out) const
     {
@@ -248,6 +350,7 @@ private:
     int64_t mOutStorageBytes{0};
     bool mDequantize{false};
     bool mQuantize{false};
+    TransposeShape mTranspose; //!< the plain transpose of the last reshape (rows 0: none)
 };
 
 } // namespace

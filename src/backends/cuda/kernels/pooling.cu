@@ -4,7 +4,8 @@
 // cudnnPoolingForward where cuDNN's symmetric padding gives exactly these windows and divisors (same input and output
 // type, FP32/FP16/BF16, kMAX, kAVERAGE or a blend factor of 0 or 1); every other case, and tactic "kiln", runs Kiln's
 // own kernel (one thread per output value, any of FP32/FP16/BF16/INT8 in and out; INT8 rounds half to even and
-// saturates, as the CPU does).
+// saturates, as the CPU does). Nodes the builder made channel-last (kCHANNEL_LAST_ATTRIBUTE: input and output in
+// kHWC8 without padding channels) run on cuDNN only, with NHWC descriptors.
 #include "backends/common/convolutionParams.h"
 #include "backends/common/poolingParams.h"
 #include "backends/cuda/cudaLibraries.h"
@@ -12,6 +13,7 @@
 #include "backends/cuda/kernels/cudnnCommon.h"
 #include "backends/cuda/kernels/deviceTypes.cuh"
 #include "backends/cuda/kernels/kernelCommon.cuh"
+#include "core/tensorFormat.h"
 
 #include <cfloat>
 #include <memory>
@@ -131,6 +133,7 @@ public:
         : mSetup(setup)
         , mCfg(std::move(cfg))
         , mUseCudnn(useCudnn)
+        , mChannelLast(setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0)
         , mLibraries(sessionLibraries(setup))
     {
     }
@@ -161,6 +164,11 @@ public:
             }
         }
 #endif
+        if (mChannelLast && mCudnnPlan == nullptr && out.volume() != 0)
+        {
+            return invalidArgument(label() + ": channel-last pooling runs on cuDNN only, which cannot express this "
+                                             "window, these types or this rank");
+        }
         PoolArgs a;
         a.xType = in.type;
         a.yType = out.type;
@@ -288,8 +296,8 @@ private:
             pads.push_back(g.padBefore[j]);
             strides.push_back(g.stride[j]);
         }
-        KILN_RETURN_IF_ERROR(p.xDesc.set(dt, x));
-        KILN_RETURN_IF_ERROR(p.yDesc.set(dt, y));
+        KILN_RETURN_IF_ERROR(p.xDesc.set(dt, x, mChannelLast));
+        KILN_RETURN_IF_ERROR(p.yDesc.set(dt, y, mChannelLast));
         KILN_RETURN_IF_ERROR(p.poolDesc.set(mode, window, pads, strides));
         return Status::ok();
     }
@@ -312,6 +320,7 @@ private:
     KernelSetup mSetup;
     PoolConfig mCfg;
     bool mUseCudnn{false};
+    bool mChannelLast{false}; //!< input and output are NHWC (cuDNN only)
     CudaLibraries* mLibraries{nullptr};
     PoolPlan const* mCudnnPlan{nullptr}; //!< the cuDNN plan of the last reshape; nullptr: Kiln's kernel
     PoolArgs mArgs;
@@ -344,6 +353,11 @@ StatusOr<std::unique_ptr<Kernel>> createPoolingCudaKernel(KernelSetup const& set
         return invalidArgument(label + ": tactic cudnn needs a Kiln built with cuDNN");
     }
     bool const useCudnn = cudnnBuilt() && tactic != kTACTIC_KILN_POOL;
+    if (setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0
+        && (!useCudnn || setup.inputRanks[0] != 4 || setup.inputTypes[0] == DataType::kINT8))
+    {
+        return invalidArgument(label + ": channel-last pooling needs 4-D tensors, the cudnn tactic and a float type");
+    }
     return std::unique_ptr<Kernel>(std::make_unique<PoolingCudaKernel>(setup, std::move(cfg), useCudnn));
 }
 
@@ -361,7 +375,12 @@ std::vector<std::string> poolingCudaTactics(KernelSetup const& setup)
     DataType const t = setup.inputTypes[0];
     bool const blendOnly = cfg.value().type == PoolingType::kMAX_AVERAGE_BLEND && cfg.value().blend != 0.0
         && cfg.value().blend != 1.0;
-    if (cudnnBuilt() && t != DataType::kINT8 && setup.outputTypes[0] == t && !blendOnly)
+    bool const cudnnCase = cudnnBuilt() && t != DataType::kINT8 && setup.outputTypes[0] == t && !blendOnly;
+    if (setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0)
+    {
+        return cudnnCase ? std::vector<std::string>{kTACTIC_CUDNN_POOL} : std::vector<std::string>{};
+    }
+    if (cudnnCase)
     {
         return {kTACTIC_CUDNN_POOL, kTACTIC_KILN_POOL};
     }

@@ -1,0 +1,242 @@
+// channelLastPass on null backends (backends/null) that claim channel-last convolution and pooling: which nodes get
+// kCHANNEL_LAST_ATTRIBUTE, which tensors are stored kHWC8, and where reformat nodes go (network input, a layer that
+// stays linear, a network output). The CUDA kernels that run such plans are checked in tests/gpu.
+#include "NvInfer.h"
+#include "backends/null/nullBackend.h"
+#include "builder/builder.h"
+#include "builder/builderConfig.h"
+#include "core/tensorFormat.h"
+#include "engine/engineReader.h"
+#include "network/networkDefinition.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace
+{
+using namespace nvinfer1;
+
+class Logger : public ILogger
+{
+public:
+    void log(Severity severity, char const* msg) noexcept override
+    {
+        if (severity <= Severity::kERROR)
+        {
+            errors += std::string(msg) + "\n";
+        }
+    }
+    std::string errors;
+};
+
+kiln::BackendCapabilities channelLastCaps()
+{
+    kiln::BackendCapabilities caps;
+    caps.fusions = static_cast<uint32_t>(kiln::Fusion::kEPILOGUE);
+    caps.reducedPrecisions = 1U << static_cast<uint32_t>(DataType::kHALF);
+    caps.channelLastKinds = (uint64_t{1} << static_cast<uint32_t>(LayerType::kCONVOLUTION))
+        | (uint64_t{1} << static_cast<uint32_t>(LayerType::kPOOLING));
+    return caps;
+}
+
+//! x[2, cIn, 16, 16] → conv "c1" (`maps` maps, 3x3, pad 1) + ReLU → max pool "pool" 2x2 → conv "c2" (`maps` maps) +
+//! the pool's output + ReLU → output "y"; and the pool's output through a sigmoid → output "s".
+kiln::Plan build(kiln::BackendCapabilities const& caps, int32_t cIn, std::string& errors, int32_t maps = 16)
+{
+    Logger logger;
+    std::unique_ptr<IBuilder> builder(createInferBuilder(logger));
+    std::unique_ptr<INetworkDefinition> network(builder->createNetworkV2(0));
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> dist(-1.F, 1.F);
+    std::vector<float> k1(static_cast<size_t>(maps * cIn * 9));
+    std::vector<float> k2(static_cast<size_t>(maps * maps * 9));
+    for (float& v : k1)
+    {
+        v = dist(rng);
+    }
+    for (float& v : k2)
+    {
+        v = dist(rng);
+    }
+    ITensor* x = network->addInput("x", DataType::kFLOAT, Dims4{2, cIn, 16, 16});
+    auto* c1 = network->addConvolutionNd(*x, maps, Dims2{3, 3}, Weights{DataType::kFLOAT, k1.data(), static_cast<int64_t>(k1.size())},
+        Weights{DataType::kFLOAT, nullptr, 0});
+    c1->setPaddingNd(Dims2{1, 1});
+    c1->setName("c1");
+    auto* r1 = network->addActivation(*c1->getOutput(0), ActivationType::kRELU);
+    auto* pool = network->addPoolingNd(*r1->getOutput(0), PoolingType::kMAX, Dims2{2, 2});
+    pool->setStrideNd(Dims2{2, 2});
+    pool->setName("pool");
+    auto* c2 = network->addConvolutionNd(*pool->getOutput(0), maps, Dims2{3, 3},
+        Weights{DataType::kFLOAT, k2.data(), static_cast<int64_t>(k2.size())}, Weights{DataType::kFLOAT, nullptr, 0});
+    c2->setPaddingNd(Dims2{1, 1});
+    c2->setName("c2");
+    auto* add = network->addElementWise(*c2->getOutput(0), *pool->getOutput(0), ElementWiseOperation::kSUM);
+    auto* r2 = network->addActivation(*add->getOutput(0), ActivationType::kRELU);
+    r2->getOutput(0)->setName("y");
+    network->markOutput(*r2->getOutput(0));
+    auto* sig = network->addActivation(*pool->getOutput(0), ActivationType::kSIGMOID);
+    sig->getOutput(0)->setName("s");
+    network->markOutput(*sig->getOutput(0));
+    std::unique_ptr<IBuilderConfig> config(builder->createBuilderConfig());
+    config->setFlag(BuilderFlag::kFP16);
+    std::unique_ptr<kiln::Backend> backend = kiln::createNullBackend(caps);
+    auto bytes = static_cast<kiln::Builder&>(*builder).buildEngineBytes(
+        static_cast<kiln::NetworkDefinition&>(*network), static_cast<kiln::BuilderConfig&>(*config), *backend);
+    errors = logger.errors;
+    if (!bytes.isOk())
+    {
+        errors += bytes.status().message();
+        return {};
+    }
+    auto plan = kiln::readEngine(bytes.value().data(), bytes.value().size());
+    if (!plan.isOk())
+    {
+        errors += plan.status().message();
+        return {};
+    }
+    return std::move(plan).value();
+}
+
+kiln::PlanNode const* nodeStartingWith(kiln::Plan const& plan, std::string const& prefix)
+{
+    for (kiln::PlanNode const& n : plan.nodes)
+    {
+        if (n.name.rfind(prefix, 0) == 0)
+        {
+            return &n;
+        }
+    }
+    return nullptr;
+}
+
+bool channelLast(kiln::PlanNode const* n)
+{
+    return n != nullptr && n->attrs.getInt(kiln::kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
+}
+
+TensorFormat formatOf(kiln::Plan const& plan, int32_t t)
+{
+    return plan.tensors[static_cast<size_t>(t)].format;
+}
+
+//! Reformat nodes as (input format, output format) pairs in plan order.
+std::vector<std::pair<TensorFormat, TensorFormat>> reformats(kiln::Plan const& plan)
+{
+    std::vector<std::pair<TensorFormat, TensorFormat>> r;
+    for (kiln::PlanNode const& n : plan.nodes)
+    {
+        if (n.kind == LayerType::kIDENTITY && n.attrs.getInt("reformat", 0) == 1)
+        {
+            r.emplace_back(formatOf(plan, n.inputs[0]), formatOf(plan, n.outputs[0]));
+        }
+    }
+    return r;
+}
+
+TEST(ChannelLastPass, ConvolutionsAndPoolingKeepChannelLastBetweenThem)
+{
+    std::string errors;
+    kiln::Plan const plan = build(channelLastCaps(), 8, errors);
+    ASSERT_TRUE(errors.empty()) << errors;
+    kiln::PlanNode const* c1 = nodeStartingWith(plan, "c1");
+    kiln::PlanNode const* pool = nodeStartingWith(plan, "pool");
+    kiln::PlanNode const* c2 = nodeStartingWith(plan, "c2");
+    ASSERT_TRUE(c1 && pool && c2);
+    EXPECT_TRUE(channelLast(c1) && channelLast(pool) && channelLast(c2));
+    ASSERT_EQ(c2->inputs.size(), 2U) << "the residual addition is fused into c2";
+    // Between chosen layers the tensors are channel-last and no reformat runs.
+    EXPECT_EQ(formatOf(plan, c1->outputs[0]), TensorFormat::kHWC8);
+    EXPECT_EQ(pool->inputs[0], c1->outputs[0]);
+    EXPECT_EQ(c2->inputs[0], pool->outputs[0]);
+    EXPECT_EQ(c2->inputs[1], pool->outputs[0]);
+    EXPECT_EQ(formatOf(plan, c2->outputs[0]), TensorFormat::kHWC8);
+    // x enters through a reformat; the pool's output has a linear reader (the sigmoid) and "y" is a network output:
+    // one reformat each back to linear. I/O tensors keep their linear format.
+    auto const r = reformats(plan);
+    ASSERT_EQ(r.size(), 3U);
+    EXPECT_EQ(r[0], std::make_pair(TensorFormat::kLINEAR, TensorFormat::kHWC8));
+    EXPECT_EQ(r[1], std::make_pair(TensorFormat::kHWC8, TensorFormat::kLINEAR));
+    EXPECT_EQ(r[2], std::make_pair(TensorFormat::kHWC8, TensorFormat::kLINEAR));
+    for (int32_t io : plan.ioTensors)
+    {
+        EXPECT_EQ(formatOf(plan, io), TensorFormat::kLINEAR) << plan.tensors[static_cast<size_t>(io)].name;
+    }
+    // Every tensor is written before it is read (the reformats sit after their producers).
+    std::vector<bool> ready(plan.tensors.size(), false);
+    for (int32_t io : plan.ioTensors)
+    {
+        ready[static_cast<size_t>(io)] = plan.tensors[static_cast<size_t>(io)].ioMode == TensorIOMode::kINPUT;
+    }
+    for (size_t t = 0; t < plan.tensors.size(); ++t)
+    {
+        ready[t] = ready[t] || plan.tensors[t].constant >= 0;
+    }
+    for (kiln::PlanNode const& n : plan.nodes)
+    {
+        for (int32_t in : n.inputs)
+        {
+            EXPECT_TRUE(in < 0 || ready[static_cast<size_t>(in)]) << n.name << " reads a tensor not yet written";
+        }
+        for (int32_t out : n.outputs)
+        {
+            ready[static_cast<size_t>(out)] = true;
+        }
+    }
+}
+
+TEST(ChannelLastPass, AConvolutionReadsPaddedChannels)
+{
+    std::string errors;
+    kiln::Plan const plan = build(channelLastCaps(), 3, errors);
+    ASSERT_TRUE(errors.empty()) << errors;
+    // c1 reads x's 3 channels from a kHWC8 copy padded to 8 (the stem of a CNN).
+    kiln::PlanNode const* c1 = nodeStartingWith(plan, "c1");
+    ASSERT_NE(c1, nullptr);
+    EXPECT_TRUE(channelLast(c1));
+    EXPECT_EQ(formatOf(plan, c1->inputs[0]), TensorFormat::kHWC8);
+    EXPECT_TRUE(channelLast(nodeStartingWith(plan, "pool")));
+    auto const r = reformats(plan);
+    ASSERT_FALSE(r.empty());
+    EXPECT_EQ(r[0], std::make_pair(TensorFormat::kLINEAR, TensorFormat::kHWC8));
+}
+
+TEST(ChannelLastPass, OutputsThatNeedPaddingStayLinear)
+{
+    std::string errors;
+    kiln::Plan const plan = build(channelLastCaps(), 8, errors, 12);
+    ASSERT_TRUE(errors.empty()) << errors;
+    // 12 output channels would need padding channels: every layer stays linear and nothing is reformatted.
+    EXPECT_FALSE(channelLast(nodeStartingWith(plan, "c1")));
+    EXPECT_FALSE(channelLast(nodeStartingWith(plan, "pool")));
+    EXPECT_FALSE(channelLast(nodeStartingWith(plan, "c2")));
+    EXPECT_TRUE(reformats(plan).empty());
+}
+
+TEST(ChannelLastPass, OffWithoutTheCapabilityOrWhenDisabled)
+{
+    std::string errors;
+    kiln::BackendCapabilities caps = channelLastCaps();
+    caps.channelLastKinds = 0;
+    kiln::Plan const plain = build(caps, 8, errors);
+    ASSERT_TRUE(errors.empty()) << errors;
+    EXPECT_TRUE(reformats(plain).empty());
+    EXPECT_FALSE(channelLast(nodeStartingWith(plain, "c1")));
+
+    setenv("KILN_CHANNEL_LAST", "0", 1);
+    kiln::Plan const disabled = build(channelLastCaps(), 8, errors);
+    unsetenv("KILN_CHANNEL_LAST");
+    ASSERT_TRUE(errors.empty()) << errors;
+    EXPECT_TRUE(reformats(disabled).empty());
+    for (kiln::PlanTensor const& t : disabled.tensors)
+    {
+        EXPECT_EQ(t.format, TensorFormat::kLINEAR) << t.name;
+    }
+}
+
+} // namespace

@@ -1,0 +1,126 @@
+// Channel-last (kHWC8) activations end to end: a ResNet-like block (convolution + bias + ReLU, max pooling, a
+// convolution with the residual addition and ReLU fused, a 1x1 convolution, an average-pooling branch that is a
+// network output) built with kFP16 / kBF16 and dynamic batch, run on each backend and compared with the CPU backend's
+// FP32 result on random data. On the CUDA backend the builder's channelLastPass stores the activations between the
+// convolutions and poolings channel-last (checked in the plan); the CPU backend keeps them linear.
+#include "common/backendTest.h"
+#include "common/builtPlan.h"
+#include "common/networkRunner.h"
+#include "core/tensorFormat.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace
+{
+using namespace nvinfer1;
+using kiln::test::HostTensor;
+using kiln::test::NetworkRunner;
+
+struct BlockWeights
+{
+    std::vector<float> ka, ba, kb, kc;
+};
+
+BlockWeights randomWeights(std::mt19937& rng)
+{
+    std::uniform_real_distribution<float> dist(-0.15F, 0.15F);
+    BlockWeights w;
+    w.ka.resize(32 * 3 * 9);
+    w.ba.resize(32);
+    w.kb.resize(32 * 32 * 9);
+    w.kc.resize(16 * 32);
+    for (auto* v : {&w.ka, &w.ba, &w.kb, &w.kc})
+    {
+        for (float& x : *v)
+        {
+            x = dist(rng);
+        }
+    }
+    return w;
+}
+
+Weights weightsOf(std::vector<float> const& v)
+{
+    return Weights{DataType::kFLOAT, v.data(), static_cast<int64_t>(v.size())};
+}
+
+//! x[N, 3, 16, 16] → conv a (32 maps, 3x3, pad 1, bias; its 3 input channels padded to 8 channel-last) + ReLU → max pool 2x2/2 → conv b (32 maps, 3x3, pad 1) + the
+//! pool's output + ReLU → conv c (16 maps, 1x1) → "y"; the pool's output → average pool 2x2/2 → "z".
+void buildBlock(NetworkRunner& r, BlockWeights const& w)
+{
+    INetworkDefinition& n = r.network();
+    ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, 3, 16, 16});
+    auto* a = n.addConvolutionNd(*x, 32, Dims2{3, 3}, weightsOf(w.ka), weightsOf(w.ba));
+    a->setPaddingNd(Dims2{1, 1});
+    auto* ra = n.addActivation(*a->getOutput(0), ActivationType::kRELU);
+    auto* pool = n.addPoolingNd(*ra->getOutput(0), PoolingType::kMAX, Dims2{2, 2});
+    pool->setStrideNd(Dims2{2, 2});
+    auto* b = n.addConvolutionNd(*pool->getOutput(0), 32, Dims2{3, 3}, weightsOf(w.kb), Weights{DataType::kFLOAT, nullptr, 0});
+    b->setPaddingNd(Dims2{1, 1});
+    auto* sum = n.addElementWise(*b->getOutput(0), *pool->getOutput(0), ElementWiseOperation::kSUM);
+    auto* rb = n.addActivation(*sum->getOutput(0), ActivationType::kRELU);
+    auto* c = n.addConvolutionNd(*rb->getOutput(0), 16, Dims2{1, 1}, weightsOf(w.kc), Weights{DataType::kFLOAT, nullptr, 0});
+    r.markOutput(c->getOutput(0), "y");
+    auto* avg = n.addPoolingNd(*pool->getOutput(0), PoolingType::kAVERAGE, Dims2{2, 2});
+    avg->setStrideNd(Dims2{2, 2});
+    r.markOutput(avg->getOutput(0), "z");
+    r.setProfileDims("x", {1, 3, 16, 16}, {2, 3, 16, 16}, {4, 3, 16, 16});
+}
+
+class ChannelLastLayerTest : public kiln::test::BackendTest
+{
+};
+KILN_INSTANTIATE_BACKEND_TESTS(ChannelLastLayerTest);
+
+TEST_P(ChannelLastLayerTest, ResNetBlockInReducedPrecisionMatchesFp32)
+{
+    std::mt19937 rng(2027);
+    BlockWeights const w = randomWeights(rng);
+    NetworkRunner reference(kiln::BackendKind::kCPU, 0);
+    buildBlock(reference, w);
+    ASSERT_TRUE(reference.build()) << reference.logger().allErrors();
+    for (BuilderFlag flag : {BuilderFlag::kFP16, BuilderFlag::kBF16})
+    {
+        SCOPED_TRACE(flag == BuilderFlag::kFP16 ? "kFP16" : "kBF16");
+        NetworkRunner r;
+        buildBlock(r, w);
+        r.config().setFlag(flag);
+        ASSERT_TRUE(r.build()) << r.logger().allErrors();
+        auto plan = kiln::test::builtPlan(r);
+        ASSERT_TRUE(plan.has_value());
+        int32_t channelLastNodes = 0;
+        for (kiln::PlanNode const& node : plan->nodes)
+        {
+            channelLastNodes += node.attrs.getInt(kiln::kCHANNEL_LAST_ATTRIBUTE, 0) != 0 ? 1 : 0;
+        }
+        if (onCuda())
+        {
+            // conv a, max pool, conv b (with the residual), conv c, average pool.
+            EXPECT_EQ(channelLastNodes, 5);
+        }
+        else
+        {
+            EXPECT_EQ(channelLastNodes, 0);
+        }
+        double const tol = flag == BuilderFlag::kFP16 ? 2e-2 : 8e-2;
+        for (int64_t batch : {2, 4, 1})
+        {
+            SCOPED_TRACE("batch " + std::to_string(batch));
+            std::map<std::string, HostTensor> inputs;
+            inputs["x"] = HostTensor::random(DataType::kFLOAT, kiln::test::makeDims({batch, 3, 16, 16}), rng, -1.0, 1.0);
+            std::map<std::string, HostTensor> const expected = reference.run(inputs);
+            std::map<std::string, HostTensor> const actual = r.run(inputs);
+            for (char const* name : {"y", "z"})
+            {
+                EXPECT_TRUE(kiln::test::allClose(actual.at(name), expected.at(name), tol, tol)) << name;
+            }
+        }
+    }
+}
+
+} // namespace
