@@ -214,6 +214,7 @@ TEST(CudaParity, ReformatFormatsAndScales)
         {F::kLINEAR, F::kHWC8, {3, 48, 7, 37}, DataType::kBF16, DataType::kBF16, -1, -1},
         {F::kDHWC8, F::kLINEAR, {1, 16, 3, 5, 7}, DataType::kHALF, DataType::kHALF, -1, -1},
         {F::kHWC, F::kLINEAR, {2, 33, 4, 9}, DataType::kFLOAT, DataType::kFLOAT, -1, -1},
+        {F::kLINEAR, F::kHWC8, {2, 8, 5, 7}, DataType::kHALF, DataType::kHALF, -1, -1}, // one 16-byte pixel a thread
     };
     std::mt19937 rng(41);
     int32_t index = 0;

@@ -6,6 +6,7 @@
 #include "backends/cuda/kernels/cudnnCommon.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -57,16 +58,69 @@ public:
     {
         return l.mPlan == plan && l.mPack != nullptr && std::equal(addresses, addresses + 6, l.mAddresses);
     }
-    static cudnnBackendDescriptor_t pack(ConvGraphLaunch const& l) { return static_cast<cudnnBackendDescriptor_t>(l.mPack); }
     static void reset(ConvGraphLaunch& l)
     {
+        if (l.mGraph != nullptr)
+        {
+            (void) cudaGraphExecDestroy(l.mGraph);
+        }
         if (l.mPack != nullptr)
         {
             cudnnBackendDestroyDescriptor(static_cast<cudnnBackendDescriptor_t>(l.mPack));
         }
+        l.mGraph = nullptr;
+        l.mGraphRefused = false;
+        l.mRuns = 0;
         l.mPack = nullptr;
         l.mPlan = 0;
     }
+
+    //! Executes `plan` with the launch's variant pack on `stream`: through its captured graph when there is one, else
+    //! directly, capturing it from the second run when the stream is a capturable one that is not capturing already.
+    static Status execute(ConvGraphLaunch& l, cudnnHandle_t h, cudnnBackendDescriptor_t plan, cudaStream_t stream)
+    {
+        auto const pack = static_cast<cudnnBackendDescriptor_t>(l.mPack);
+        cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+        if (stream == nullptr || !graphLaunchesEnabled() || l.mGraphRefused
+            || cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone)
+        {
+            (void) cudaGetLastError();
+            KILN_CUDNN_CHECK(cudnnBackendExecute(h, plan, pack));
+            return Status::ok();
+        }
+        if (l.mGraph != nullptr)
+        {
+            KILN_CUDA_CHECK(cudaGraphLaunch(l.mGraph, stream));
+            return Status::ok();
+        }
+        if (++l.mRuns < 2)
+        {
+            KILN_CUDNN_CHECK(cudnnBackendExecute(h, plan, pack));
+            return Status::ok();
+        }
+        cudaGraph_t graph = nullptr;
+        KILN_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        cudnnStatus_t const st = cudnnBackendExecute(h, plan, pack);
+        cudaError_t const end = cudaStreamEndCapture(stream, &graph);
+        if (st == CUDNN_STATUS_SUCCESS && end == cudaSuccess && graph != nullptr
+            && cudaGraphInstantiate(&l.mGraph, graph, 0) == cudaSuccess)
+        {
+            (void) cudaGraphDestroy(graph);
+            KILN_CUDA_CHECK(cudaGraphLaunch(l.mGraph, stream));
+            return Status::ok();
+        }
+        // Not capturable here: execute directly from now on.
+        if (graph != nullptr)
+        {
+            (void) cudaGraphDestroy(graph);
+        }
+        (void) cudaGetLastError();
+        l.mGraph = nullptr;
+        l.mGraphRefused = true;
+        KILN_CUDNN_CHECK(cudnnBackendExecute(h, plan, pack));
+        return Status::ok();
+    }
+
     static void store(ConvGraphLaunch& l, uint64_t plan, cudnnBackendDescriptor_t pack,
         void const* const (&addresses)[6])
     {
@@ -74,6 +128,16 @@ public:
         l.mPack = pack;
         std::copy(addresses, addresses + 6, l.mAddresses);
         ++l.mBuilds;
+    }
+
+private:
+    static bool graphLaunchesEnabled()
+    {
+        static bool const enabled = [] {
+            char const* env = std::getenv("KILN_CONV_GRAPH_LAUNCH");
+            return env == nullptr || std::string(env) != "0";
+        }();
+        return enabled;
     }
 };
 
@@ -244,8 +308,7 @@ public:
         {
             KILN_RETURN_IF_ERROR(buildPack(launch, addresses));
         }
-        KILN_CUDNN_CHECK(cudnnBackendExecute(h, mRawPlan, ConvGraphPlanAccess::pack(launch)));
-        return Status::ok();
+        return ConvGraphPlanAccess::execute(launch, h, mRawPlan, stream);
     }
 
     Status build(ConvGraphSpec const& s, bool fuse)

@@ -60,8 +60,10 @@ ConvGraphCounters convGraphCounters();
 bool convGraphBuilt();
 
 //! A kernel's run state for its plan: the cuDNN variant pack (tensor addresses and workspace) built for the addresses
-//! of the last run. A run with the same plan and addresses executes it as it is; other addresses rebuild it. Owned by
-//! one kernel (one execution context), so it is never shared between threads.
+//! of the last run. A run with the same plan and addresses executes it as it is; other addresses rebuild it. From the
+//! second run with the same addresses on a stream that is not capturing, the execution is captured once into a CUDA
+//! graph and later runs launch that graph (a fraction of cudnnBackendExecute's host time; KILN_CONV_GRAPH_LAUNCH=0
+//! turns it off). Owned by one kernel (one execution context), so it is never shared between threads.
 class ConvGraphLaunch
 {
 public:
@@ -79,6 +81,9 @@ private:
     void* mPack{nullptr}; //!< cudnnBackendDescriptor_t of the variant pack
     void const* mAddresses[6]{};
     int64_t mBuilds{0};
+    int32_t mRuns{0};                   //!< runs with this pack
+    cudaGraphExec_t mGraph{nullptr};    //!< the captured execution of this pack
+    bool mGraphRefused{false};          //!< capturing failed once for this pack: plain executions
 };
 
 class ConvGraphPlan

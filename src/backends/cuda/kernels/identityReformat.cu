@@ -160,6 +160,31 @@ __global__ void tileTransposeKernel(T const* __restrict__ src, T* __restrict__ d
     }
 }
 
+//! linear -> channel-last for 2-byte types and 8 stored channels (a CNN's 3-channel image padded to kHWC8): one
+//! thread per pixel reads its channels (coalesced across the warp) and writes them as one 16-byte store.
+__global__ void pixelsToChannelLast8Kernel(uint16_t const* __restrict__ src, uint4* __restrict__ dst, TransposeShape t)
+{
+    int64_t const pixels = t.batch * t.cols;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels;
+         i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    {
+        int64_t const b = i / t.cols;
+        int64_t const pixel = i - b * t.cols;
+        uint16_t const* in = src + b * t.rows * t.srcStride + pixel;
+        uint16_t v[8]{};
+        for (int64_t r = 0; r < t.rows; ++r)
+        {
+            v[r] = in[r * t.srcStride];
+        }
+        uint4 packed;
+        packed.x = v[0] | (static_cast<uint32_t>(v[1]) << 16);
+        packed.y = v[2] | (static_cast<uint32_t>(v[3]) << 16);
+        packed.z = v[4] | (static_cast<uint32_t>(v[5]) << 16);
+        packed.w = v[6] | (static_cast<uint32_t>(v[7]) << 16);
+        dst[i] = packed;
+    }
+}
+
 //! create: the formats (readReformatSetup) and the scales; reshape: the shape checks, the workspace parts, the
 //! device layouts of non-linear formats, the conversion and the padded output size; run: up to three launches.
 class ReformatCudaKernel final : public Kernel
@@ -240,7 +265,14 @@ public:
             dim3 const grid(static_cast<uint32_t>((mTranspose.cols + 31) / 32),
                 static_cast<uint32_t>((mTranspose.dstRows + 31) / 32), static_cast<uint32_t>(mTranspose.batch));
             dim3 const block(32, 8);
-            if (mInSize == 2)
+            bool const aligned = (reinterpret_cast<uintptr_t>(out.data) % 16) == 0;
+            if (mInSize == 2 && mInLayout.linear && mTranspose.dstRows == 8 && aligned)
+            {
+                int64_t const pixels = mTranspose.batch * mTranspose.cols;
+                pixelsToChannelLast8Kernel<<<gridFor(pixels), kBLOCK, 0, ctx.stream>>>(
+                    static_cast<uint16_t const*>(in.data), static_cast<uint4*>(out.data), mTranspose);
+            }
+            else if (mInSize == 2)
             {
                 tileTransposeKernel<<<grid, block, 0, ctx.stream>>>(
                     static_cast<uint16_t const*>(in.data), static_cast<uint16_t*>(out.data), mTranspose);
