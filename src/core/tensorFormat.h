@@ -21,6 +21,8 @@ namespace kiln
 //! fused addition, output) are stored channel-last (TensorFormat::kHWC8 with a channel count that needs no padding).
 //! Only backends whose capabilities list the node's kind (BackendCapabilities::channelLastKinds) get such nodes.
 constexpr char const* kCHANNEL_LAST_ATTRIBUTE = "channelLast";
+//! Node attribute (text) the pass sets on a node of such a kind that stays linear: why (shown by the inspector).
+constexpr char const* kCHANNEL_LAST_REFUSAL_ATTRIBUTE = "channelLast.refused";
 
 //! Enumerator name of a format ("kLINEAR", "kCHW4", ...; "kUNKNOWN" for a value outside the enum).
 char const* formatName(nvinfer1::TensorFormat format);

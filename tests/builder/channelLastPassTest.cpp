@@ -216,6 +216,10 @@ TEST(ChannelLastPass, OutputsThatNeedPaddingStayLinear)
     EXPECT_FALSE(channelLast(nodeStartingWith(plan, "pool")));
     EXPECT_FALSE(channelLast(nodeStartingWith(plan, "c2")));
     EXPECT_TRUE(reformats(plan).empty());
+    // The inspector's attributes say why.
+    kiln::PlanNode const* c1 = nodeStartingWith(plan, "c1");
+    ASSERT_NE(c1, nullptr);
+    EXPECT_EQ(c1->attrs.getString(kiln::kCHANNEL_LAST_REFUSAL_ATTRIBUTE), "12 channels would need kHWC8 padding channels");
 }
 
 TEST(ChannelLastPass, OffWithoutTheCapabilityOrWhenDisabled)

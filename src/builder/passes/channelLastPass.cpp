@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,15 +98,20 @@ public:
         return Status::ok();
     }
 
-    //! Whether node `k` runs channel-last: the kind's activation layout, shapes and the kernel's own answer.
-    bool qualifies(size_t k)
+    //! Why node `k` cannot run channel-last (empty: it can): the kind's activation layout, the tensors' ranks, types
+    //! and channel counts at every profile shape, then the kernel's own answer. nullopt for nodes of kinds the
+    //! backend never runs channel-last (no reason is recorded for them).
+    std::optional<std::string> refusal(size_t k)
     {
         PlanNode const& node = mPlan.nodes[k];
         std::vector<size_t> slots;
-        if (!mCtx.backend->capabilities().runsChannelLast(node.kind) || !activationSlots(node, slots)
-            || node.outputs.size() != 1 || mShapeSets.empty())
+        if (!mCtx.backend->capabilities().runsChannelLast(node.kind) || mShapeSets.empty())
         {
-            return false;
+            return std::nullopt;
+        }
+        if (!activationSlots(node, slots) || node.outputs.size() != 1)
+        {
+            return std::string("its kernel or bias is a tensor input");
         }
         std::vector<int32_t> tensors{node.outputs[0]};
         for (size_t s : slots)
@@ -118,13 +124,13 @@ public:
             if (t < 0 || pt.dims.size() != 4 || (pt.type != DataType::kHALF && pt.type != DataType::kBF16)
                 || pt.format != TensorFormat::kLINEAR || pt.hasValues || pt.hostShapeTensor)
             {
-                return false;
+                return std::string("its tensors are not all 4-D linear FP16/BF16 activations");
             }
         }
         // The fused addition must have the output's full shape (no broadcast in the channel-last plan).
         if (slots.size() > 1 && mPlan.tensors[static_cast<size_t>(tensors[2])].dims != mPlan.tensors[static_cast<size_t>(tensors[0])].dims)
         {
-            return false;
+            return std::string("its fused addition broadcasts");
         }
         // An ungrouped convolution may read a channel count that kHWC8 pads (the stem's 3 channels): its kernel reads
         // the padding channels as zeros. Everything else needs whole vectors of 8.
@@ -136,16 +142,16 @@ public:
                 nvinfer1::Dims const d = extents(mPlan.tensors[static_cast<size_t>(tensors[i])], values);
                 if (d.d[1] <= 0 || (d.d[1] % 8 != 0 && !(paddedInput && i == 1)))
                 {
-                    return false;
+                    return std::to_string(d.d[1]) + " channels would need kHWC8 padding channels";
                 }
             }
         }
-        return kernelAccepts(node, slots);
+        return kernelRefusal(node, slots);
     }
 
 private:
-    //! Creates the node's kernel with the attribute and reshapes it at every profile shape.
-    bool kernelAccepts(PlanNode const& original, std::vector<size_t> const& slots)
+    //! Creates the node's kernel with the attribute and reshapes it at every profile shape; its error, or empty.
+    std::string kernelRefusal(PlanNode const& original, std::vector<size_t> const& slots)
     {
         PlanNode node = original;
         node.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
@@ -153,7 +159,7 @@ private:
         std::vector<std::string> const tactics = mCtx.backend->tactics(setup);
         if (tactics.empty())
         {
-            return false;
+            return "the backend has no channel-last implementation for these types";
         }
         node.tactic = tactics.front();
         auto kernel = mSession.createKernel(setup);
@@ -174,11 +180,7 @@ private:
             Status const st = kernel.value()->reshape(ins, outs);
             why = st.isOk() ? std::string() : st.message();
         }
-        if (!why.empty())
-        {
-            mCtx.logger.verbose("layer '" + original.name + "' stays linear: " + why);
-        }
-        return why.empty();
+        return why;
     }
 
     BuildContext& mCtx;
@@ -206,8 +208,15 @@ Status channelLastPass(BuildContext& ctx)
     int32_t chosenCount = 0;
     for (size_t k = 0; k < nodeCount; ++k)
     {
-        chosen[k] = choice.qualifies(k);
+        std::optional<std::string> const why = choice.refusal(k);
+        chosen[k] = why.has_value() && why->empty();
         chosenCount += chosen[k] ? 1 : 0;
+        if (why.has_value() && !why->empty())
+        {
+            // The engine inspector shows it with the layer's other attributes.
+            plan.nodes[k].attrs.setString(kCHANNEL_LAST_REFUSAL_ATTRIBUTE, *why);
+            ctx.logger.verbose("layer '" + plan.nodes[k].name + "' stays linear: " + *why);
+        }
     }
     if (chosenCount == 0)
     {
