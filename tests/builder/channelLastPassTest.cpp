@@ -5,6 +5,7 @@
 #include "backends/null/nullBackend.h"
 #include "builder/builder.h"
 #include "builder/builderConfig.h"
+#include "common/networkRunner.h"
 #include "core/tensorFormat.h"
 #include "engine/engineReader.h"
 #include "network/networkDefinition.h"
@@ -21,19 +22,6 @@ namespace
 {
 using namespace nvinfer1;
 
-class Logger : public ILogger
-{
-public:
-    void log(Severity severity, char const* msg) noexcept override
-    {
-        if (severity <= Severity::kERROR)
-        {
-            errors += std::string(msg) + "\n";
-        }
-    }
-    std::string errors;
-};
-
 kiln::BackendCapabilities channelLastCaps()
 {
     kiln::BackendCapabilities caps;
@@ -48,7 +36,7 @@ kiln::BackendCapabilities channelLastCaps()
 //! the pool's output + ReLU → output "y"; and the pool's output through a sigmoid → output "s".
 kiln::Plan build(kiln::BackendCapabilities const& caps, int32_t cIn, std::string& errors, int32_t maps = 16)
 {
-    Logger logger;
+    kiln::test::CapturingLogger logger;
     std::unique_ptr<IBuilder> builder(createInferBuilder(logger));
     std::unique_ptr<INetworkDefinition> network(builder->createNetworkV2(0));
     std::mt19937 rng(9);
@@ -88,7 +76,7 @@ kiln::Plan build(kiln::BackendCapabilities const& caps, int32_t cIn, std::string
     std::unique_ptr<kiln::Backend> backend = kiln::createNullBackend(caps);
     auto bytes = static_cast<kiln::Builder&>(*builder).buildEngineBytes(
         static_cast<kiln::NetworkDefinition&>(*network), static_cast<kiln::BuilderConfig&>(*config), *backend);
-    errors = logger.errors;
+    errors = logger.allErrors();
     if (!bytes.isOk())
     {
         errors += bytes.status().message();
