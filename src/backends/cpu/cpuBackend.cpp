@@ -46,6 +46,9 @@ public:
             c.hostPlugins = true;
             c.workspaceFreeTactic = "reference";
             c.forcedTacticVariable = "KILN_CPU_TACTIC";
+            // Convolution, deconvolution and matrix multiply epilogues run as oneDNN post-ops (oneDnnEpilogue.h).
+            // Pointwise programs stay off: the CPU interpreter is not faster than the separate kernels yet.
+            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE);
             return c;
         }();
         return caps;
