@@ -11,7 +11,7 @@ Method (robust on a shared machine):
   largest absolute difference over the largest absolute ORT output must be at most --tolerance (1e-4, FP32).
 - Each figure (one model, one batch, one engine) is measured --repeats times (default 5), Kiln's and ORT's runs
   interleaved (alternating which goes first). One measurement is the median of at least --iterations inferences
-  lasting at least --seconds, after a warm-up. The table gives the median of the per-repeat Kiln/ORT ratios and
+  lasting at least --seconds, after a --warmup (ms) of inferences. The table gives the median of the per-repeat Kiln/ORT ratios and
   their spread (min-max); latency = median inference time at batch 1, throughput = 16 / median inference time at
   batch 16.
 - Slowest layers: one profiled Kiln run per model at batch 16 (kilnexec --exportProfile, engine built with
@@ -46,8 +46,11 @@ MODELS = {"cnn": ("image", (3, 112, 112)), "mlp": ("features", (784,)), "encoder
 BATCHES = (1, 16)
 
 
-def ort_measure(session, feeds, seconds, iterations):
+def ort_measure(session, feeds, seconds, iterations, warmup_ms=300):
+    start = time.perf_counter()
     session.run(None, feeds)
+    while time.perf_counter() - start < warmup_ms / 1000.0:
+        session.run(None, feeds)
     times, start = [], time.perf_counter()
     while len(times) < iterations or time.perf_counter() - start < seconds:
         t0 = time.perf_counter()
@@ -77,14 +80,14 @@ class Kiln:
                   "--profilingVerbosity=detailed", "--skipInference"])
         return engine
 
-    def measure(self, engine, name, data, seconds, iterations, tag, outputs=False, profile=False):
+    def measure(self, engine, name, data, seconds, iterations, tag, outputs=False, profile=False, warmup_ms=300):
         """Median latency (ms); with outputs, also the first output's values; with profile, the profile and layer
         information JSON instead of timings."""
         inp = os.path.join(self.workdir, f"{tag}.in.bin")
         data.astype(np.float32).tofile(inp)
         shape = "x".join(str(d) for d in data.shape)
         times_json = os.path.join(self.workdir, f"{tag}.times.json")
-        args = [f"--loadEngine={engine}", f"--shapes={name}:{shape}", f"--loadInputs={name}:{inp}", "--warmUp=1",
+        args = [f"--loadEngine={engine}", f"--shapes={name}:{shape}", f"--loadInputs={name}:{inp}", f"--warmUp={warmup_ms}",
                 f"--duration={seconds}", f"--iterations={iterations}", f"--exportTimes={times_json}"]
         out_json = os.path.join(self.workdir, f"{tag}.out.json")
         if outputs:
@@ -128,18 +131,23 @@ def measured_bandwidth_gbs():
     return 2 * src.nbytes / best / 1e9
 
 
-def machine_peak_gflops(kilnbench, threads):
-    """kilnBench's machinePeak (FMA throughput of one core) times the threads; None without kilnBench."""
+def machine_peak_gflops(kilnbench, threads, tries=3):
+    """kilnBench's machinePeak (FMA throughput of one core; the best of `tries` runs, since a probe that shares its
+    core with other work measures less) times the threads; None without kilnBench."""
     if not kilnbench or not os.path.exists(kilnbench):
         return None
-    done = subprocess.run([kilnbench, "--benchmark_filter=^machinePeak$", "--benchmark_format=json"],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        return None
-    for b in json.loads(done.stdout)["benchmarks"]:
-        if b["name"].startswith("machinePeak"):
-            return float(b["coreGFLOP/s"]) * threads
-    return None
+    best = None
+    for _ in range(tries):
+        done = subprocess.run([kilnbench, "--benchmark_filter=^machinePeak", "--benchmark_format=json"],
+                              capture_output=True, text=True)
+        try:
+            benchmarks = json.loads(done.stdout)["benchmarks"] if done.returncode == 0 else []
+        except (ValueError, KeyError):
+            return None
+        for b in benchmarks:
+            if b["name"].startswith("machinePeak"):
+                best = max(best or 0.0, float(b["coreGFLOP/s"]))
+    return best * threads if best else None
 
 
 def volume(dims):
@@ -218,13 +226,14 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads of both engines")
     parser.add_argument("--seconds", type=float, default=1.0, help="least duration of one measurement")
     parser.add_argument("--iterations", type=int, default=5, help="least inferences of one measurement")
+    parser.add_argument("--warmup", type=int, default=300, help="warm-up of each measurement (ms)")
     parser.add_argument("--tolerance", type=float, default=1e-4, help="largest relative output difference")
     parser.add_argument("--slowest", type=int, default=5, help="slowest layers listed per model (0: no profile)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 2 repeats, 1 iteration, 0.1 s, no profile")
     parser.add_argument("--markdown", default=None, help="also write the tables to this file")
     args = parser.parse_args()
     if args.quick:
-        args.repeats, args.iterations, args.seconds, args.slowest = 2, 1, 0.1, 0
+        args.repeats, args.iterations, args.seconds, args.slowest, args.warmup = 2, 1, 0.1, 0, 50
     names = [m for m in args.models.split(",") if m]
     unknown = [m for m in names if m not in MODELS]
     if unknown or not names:
@@ -255,7 +264,7 @@ def main():
             feeds = {input_name: data}
             engine = kiln.build(path, input_name, data.shape, tag)
             # Correctness first: no timing counts unless Kiln's output matches ORT's.
-            _, kiln_out = kiln.measure(engine, input_name, data, 0, 1, tag, outputs=True)
+            _, kiln_out = kiln.measure(engine, input_name, data, 0, 1, tag, outputs=True, warmup_ms=0)
             err = relative_error(kiln_out, session.run(None, feeds)[0])
             if not err <= args.tolerance:
                 raise RuntimeError(f"{model_name} batch {batch}: Kiln's output differs from ORT's (relative "
@@ -263,8 +272,8 @@ def main():
             kiln_ms, ort_ms = [], []
             for r in range(args.repeats):
                 steps = [("kiln", lambda: kiln.measure(engine, input_name, data, args.seconds, args.iterations,
-                                                       tag)[0]),
-                         ("ort", lambda: ort_measure(session, feeds, args.seconds, args.iterations))]
+                                                       tag, warmup_ms=args.warmup)[0]),
+                         ("ort", lambda: ort_measure(session, feeds, args.seconds, args.iterations, args.warmup))]
                 for who, step in (steps if r % 2 == 0 else steps[::-1]):
                     (kiln_ms if who == "kiln" else ort_ms).append(step())
             row[batch] = {"kiln": kiln_ms, "ort": ort_ms, "err": err,
@@ -273,7 +282,7 @@ def main():
                   file=sys.stderr, flush=True)
             if batch == BATCHES[-1] and args.slowest > 0:
                 profiles[model_name] = kiln.measure(engine, input_name, data, 0, max(args.iterations, 3),
-                                                    tag + "-profile", profile=True)
+                                                    tag + "-profile", profile=True, warmup_ms=args.warmup)
         rows.append(row)
 
     lines = [f"Machine: {cpu_name()}, {os.cpu_count()} cores ({platform.machine()}, {platform.platform()}); "
