@@ -38,8 +38,10 @@ import time
 import numpy as np
 import onnxruntime as ort
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from importScaling import cpu_name, git_commit  # noqa: E402  (the machine and commit lines of every bench/onnx table)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
 # model -> (input name, input shape without the batch)
 MODELS = {"cnn": ("image", (3, 112, 112)), "mlp": ("features", (784,)), "encoder": ("tokens", (128, 256)),
           "resnet50": ("image", (3, 224, 224)), "bert": ("tokens", (128, 768))}
@@ -199,22 +201,6 @@ def slowest_layers(profile, info, peak, bandwidth, count):
 
 
 # ---- main -----------------------------------------------------------------------------------------------------
-
-def git_commit():
-    done = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"], capture_output=True, text=True)
-    return done.stdout.strip() or "unknown"
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
