@@ -168,17 +168,21 @@ def layer_work(layer):
     out = outs[0] if outs else 0
     flops = float(out)
     if kind in ("Convolution", "Deconvolution") and layer.get("Outputs"):
-        dims = layer["Outputs"][0]["Dimensions"]
-        channels = int(dims[1]) if len(dims) > 1 else 1
-        kernel = weights - channels if weights > channels else weights  # without the bias
+        # The kernel: the first weights slot, or input 1 when the kernel is a tensor.
+        w = layer.get("Weights", [])
+        kernel = int(w[0]["Count"]) if w else (ins[1] if len(ins) > 1 else 0)
         if kind == "Convolution":
-            flops = 2.0 * (out / max(channels, 1)) * kernel
-        else:
-            flops = 2.0 * ins[0] / max(int(layer["Inputs"][0]["Dimensions"][1]), 1) * kernel if ins else flops
+            # Each output element takes (kernel / output channels) multiply-adds.
+            channels = int(layer["Outputs"][0]["Dimensions"][1])
+            flops = 2.0 * out * kernel / max(channels, 1)
+        elif ins:
+            # Each input element is spread over (kernel / input channels) outputs.
+            channels = int(layer["Inputs"][0]["Dimensions"][1])
+            flops = 2.0 * ins[0] * kernel / max(channels, 1)
     elif kind == "MatrixMultiply" and len(layer.get("Inputs", [])) >= 2:
         a = layer["Inputs"][0]["Dimensions"]
-        transposed = "TRANSPOSE" in str(layer.get("MatrixOperation0", layer.get("Op0", "")))
-        k = int(a[-2] if transposed and len(a) >= 2 else a[-1])
+        # "op0": MatrixOperation of input 0 (0 kNONE: [.., M, K], 1 kTRANSPOSE: [.., K, M], 2 kVECTOR: [.., K]).
+        k = int(a[-2] if int(layer.get("op0", 0)) == 1 and len(a) >= 2 else a[-1])
         flops = 2.0 * out * k
     nbytes = 4.0 * (sum(ins) + sum(outs) + weights)
     return flops, nbytes
