@@ -411,18 +411,19 @@ private:
         return mCache.back().get();
     }
 
-    //! The descriptors with the epilogue's post-ops where oneDNN takes them (a fast implementation), else without;
-    //! `plan` is left saying what the post-ops run.
+    //! The descriptors with the epilogue's post-ops where oneDNN runs them in the implementation it picks without
+    //! them, else without; `plan` is left saying what the post-ops run.
     OneDnnConvDescs makeFusedDescs(memory::data_type dt, std::vector<int64_t> const& inDims, ConvShapes const& s,
         std::vector<int64_t> const& outDims, TensorView const* add, OneDnnEpiloguePlan& plan)
     {
+        OneDnnConvDescs plain = makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias);
         plan = planOneDnnEpilogue(mEpilogue, outDims, add, true);
         if (plan.fusesAnything())
         {
             try
             {
                 OneDnnConvDescs d = makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias, plan.attr);
-                if (!isOneDnnReferenceImpl(d.pd))
+                if (sameOneDnnImpl(d.pd, plain.pd))
                 {
                     return d;
                 }
@@ -433,7 +434,7 @@ private:
             }
             plan = unfusedOneDnnEpilogue(mEpilogue);
         }
-        return makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias);
+        return plain;
     }
 
     void buildEntry(OneDnnConvEntry& e, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,

@@ -247,8 +247,8 @@ private:
         return dnnl::matmul::primitive_desc(desc, attr, oneDnnEngine());
     }
 
-    //! The primitive with the epilogue's post-ops where oneDNN takes them (a fast implementation), else without;
-    //! `plan` is left saying what the post-ops run.
+    //! The primitive with the epilogue's post-ops where oneDNN runs them in the implementation it picks without
+    //! them, else without; `plan` is left saying what the post-ops run.
     dnnl::primitive_desc makeFusedPd(dnnl::memory::data_type dt, MatmulShape const& s, TensorView const* add,
         nvinfer1::Dims const& out, dnnl::memory::desc& ad, dnnl::memory::desc& bd, dnnl::memory::desc& cd,
         OneDnnEpiloguePlan& plan) const
@@ -260,12 +260,13 @@ private:
         // vector operand the output lacks one of the product's dims: the CPU epilogue handles those.
         plan = outDims == dimsVector(out) ? planOneDnnEpilogue(mEpilogue, outDims, add, false)
                                           : unfusedOneDnnEpilogue(mEpilogue);
+        dnnl::primitive_desc plain = makePd(mOp0, mOp1, dt, s, ad, bd, cd);
         if (plan.fusesAnything())
         {
             try
             {
                 dnnl::primitive_desc pd = makePd(mOp0, mOp1, dt, s, ad, bd, cd, plan.attr);
-                if (!isOneDnnReferenceImpl(pd))
+                if (sameOneDnnImpl(pd, plain))
                 {
                     return pd;
                 }
@@ -276,7 +277,7 @@ private:
             }
             plan = unfusedOneDnnEpilogue(mEpilogue);
         }
-        return makePd(mOp0, mOp1, dt, s, ad, bd, cd);
+        return plain;
     }
 
     Entry* findOrCreateEntry(

@@ -3,6 +3,7 @@
 #include "backends/cpu/kernels/oneDnnEpilogue.h"
 
 #include <atomic>
+#include <string>
 
 namespace kiln
 {
@@ -68,6 +69,11 @@ bool oneDnnHasActivation(ActivationType type, float alpha, float beta)
         return false;
     }
     return eltwiseFor(type) != dnnl::algorithm::undef;
+}
+
+bool sameOneDnnImpl(dnnl::primitive_desc_base const& fused, dnnl::primitive_desc_base const& plain)
+{
+    return !isOneDnnReferenceImpl(fused) && std::string(fused.impl_info_str()) == plain.impl_info_str();
 }
 
 OneDnnEpiloguePlan unfusedOneDnnEpilogue(FusedEpilogue const& epilogue)

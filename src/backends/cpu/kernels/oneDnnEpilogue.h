@@ -49,6 +49,12 @@ bool oneDnnHasActivation(nvinfer1::ActivationType type, float alpha, float beta)
 OneDnnEpiloguePlan planOneDnnEpilogue(
     FusedEpilogue const& epilogue, std::vector<int64_t> const& outDims, TensorView const* add, bool allowSum);
 
+//! True when `fused` (a primitive with post-ops) runs in the implementation `plain` (the same primitive without them)
+//! runs in, and that is not oneDNN's reference one: oneDNN may satisfy post-ops by switching to a slower
+//! implementation (a convolution with a plain-layout binary operand goes from brgconv to a GEMM path 60× slower),
+//! and then the CPU epilogue after the fast primitive is the better plan.
+bool sameOneDnnImpl(dnnl::primitive_desc_base const& fused, dnnl::primitive_desc_base const& plain);
+
 //! The same plan with nothing fused (the whole epilogue left to the CPU), for when the primitive rejects the post-ops.
 OneDnnEpiloguePlan unfusedOneDnnEpilogue(FusedEpilogue const& epilogue);
 #endif
