@@ -27,6 +27,7 @@ Needs: pip install onnx onnxruntime numpy
 """
 import argparse
 import json
+import shutil
 import os
 import platform
 import statistics
@@ -232,6 +233,13 @@ def main():
         parser.error("--repeats and --threads must be at least 1")
 
     workdir = tempfile.mkdtemp(prefix="kiln-ort-")
+    try:
+        return run(args, names, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)  # engines and outputs (BERT-base's engines are 340 MB each)
+
+
+def run(args, names, workdir):
     model_dir = args.modelDir or workdir
     missing = [m for m in names if not os.path.exists(os.path.join(model_dir, m + ".onnx"))]
     if missing:
