@@ -1,17 +1,33 @@
 #!/usr/bin/env python3
 """Kiln (kilnexec, CPU backend) against ONNX Runtime (CPU execution provider) on the models of makeModels.py, in one
-run on one machine: latency at batch 1 and throughput at batch 16, reported as Kiln/ORT ratios.
+run on one machine: latency at batch 1 and throughput at batch 16, reported as Kiln/ORT ratios, plus a table of
+Kiln's slowest layers against their roofline on this machine.
 
-Both engines run the same model file with the same random input, one inference at a time, after a warm-up, for at
-least --seconds and --iterations. Latency is the median of per-inference wall times; throughput is batch / mean
-latency. Kiln's figures come from `kilnexec --exportTimes` (per-inference latencyMs); its batch-1 outputs are checked
-against ORT's (--loadInputs / --exportOutput) before any timing is trusted.
+Method (robust on a shared machine):
+- Both engines use the same thread count (--threads, default: all cores): ORT's intra_op_num_threads, and for Kiln
+  KILN_CPU_THREADS and OMP_NUM_THREADS (oneDNN's OpenMP threads) in kilnexec's environment.
+- Each model is built once per batch size into an engine file (kilnexec --saveEngine); every timed Kiln run loads it.
+- Before any timing counts, Kiln's outputs at batch 1 and 16 are compared with ORT's on the same random input: the
+  largest absolute difference over the largest absolute ORT output must be at most --tolerance (1e-4, FP32).
+- Each figure (one model, one batch, one engine) is measured --repeats times (default 5), Kiln's and ORT's runs
+  interleaved (alternating which goes first). One measurement is the median of at least --iterations inferences
+  lasting at least --seconds, after a --warmup (ms) of inferences. The table gives the median of the per-repeat Kiln/ORT ratios and
+  their spread (min-max); latency = median inference time at batch 1, throughput = 16 / median inference time at
+  batch 16.
+- Slowest layers: one profiled Kiln run per model at batch 16 (kilnexec --exportProfile, engine built with
+  --profilingVerbosity=detailed for the layer shapes). Each layer's roofline time is max(FLOPs / peak, bytes / bandwidth)
+  with FLOPs and bytes from its shapes (convolution and matrix multiply: 2 x MACs; other layers: one operation per
+  output element; bytes: inputs, outputs and weights read or written once), peak = kilnBench's machinePeak
+  (single-core FMA peak) x threads, bandwidth = a copy of 256 MiB measured here (numpy, one thread).
 
-Usage: python3 bench/onnx/compareOrt.py --kilnexec build/bin/kilnexec [--models DIR] [--seconds S] [--markdown F]
+Usage:
+  python3 bench/onnx/compareOrt.py --kilnexec build/bin/kilnexec [--models cnn,mlp,...] [--repeats N]
+      [--threads N] [--quick] [--markdown F] [--modelDir DIR]
 Needs: pip install onnx onnxruntime numpy
 """
 import argparse
 import json
+import shutil
 import os
 import platform
 import statistics
@@ -23,85 +39,284 @@ import time
 import numpy as np
 import onnxruntime as ort
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from importScaling import cpu_name, git_commit  # noqa: E402  (the machine and commit lines of every bench/onnx table)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODELS = {"cnn": ("image", (3, 112, 112)), "mlp": ("features", (784,)), "encoder": ("tokens", (128, 256))}
+# model -> (input name, input shape without the batch)
+MODELS = {"cnn": ("image", (3, 112, 112)), "mlp": ("features", (784,)), "encoder": ("tokens", (128, 256)),
+          "resnet50": ("image", (3, 224, 224)), "bert": ("tokens", (128, 768))}
+BATCHES = (1, 16)
 
 
-def ort_times(session, feeds, seconds, iterations):
-    for _ in range(3):
+def ort_measure(session, feeds, seconds, iterations, warmup_ms=300):
+    start = time.perf_counter()
+    session.run(None, feeds)
+    while time.perf_counter() - start < warmup_ms / 1000.0:
         session.run(None, feeds)
     times, start = [], time.perf_counter()
     while len(times) < iterations or time.perf_counter() - start < seconds:
         t0 = time.perf_counter()
         session.run(None, feeds)
         times.append((time.perf_counter() - t0) * 1000.0)
-    return times
+    return statistics.median(times)
 
 
-def kiln_run(kilnexec, model, name, data, seconds, iterations, workdir, tag):
-    inp = os.path.join(workdir, f"{tag}.in.bin")
-    data.astype(np.float32).tofile(inp)
-    times_json = os.path.join(workdir, f"{tag}.times.json")
-    out_json = os.path.join(workdir, f"{tag}.out.json")
-    shape = "x".join(str(d) for d in data.shape)
-    cmd = [kilnexec, f"--onnx={model}", f"--shapes={name}:{shape}", f"--loadInputs={name}:{inp}",
-           "--warmUp=300", f"--duration={seconds}", f"--iterations={iterations}", f"--exportTimes={times_json}",
-           f"--exportOutput={out_json}"]
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    if run.returncode != 0:
-        raise RuntimeError(f"kilnexec failed ({run.returncode}):\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
-    with open(times_json) as f:
-        times = [float(t["latencyMs"]) for t in json.load(f)]
-    with open(out_json) as f:
-        outputs = json.load(f)
-    return times, np.array(outputs[0]["values"], dtype=np.float64)
+class Kiln:
+    """kilnexec with the benchmark's environment (threads) and a work directory."""
 
+    def __init__(self, kilnexec, threads, workdir):
+        self.kilnexec, self.workdir = kilnexec, workdir
+        self.env = dict(os.environ, KILN_CPU_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+
+    def run(self, args):
+        cmd = [self.kilnexec, "--backend=cpu"] + args
+        done = subprocess.run(cmd, capture_output=True, text=True, env=self.env)
+        if done.returncode != 0:
+            raise RuntimeError(f"kilnexec failed ({done.returncode}): {' '.join(cmd)}\n{done.stdout[-3000:]}\n"
+                               f"{done.stderr[-3000:]}")
+        return done.stdout
+
+    def build(self, model, name, shape, tag):
+        engine = os.path.join(self.workdir, f"{tag}.engine")
+        self.run([f"--onnx={model}", f"--shapes={name}:{'x'.join(map(str, shape))}", f"--saveEngine={engine}",
+                  "--profilingVerbosity=detailed", "--skipInference"])
+        return engine
+
+    def measure(self, engine, name, data, seconds, iterations, tag, outputs=False, profile=False, warmup_ms=300):
+        """Median latency (ms); with outputs, also the first output's values; with profile, the profile and layer
+        information JSON instead of timings."""
+        inp = os.path.join(self.workdir, f"{tag}.in.bin")
+        data.astype(np.float32).tofile(inp)
+        shape = "x".join(str(d) for d in data.shape)
+        times_json = os.path.join(self.workdir, f"{tag}.times.json")
+        args = [f"--loadEngine={engine}", f"--shapes={name}:{shape}", f"--loadInputs={name}:{inp}", f"--warmUp={warmup_ms}",
+                f"--duration={seconds}", f"--iterations={iterations}", f"--exportTimes={times_json}"]
+        out_json = os.path.join(self.workdir, f"{tag}.out.json")
+        if outputs:
+            args.append(f"--exportOutput={out_json}")
+        if profile:
+            prof, info = (os.path.join(self.workdir, f"{tag}.{k}.json") for k in ("profile", "layers"))
+            self.run(args + [f"--exportProfile={prof}", f"--exportLayerInfo={info}"])
+            with open(prof) as f, open(info) as g:
+                return json.load(f), json.load(g)
+        self.run(args)
+        with open(times_json) as f:
+            median = statistics.median(float(t["latencyMs"]) for t in json.load(f))
+        if not outputs:
+            return median, None
+        with open(out_json) as f:
+            return median, np.array(json.load(f)[0]["values"], dtype=np.float64)
+
+
+def relative_error(got, want):
+    want = want.astype(np.float64).ravel()
+    if got.size != want.size:
+        return float("inf")
+    return float(np.max(np.abs(got.ravel() - want)) / (np.max(np.abs(want)) + 1e-30))
+
+
+def spread(values, fmt="{:.2f}"):
+    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}–{fmt.format(max(values))})"
+
+
+# ---- roofline -------------------------------------------------------------------------------------------------
+
+def measured_bandwidth_gbs():
+    """Copy bandwidth (read + write bytes per second) of a 256 MiB buffer, best of 5, one thread."""
+    src = np.ones(64 * 1024 * 1024, dtype=np.float32)
+    dst = np.empty_like(src)
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - t0)
+    return 2 * src.nbytes / best / 1e9
+
+
+def machine_peak_gflops(kilnbench, threads, tries=3):
+    """kilnBench's machinePeak (FMA throughput of one core; the best of `tries` runs, since a probe that shares its
+    core with other work measures less) times the threads; None without kilnBench."""
+    if not kilnbench or not os.path.exists(kilnbench):
+        return None
+    best = None
+    for _ in range(tries):
+        done = subprocess.run([kilnbench, "--benchmark_filter=^machinePeak", "--benchmark_format=json"],
+                              capture_output=True, text=True)
+        try:
+            benchmarks = json.loads(done.stdout)["benchmarks"] if done.returncode == 0 else []
+        except (ValueError, KeyError):
+            return None
+        for b in benchmarks:
+            if b["name"].startswith("machinePeak"):
+                best = max(best or 0.0, float(b["coreGFLOP/s"]))
+    return best * threads if best else None
+
+
+def volume(dims):
+    v = 1
+    for d in dims:
+        v *= int(d)
+    return v
+
+
+def layer_work(layer):
+    """(FLOPs, bytes) of one layer of kilnexec's --exportLayerInfo (detailed) from its shapes."""
+    ins = [volume(t.get("Dimensions", [])) for t in layer.get("Inputs", [])]
+    outs = [volume(t.get("Dimensions", [])) for t in layer.get("Outputs", [])]
+    weights = sum(int(w.get("Count", 0)) for w in layer.get("Weights", []))
+    kind = str(layer.get("LayerType", ""))
+    out = outs[0] if outs else 0
+    flops = float(out)
+    if kind in ("Convolution", "Deconvolution") and layer.get("Outputs"):
+        # The kernel: the first weights slot, or input 1 when the kernel is a tensor.
+        w = layer.get("Weights", [])
+        kernel = int(w[0]["Count"]) if w else (ins[1] if len(ins) > 1 else 0)
+        if kind == "Convolution":
+            # Each output element takes (kernel / output channels) multiply-adds.
+            channels = int(layer["Outputs"][0]["Dimensions"][1])
+            flops = 2.0 * out * kernel / max(channels, 1)
+        elif ins:
+            # Each input element is spread over (kernel / input channels) outputs.
+            channels = int(layer["Inputs"][0]["Dimensions"][1])
+            flops = 2.0 * ins[0] * kernel / max(channels, 1)
+    elif kind == "MatrixMultiply" and len(layer.get("Inputs", [])) >= 2:
+        a = layer["Inputs"][0]["Dimensions"]
+        # "op0": MatrixOperation of input 0 (0 kNONE: [.., M, K], 1 kTRANSPOSE: [.., K, M], 2 kVECTOR: [.., K]).
+        k = int(a[-2] if int(layer.get("op0", 0)) == 1 and len(a) >= 2 else a[-1])
+        flops = 2.0 * out * k
+    nbytes = 4.0 * (sum(ins) + sum(outs) + weights)
+    return flops, nbytes
+
+
+def slowest_layers(profile, info, peak, bandwidth, count):
+    layers = {l.get("Name"): l for l in info.get("Layers", []) if isinstance(l, dict)}
+    rows = []
+    for entry in profile:
+        if "name" not in entry:
+            continue
+        ms = float(entry.get("medianMs", entry.get("averageMs", 0.0)))
+        layer = layers.get(entry["name"])
+        flops, nbytes = layer_work(layer) if layer else (0.0, 0.0)
+        roof = max(flops / (peak * 1e9) if peak else 0.0, nbytes / (bandwidth * 1e9)) * 1000.0
+        rows.append((ms, entry["name"], layer.get("LayerType", "?") if layer else "?", flops, nbytes, roof,
+                     layer.get("TacticName", "") if layer else "", float(entry.get("percentage", 0.0))))
+    rows.sort(reverse=True)
+    return rows[:count]
+
+
+# ---- main -----------------------------------------------------------------------------------------------------
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kilnexec", required=True)
-    parser.add_argument("--models", default=None, help="directory for the models (default: a temporary one)")
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--markdown", default=None, help="also write the table to this file")
+    parser.add_argument("--kilnbench", default=None, help="kilnBench, for the peak (default: next to kilnexec)")
+    parser.add_argument("--models", default=",".join(MODELS), help=f"comma list (default: {','.join(MODELS)})")
+    parser.add_argument("--modelDir", default=None, help="directory of the models (written there when missing)")
+    parser.add_argument("--repeats", type=int, default=5, help="measurements of each figure (default 5)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads of both engines")
+    parser.add_argument("--seconds", type=float, default=1.0, help="least duration of one measurement")
+    parser.add_argument("--iterations", type=int, default=5, help="least inferences of one measurement")
+    parser.add_argument("--warmup", type=int, default=300, help="warm-up of each measurement (ms)")
+    parser.add_argument("--tolerance", type=float, default=1e-4, help="largest relative output difference")
+    parser.add_argument("--slowest", type=int, default=5, help="slowest layers listed per model (0: no profile)")
+    parser.add_argument("--quick", action="store_true", help="smoke run: 2 repeats, 1 iteration, 0.1 s, no profile")
+    parser.add_argument("--markdown", default=None, help="also write the tables to this file")
     args = parser.parse_args()
+    if args.quick:
+        args.repeats, args.iterations, args.seconds, args.slowest, args.warmup = 2, 1, 0.1, 0, 50
+    names = [m for m in args.models.split(",") if m]
+    unknown = [m for m in names if m not in MODELS]
+    if unknown or not names:
+        parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    if args.repeats < 1 or args.threads < 1:
+        parser.error("--repeats and --threads must be at least 1")
 
     workdir = tempfile.mkdtemp(prefix="kiln-ort-")
-    models = args.models or workdir
-    subprocess.run([sys.executable, os.path.join(HERE, "makeModels.py"), models], check=True, capture_output=True)
+    try:
+        return run(args, names, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)  # engines and outputs (BERT-base's engines are 340 MB each)
+
+
+def run(args, names, workdir):
+    model_dir = args.modelDir or workdir
+    missing = [m for m in names if not os.path.exists(os.path.join(model_dir, m + ".onnx"))]
+    if missing:
+        subprocess.run([sys.executable, os.path.join(HERE, "makeModels.py"), model_dir] + missing, check=True,
+                       capture_output=True)
+    kiln = Kiln(os.path.abspath(args.kilnexec), args.threads, workdir)
     options = ort.SessionOptions()
-    options.intra_op_num_threads = os.cpu_count()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
     rng = np.random.default_rng(7)
-    rows = []
-    for model_name, (input_name, shape) in MODELS.items():
-        path = os.path.join(models, model_name + ".onnx")
+    rows, profiles = [], {}
+    for model_name in names:
+        input_name, shape = MODELS[model_name]
+        path = os.path.join(model_dir, model_name + ".onnx")
         session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
         row = {"model": model_name}
-        for batch in (1, 16):
+        for batch in BATCHES:
+            tag = f"{model_name}-{batch}"
             data = rng.uniform(-1.0, 1.0, (batch,) + shape).astype(np.float32)
-            ort_ms = ort_times(session, {input_name: data}, args.seconds, args.iterations)
-            kiln_ms, kiln_out = kiln_run(args.kilnexec, path, input_name, data, args.seconds, args.iterations,
-                                         workdir, f"{model_name}-{batch}")
-            want = session.run(None, {input_name: data})[0].astype(np.float64).ravel()
-            err = float(np.max(np.abs(kiln_out.ravel() - want)) / (np.max(np.abs(want)) + 1e-12))
-            if err > 1e-3:
-                raise RuntimeError(f"{model_name} batch {batch}: Kiln's output differs from ORT's (rel. error {err:.2e})")
-            row[batch] = {"kiln_median": statistics.median(kiln_ms), "ort_median": statistics.median(ort_ms),
-                          "kiln_tput": batch * 1000.0 / statistics.mean(kiln_ms),
-                          "ort_tput": batch * 1000.0 / statistics.mean(ort_ms), "err": err}
+            feeds = {input_name: data}
+            engine = kiln.build(path, input_name, data.shape, tag)
+            # Correctness first: no timing counts unless Kiln's output matches ORT's.
+            _, kiln_out = kiln.measure(engine, input_name, data, 0, 1, tag, outputs=True, warmup_ms=0)
+            err = relative_error(kiln_out, session.run(None, feeds)[0])
+            if not err <= args.tolerance:
+                raise RuntimeError(f"{model_name} batch {batch}: Kiln's output differs from ORT's (relative "
+                                   f"difference {err:.2e} > {args.tolerance:.0e}); no timing reported")
+            kiln_ms, ort_ms = [], []
+            for r in range(args.repeats):
+                steps = [("kiln", lambda: kiln.measure(engine, input_name, data, args.seconds, args.iterations,
+                                                       tag, warmup_ms=args.warmup)[0]),
+                         ("ort", lambda: ort_measure(session, feeds, args.seconds, args.iterations, args.warmup))]
+                for who, step in (steps if r % 2 == 0 else steps[::-1]):
+                    (kiln_ms if who == "kiln" else ort_ms).append(step())
+            row[batch] = {"kiln": kiln_ms, "ort": ort_ms, "err": err,
+                          "ratios": [k / o for k, o in zip(kiln_ms, ort_ms)]}
+            print(f"{model_name} b{batch}: Kiln {spread(kiln_ms)} ms, ORT {spread(ort_ms)} ms, rel. diff {err:.1e}",
+                  file=sys.stderr, flush=True)
+            if batch == BATCHES[-1] and args.slowest > 0:
+                profiles[model_name] = kiln.measure(engine, input_name, data, 0, max(args.iterations, 3),
+                                                    tag + "-profile", profile=True, warmup_ms=args.warmup)
         rows.append(row)
 
-    lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; "
-             f"onnxruntime {ort.__version__} ({os.cpu_count()} intra-op threads); date {time.strftime('%Y-%m-%d')}.",
+    lines = [f"Machine: {cpu_name()}, {os.cpu_count()} cores ({platform.machine()}, {platform.platform()}); "
+             f"{args.threads} threads for both engines; onnxruntime {ort.__version__}; "
+             f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; Kiln commit {git_commit()}; "
+             f"{args.repeats} interleaved repeats per figure, each the median of at least {args.iterations} "
+             f"inferences and {args.seconds:g} s; medians with (min–max) over the repeats.",
              "",
              "| model | Kiln latency b1 (ms) | ORT latency b1 (ms) | latency Kiln/ORT | Kiln b16 (inf/s) | "
              "ORT b16 (inf/s) | throughput Kiln/ORT | max rel. output diff |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         b1, b16 = r[1], r[16]
-        lines.append(f"| {r['model']} | {b1['kiln_median']:.2f} | {b1['ort_median']:.2f} | "
-                     f"{b1['kiln_median'] / b1['ort_median']:.2f} | {b16['kiln_tput']:.1f} | {b16['ort_tput']:.1f} | "
-                     f"{b16['kiln_tput'] / b16['ort_tput']:.2f} | {max(b1['err'], b16['err']):.1e} |")
+        lines.append(f"| {r['model']} | {spread(b1['kiln'])} | {spread(b1['ort'])} | {spread(b1['ratios'])} | "
+                     f"{spread([16000.0 / t for t in b16['kiln']], '{:.1f}')} | "
+                     f"{spread([16000.0 / t for t in b16['ort']], '{:.1f}')} | "
+                     f"{spread([1.0 / x for x in b16['ratios']])} | {max(b1['err'], b16['err']):.1e} |")
+    if profiles:
+        peak = machine_peak_gflops(args.kilnbench or os.path.join(os.path.dirname(args.kilnexec), "kilnBench"),
+                                   args.threads)
+        bandwidth = measured_bandwidth_gbs()
+        peak_text = f"{peak:.0f} GFLOP/s (kilnBench machinePeak x {args.threads} threads)" if peak else \
+            "unknown (no kilnBench: roofline from bandwidth only)"
+        lines += ["", f"Slowest layers at batch 16 (Kiln profile, median per layer). Peak {peak_text}; copy "
+                      f"bandwidth {bandwidth:.1f} GB/s (one thread). Roofline = max(FLOPs / peak, bytes / "
+                      "bandwidth); 'x roofline' = measured / roofline.",
+                  "",
+                  "| model | layer | type | tactic | time (ms) | share | GFLOP | MB | roofline (ms) | x roofline |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for model_name, (profile, info) in profiles.items():
+            for ms, name, kind, flops, nbytes, roof, tactic, share in slowest_layers(profile, info, peak, bandwidth,
+                                                                                  args.slowest):
+                short = name if len(name) <= 60 else name[:57] + "..."
+                lines.append(f"| {model_name} | `{short}` | {kind} | {tactic} | {ms:.3f} | {share:.1f}% | "
+                             f"{flops / 1e9:.3f} | {nbytes / 1e6:.1f} | {roof:.3f} | "
+                             f"{ms / roof if roof > 0 else float('nan'):.1f} |")
     text = "\n".join(lines)
     print(text)
     if args.markdown:

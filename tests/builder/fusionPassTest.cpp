@@ -21,7 +21,7 @@ namespace
 {
 using namespace nvinfer1;
 
-//! Sets KILN_FUSE for the scope and restores the previous value.
+//! Sets KILN_FUSE for the scope (nullptr: unsets it, the backend's default) and restores the previous value.
 class ScopedFuseEnv
 {
 public:
@@ -31,7 +31,14 @@ public:
         {
             mOld = old;
         }
-        ::setenv("KILN_FUSE", value, 1);
+        if (value != nullptr)
+        {
+            ::setenv("KILN_FUSE", value, 1);
+        }
+        else
+        {
+            ::unsetenv("KILN_FUSE");
+        }
     }
     ~ScopedFuseEnv()
     {
@@ -83,7 +90,7 @@ struct BuiltRun
     std::vector<std::string> layers; //!< names as the engine inspector shows them (kLAYER_NAMES_ONLY)
 };
 
-//! Builds `fn` with KILN_FUSE=`fuse` and runs it on `inputs`.
+//! Builds `fn` with KILN_FUSE=`fuse` (nullptr: unset) and runs it on `inputs`.
 BuiltRun buildAndRun(NetworkFn const& fn, char const* fuse, std::map<std::string, HostTensor> const& inputs)
 {
     ScopedFuseEnv env(fuse);
@@ -93,7 +100,8 @@ BuiltRun buildAndRun(NetworkFn const& fn, char const* fuse, std::map<std::string
     r.config().setProfilingVerbosity(ProfilingVerbosity::kLAYER_NAMES_ONLY);
     if (!r.build())
     {
-        ADD_FAILURE() << "build with KILN_FUSE=" << fuse << " failed: " << r.logger().allErrors();
+        ADD_FAILURE() << "build with KILN_FUSE=" << (fuse != nullptr ? fuse : "(unset)")
+                      << " failed: " << r.logger().allErrors();
         return result;
     }
     result.outputs = r.run(inputs);
@@ -123,12 +131,13 @@ std::string layerList(BuiltRun const& run)
     return s;
 }
 
-//! Builds unfused and fused, checks the outputs agree and returns both runs.
+//! Builds unfused and fused (KILN_FUSE=`fuse`; nullptr: the backend's default), checks the outputs agree and
+//! returns both runs.
 std::pair<BuiltRun, BuiltRun> compareFused(NetworkFn const& fn, std::map<std::string, HostTensor> const& inputs,
-    double atol = 1e-5, double rtol = 1e-5)
+    double atol = 1e-5, double rtol = 1e-5, char const* fuse = "1")
 {
     BuiltRun plain = buildAndRun(fn, "0", inputs);
-    BuiltRun fused = buildAndRun(fn, "1", inputs);
+    BuiltRun fused = buildAndRun(fn, fuse, inputs);
     EXPECT_EQ(plain.outputs.size(), fused.outputs.size());
     for (auto const& [name, expected] : plain.outputs)
     {
@@ -168,7 +177,8 @@ TEST(FusionPass, ConvBiasRelu)
     EXPECT_EQ(fused.layers[0], "conv + bias + relu");
 }
 
-TEST(FusionPass, ConvResidualRelu)
+//! conv (with bias) + residual (the conv's input) + leaky ReLU, fused with KILN_FUSE=`fuse`.
+void convResidualRelu(char const* fuse)
 {
     std::mt19937 rng(12);
     WeightStore w;
@@ -188,10 +198,22 @@ TEST(FusionPass, ConvResidualRelu)
         r.markOutput(relu->getOutput(0), "y");
     };
     std::map<std::string, HostTensor> const inputs{{"x", HostTensor::random(DataType::kFLOAT, makeDims({1, 4, 7, 7}), rng)}};
-    auto const [plain, fused] = compareFused(net, inputs);
+    auto const [plain, fused] = compareFused(net, inputs, 1e-5, 1e-5, fuse);
     EXPECT_EQ(plain.layers.size(), 3U) << layerList(plain);
     ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
     EXPECT_EQ(fused.layers[0], "conv + residual + lrelu");
+}
+
+TEST(FusionPass, ConvResidualRelu)
+{
+    convResidualRelu("1");
+}
+
+//! The CPU backend lists the epilogue fusion: without KILN_FUSE, a convolution's residual and activation fuse (and
+//! run as oneDNN post-ops), with the unfused engine's outputs.
+TEST(FusionPass, EpiloguesOnByDefaultOnTheCpuBackend)
+{
+    convResidualRelu(nullptr);
 }
 
 //! BERT's feed-forward start: x W + b, then the erf-GELU written out as layers.
@@ -458,7 +480,8 @@ TEST(FusionPass, IntegerChainsAndComparisonsStayUnfused)
     EXPECT_EQ(fused.layers.size(), 4U) << layerList(fused);
 }
 
-TEST(FusionPass, OffByDefaultOnTheCpuBackend)
+//! ... but pointwise chains stay unfused by default on the CPU backend.
+TEST(FusionPass, PointwiseChainsOffByDefaultOnTheCpuBackend)
 {
     std::optional<std::string> old;
     if (char const* v = std::getenv("KILN_FUSE"))

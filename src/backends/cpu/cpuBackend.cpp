@@ -46,6 +46,10 @@ public:
             c.hostPlugins = true;
             c.workspaceFreeTactic = "reference";
             c.forcedTacticVariable = "KILN_CPU_TACTIC";
+            // Convolution, deconvolution and matrix multiply epilogues run as oneDNN post-ops (oneDnnEpilogue.h).
+            // Pointwise programs stay off: the CPU interpreter measured no clear gain over the separate kernels
+            // (docs/fusion.md).
+            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE);
             return c;
         }();
         return caps;

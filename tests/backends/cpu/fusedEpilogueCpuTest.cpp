@@ -1,8 +1,12 @@
 // The CPU fused epilogue (backends/cpu/kernels/fusedEpilogueCpu.h) alone and inside the convolution and
 // deconvolution CPU kernels: nodes with "fuse.*" attributes built by hand are compared with the unfused kernel
-// followed by the addition and activation computed here, in double; and every error path.
+// followed by the addition and activation computed here, in double; and every error path. With oneDNN, the oneDNN
+// tactic runs what it can of the epilogue as post-ops (oneDnnEpilogue.h): the tests check which cases take that path
+// (sum for a full-shape residual, binary add for broadcasts, eltwise activations) and that the rest falls back.
 #include "backends/cpu/cpuKernel.h"
+#include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
+#include "backends/cpu/kernels/oneDnnEpilogue.h"
 #include "common/networkRunner.h"
 #include "core/dataType.h"
 #include "common/kernelRun.h"
@@ -33,6 +37,9 @@ double activate(ActivationType t, double a, double b, double v)
     case ActivationType::kGELU_ERF: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
     case ActivationType::kGELU_TANH:
         return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+    case ActivationType::kELU: return v >= 0 ? v : a * std::expm1(v);
+    case ActivationType::kSOFTSIGN: return v / (1.0 + std::fabs(v));
+    case ActivationType::kSELU: return v > 0 ? b * v : b * a * std::expm1(v);
     default: ADD_FAILURE() << "activation not modelled by the test"; return v;
     }
 }
@@ -173,7 +180,9 @@ struct FusedCase
     bool kernelInput{false};
 };
 
-void checkFused(FusedCase const& c, uint32_t seed)
+//! Runs the case unfused and fused and compares; returns how many oneDNN executions of the fused run carried
+//! post-ops.
+uint64_t checkFused(FusedCase const& c, uint32_t seed)
 {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
@@ -223,10 +232,13 @@ void checkFused(FusedCase const& c, uint32_t seed)
         fused.attrs.setFloat("fuse.alpha", c.alpha);
         fused.attrs.setFloat("fuse.beta", c.beta);
     }
+    uint64_t const before = oneDnnPostOpRunCount();
     HostTensor const actual = run(fused, fusedIns, c.type, outDims, weights);
+    uint64_t const postOpRuns = oneDnnPostOpRunCount() - before;
     HostTensor const expected = expectedEpilogue(unfused, c.add ? &add : nullptr, c.act, c.activation, c.alpha, c.beta);
     double const tol = c.type == DataType::kFLOAT ? 1e-5 : (c.type == DataType::kHALF ? 2e-3 : 1.6e-2);
     expectNear(actual, expected, tol);
+    return postOpRuns;
 }
 
 TEST(FusedEpilogueCpu, ConvolutionResidualRelu)
@@ -278,6 +290,81 @@ TEST(FusedEpilogueCpu, DeconvolutionAndKernelInputs)
     c.kernelInput = true;
     c.addDims = {2, 4, 1, 1};
     checkFused(c, 9);
+}
+
+//! The oneDNN tactic runs FP32 epilogues as post-ops: a full-shape residual (sum post-op), per-channel and
+//! lower-rank broadcasts (binary add), the activations oneDNN has (eltwise), on convolutions and deconvolutions.
+TEST(FusedEpilogueCpu, OneDnnPostOpsRunTheEpilogue)
+{
+    if (!oneDnnBuilt())
+    {
+        GTEST_SKIP() << "built without oneDNN";
+    }
+    struct Act
+    {
+        ActivationType type;
+        float alpha;
+        float beta;
+    };
+    Act const acts[] = {{ActivationType::kRELU, 0.F, 0.F}, {ActivationType::kLEAKY_RELU, 0.2F, 0.F},
+        {ActivationType::kSIGMOID, 0.F, 0.F}, {ActivationType::kTANH, 0.F, 0.F}, {ActivationType::kELU, 0.7F, 0.F},
+        {ActivationType::kCLIP, -0.3F, 0.4F}, {ActivationType::kGELU_ERF, 0.F, 0.F},
+        {ActivationType::kGELU_TANH, 0.F, 0.F}};
+    std::vector<std::vector<int64_t>> const adds{{}, {1, 4, 1, 1}, {4, 1, 1}};
+    uint32_t seed = 40;
+    for (bool const deconv : {false, true})
+    {
+        for (auto const& addDims : adds)
+        {
+            for (Act const& a : acts)
+            {
+                SCOPED_TRACE(std::string(deconv ? "deconvolution" : "convolution") + ", add rank "
+                    + std::to_string(addDims.size()) + ", activation " + std::to_string(static_cast<int>(a.type)));
+                FusedCase c;
+                c.deconv = deconv;
+                c.addDims = addDims;
+                c.activation = a.type;
+                c.alpha = a.alpha;
+                c.beta = a.beta;
+                EXPECT_EQ(checkFused(c, ++seed), 1U) << "the epilogue did not run as oneDNN post-ops";
+            }
+        }
+    }
+    FusedCase noAdd;
+    noAdd.add = false;
+    noAdd.activation = ActivationType::kGELU_ERF;
+    EXPECT_EQ(checkFused(noAdd, 60), 1U);
+    FusedCase noAct;
+    noAct.act = false;
+    EXPECT_EQ(checkFused(noAct, 61), 1U);
+}
+
+//! What oneDNN does not express falls back to the CPU epilogue, in part or whole: an activation without an exact
+//! eltwise (the addition still runs as a post-op), broadcasts oneDNN's post-ops may reject, and the reference tactic.
+TEST(FusedEpilogueCpu, OneDnnPostOpsFallBack)
+{
+    FusedCase softsign;
+    softsign.activation = ActivationType::kSOFTSIGN;
+    uint64_t const addOnly = checkFused(softsign, 70);
+    EXPECT_EQ(addOnly, oneDnnBuilt() ? 1U : 0U) << "the residual should still be a post-op";
+    FusedCase selu;
+    selu.add = false;
+    selu.activation = ActivationType::kSELU;
+    selu.alpha = 1.67F;
+    selu.beta = 1.05F;
+    EXPECT_EQ(checkFused(selu, 71), 0U) << "nothing to fuse: the activation has no exact eltwise";
+    // Broadcasts along the batch, a spatial row or a single element: post-ops or the CPU epilogue, same values.
+    for (std::vector<int64_t> const& dims : std::vector<std::vector<int64_t>>{{2, 1, 1, 1}, {1, 1, 1, 6}, {1}, {2, 4, 1, 1}})
+    {
+        FusedCase b;
+        b.addDims = dims;
+        b.activation = ActivationType::kTANH;
+        checkFused(b, 73);
+    }
+    FusedCase half; // FP16: oneDNN's post-ops where this CPU has FP16 convolutions, else the reference kernel
+    half.type = DataType::kHALF;
+    half.addDims = {1, 4, 1, 1};
+    checkFused(half, 74);
 }
 
 TEST(FusedEpilogueCpu, ApplyDirectly)

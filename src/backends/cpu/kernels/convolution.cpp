@@ -1,11 +1,13 @@
 // CPU convolution kernel (also runs deconvolution, see deconvolution.cpp): a plain reference implementation in
 // double precision, and a oneDNN implementation whose primitives are created at reshape per input shape and cached
 // in the kernel object. Kernel and bias come from weights or from inputs 1/2. A fused epilogue ("fuse.*": add of the
-// last input, activation) is applied to the output afterwards (fusedEpilogueCpu.h).
+// last input, activation) runs as oneDNN post-ops where oneDNN expresses it (oneDnnEpilogue.h); what remains (and the
+// whole epilogue on the reference path) is applied to the output afterwards (fusedEpilogueCpu.h).
 #include "backends/common/convolutionParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/oneDnnEpilogue.h"
 #include "network/layers/convolutionLayer.h"
 
 #include <algorithm>
@@ -110,6 +112,10 @@ struct OneDnnConvEntry
     memory weights;     // in the primitive's layout (from weights slot: filled once)
     memory userWeights; // plain kernel tensor (input 1), handle set per run
     memory bias;        // f32 [K]
+    memory userAdd;            // the fused addition's tensor (handle set per run), for a sum or binary post-op
+    OneDnnStep addReorder;     // sum post-op: copies the added tensor into the destination before the convolution
+    FusedEpilogue remainder;   // the part of the epilogue the post-ops do not run
+    bool postOps{false};       // the primitive runs (part of) the epilogue
     OneDnnStep srcReorder;     // set when the primitive wants another source layout
     OneDnnStep weightsReorder; // set when a kernel tensor (input 1) needs another layout
     OneDnnStep convolution;
@@ -133,7 +139,7 @@ Tag plainTag(int32_t rank)
 
 //! Build descriptors for input dims `inDims` [N, C, in...] and output spatial geometry `ext`.
 OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::vector<int64_t> const& inDims,
-    std::vector<WindowExtent> const& ext, bool withBias)
+    std::vector<WindowExtent> const& ext, bool withBias, dnnl::primitive_attr const& attr = dnnl::primitive_attr())
 {
     WindowParams const& p = cfg.params;
     int32_t const nb = p.nbSpatial;
@@ -198,13 +204,13 @@ OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::
         dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
             dnnl::algorithm::deconvolution_direct, srcAny, weiAny, d.bias, dstAny, strides, toDnnlDims(dil),
             toDnnlDims(padL), toDnnlDims(padR));
-        d.pd = dnnl::deconvolution_forward::primitive_desc(desc, eng);
+        d.pd = dnnl::deconvolution_forward::primitive_desc(desc, attr, eng);
     }
     else
     {
         dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
             srcAny, weiAny, d.bias, dstAny, strides, toDnnlDims(dil), toDnnlDims(padL), toDnnlDims(padR));
-        d.pd = dnnl::convolution_forward::primitive_desc(desc, eng);
+        d.pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
     }
     return d;
 }
@@ -270,8 +276,9 @@ public:
         KILN_RETURN_IF_ERROR(convShapes(mSetup, mCfg, inputs, outputs, static_cast<int64_t>(mSlotWeights.size()),
             static_cast<int64_t>(mSlotBias.size()), mShapes));
         TensorView const& out = outputs.at(0);
-        StatusOr<FusedEpiloguePlan> plan
-            = prepareFusedEpilogueCpu(mEpilogue, out.type, out.dims, mEpilogue.hasAdd ? &allInputs.back() : nullptr);
+        TensorView const* add = mEpilogue.hasAdd ? &allInputs.back() : nullptr;
+        // The whole epilogue is checked against the shapes first, whichever part of it oneDNN runs.
+        StatusOr<FusedEpiloguePlan> plan = prepareFusedEpilogueCpu(mEpilogue, out.type, out.dims, add);
         if (!plan.isOk())
         {
             return plan.status().withContext("layer '" + mSetup.node->name + "'");
@@ -284,10 +291,14 @@ public:
         mEntry = nullptr;
         if (mTactic == CpuTactic::kONEDNN && mInVolume > 0 && mOutVolume > 0)
         {
-            OneDnnConvEntry* entry = findOrCreateEntry(inputs, outputs, mShapes);
+            OneDnnConvEntry* entry = findOrCreateEntry(inputs, outputs, mShapes, add);
             mEntry = entry != nullptr && entry->usable ? entry : nullptr;
         }
-        if (mEntry == nullptr)
+        if (mEntry != nullptr)
+        {
+            KILN_ASSIGN_OR_RETURN(mEpiloguePlan, prepareFusedEpilogueCpu(mEntry->remainder, out.type, out.dims, add));
+        }
+        else
 #endif
         {
             mGeometry = toGeometry3(mCfg.params, mShapes.ext);
@@ -319,7 +330,7 @@ public:
         {
             runReference(inputs, outputs);
         }
-        runFusedEpilogueCpu(mEpiloguePlan, outputs[0], mEpilogue.hasAdd ? &inputs.back() : nullptr);
+        runFusedEpilogueCpu(mEpiloguePlan, outputs[0], mEpiloguePlan.epilogue.hasAdd ? &inputs.back() : nullptr);
         return Status::ok();
     }
 
@@ -360,14 +371,20 @@ private:
     }
 
 #if KILN_HAVE_ONEDNN
-    OneDnnConvEntry* findOrCreateEntry(
-        std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, ConvShapes const& s)
+    OneDnnConvEntry* findOrCreateEntry(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        ConvShapes const& s, TensorView const* add)
     {
         std::vector<int64_t> key = dimsVector(inputs[0].dims);
         std::vector<int64_t> const outDims = dimsVector(outputs[0].dims);
         key.insert(key.end(), outDims.begin(), outDims.end());
         key.push_back(s.kernelTensor ? 1 : 0);
         key.push_back(s.hasBias ? 1 : 0);
+        if (add != nullptr)
+        {
+            std::vector<int64_t> const addDims = dimsVector(add->dims);
+            key.push_back(-1);
+            key.insert(key.end(), addDims.begin(), addDims.end());
+        }
         for (auto& e : mCache)
         {
             if (e->key == key)
@@ -383,7 +400,7 @@ private:
         entry->key = key;
         try
         {
-            buildEntry(*entry, inputs, outputs, s);
+            buildEntry(*entry, inputs, outputs, s, add);
             entry->usable = true;
         }
         catch (...)
@@ -394,8 +411,34 @@ private:
         return mCache.back().get();
     }
 
+    //! The descriptors with the epilogue's post-ops where oneDNN runs them in the implementation it picks without
+    //! them, else without; `plan` is left saying what the post-ops run.
+    OneDnnConvDescs makeFusedDescs(memory::data_type dt, std::vector<int64_t> const& inDims, ConvShapes const& s,
+        std::vector<int64_t> const& outDims, TensorView const* add, OneDnnEpiloguePlan& plan)
+    {
+        OneDnnConvDescs plain = makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias);
+        plan = planOneDnnEpilogue(mEpilogue, outDims, add, true);
+        if (plan.fusesAnything())
+        {
+            try
+            {
+                OneDnnConvDescs d = makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias, plan.attr);
+                if (sameOneDnnImpl(d.pd, plain.pd))
+                {
+                    return d;
+                }
+            }
+            catch (dnnl::error const&)
+            {
+                // oneDNN rejects these post-ops for this configuration: the CPU epilogue applies them.
+            }
+            plan = unfusedOneDnnEpilogue(mEpilogue);
+        }
+        return plain;
+    }
+
     void buildEntry(OneDnnConvEntry& e, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        ConvShapes const& s)
+        ConvShapes const& s, TensorView const* add)
     {
         TensorView const& in = inputs[0];
         memory::data_type const dt = oneDnnType(in.type);
@@ -404,7 +447,10 @@ private:
         {
             throw std::runtime_error("types not supported by the oneDNN path");
         }
-        OneDnnConvDescs d = makeConvDescs(mCfg, dt, dimsVector(in.dims), s.ext, s.hasBias);
+        OneDnnEpiloguePlan plan;
+        OneDnnConvDescs d = makeFusedDescs(dt, dimsVector(in.dims), s, dimsVector(outputs[0].dims), add, plan);
+        e.remainder = plan.remainder;
+        e.postOps = plan.fusesAnything();
         dnnl::engine& eng = oneDnnEngine();
         if (!mStream)
         {
@@ -447,8 +493,21 @@ private:
             mStream->wait();
             weights = e.weights;
         }
-        std::vector<std::pair<int, memory>> args{{DNNL_ARG_SRC, e.srcReorder ? e.src : e.userSrc},
-            {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, e.dstReorder ? e.dst : e.userDst}};
+        memory const dst = e.dstReorder ? e.dst : e.userDst;
+        std::vector<std::pair<int, memory>> args{
+            {DNNL_ARG_SRC, e.srcReorder ? e.src : e.userSrc}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+        if (plan.add != OneDnnAdd::kNONE)
+        {
+            e.userAdd = memory(plan.addDesc, eng, nullptr);
+            if (plan.add == OneDnnAdd::kSUM)
+            {
+                e.addReorder = OneDnnStep(dnnl::reorder(e.userAdd, dst), {{DNNL_ARG_FROM, e.userAdd}, {DNNL_ARG_TO, dst}});
+            }
+            else
+            {
+                args.emplace_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, e.userAdd);
+            }
+        }
         if (s.hasBias)
         {
             e.bias = memory(d.bias, eng);
@@ -493,6 +552,14 @@ private:
                     b[i] = static_cast<float>(mB[static_cast<size_t>(i)]);
                 }
             }
+            if (e.userAdd)
+            {
+                e.userAdd.set_data_handle(inputs.back().data);
+                if (e.addReorder)
+                {
+                    e.addReorder.execute(strm);
+                }
+            }
             e.convolution.execute(strm);
             if (e.dstReorder)
             {
@@ -500,6 +567,10 @@ private:
             }
             strm.wait();
             countOneDnnRun(mCfg.deconvolution ? nvinfer1::LayerType::kDECONVOLUTION : nvinfer1::LayerType::kCONVOLUTION);
+            if (e.postOps)
+            {
+                countOneDnnPostOpRun();
+            }
             return Status::ok();
         }
         catch (dnnl::error const& err)

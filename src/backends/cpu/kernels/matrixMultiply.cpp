@@ -1,12 +1,15 @@
 // CPU matrix-multiply kernel: batched matrix/vector products with transposes and batch broadcasting. A plain
 // reference implementation in double precision, and a oneDNN matmul created at reshape per input shapes and cached
 // in the kernel object (transposes and vectors are expressed through strides, broadcasting through extent-1 dims).
-// A fused epilogue ("fuse.*", made by the fusion pass: + a third input, then an activation) is applied to the stored
-// result by runFusedEpilogueCpu.
+// A fused epilogue ("fuse.*", made by the fusion pass: + a third input, then an activation) runs as the oneDNN
+// matmul's post-ops (a binary add reading the third input in place, an eltwise activation; oneDnnEpilogue.h) where
+// oneDNN expresses it; the rest, and the whole epilogue on the reference path, is applied to the stored result by
+// runFusedEpilogueCpu.
 #include "backends/common/matrixMultiplyParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/oneDnnEpilogue.h"
 
 #include <algorithm>
 #include <optional>
@@ -72,8 +75,9 @@ public:
         KILN_ASSIGN_OR_RETURN(mShape, matmulShapes(mSetup, mOp0, mOp1, inputs, outputs));
         TensorView const& out = outputs[0];
         mOutVolume = out.volume();
-        StatusOr<FusedEpiloguePlan> plan
-            = prepareFusedEpilogueCpu(mEpilogue, out.type, out.dims, mEpilogue.hasAdd ? &allInputs[2] : nullptr);
+        TensorView const* add = mEpilogue.hasAdd ? &allInputs[2] : nullptr;
+        // The whole epilogue is checked against the shapes first, whichever part of it oneDNN runs.
+        StatusOr<FusedEpiloguePlan> plan = prepareFusedEpilogueCpu(mEpilogue, out.type, out.dims, add);
         if (!plan.isOk())
         {
             return plan.status().withContext("layer '" + mSetup.node->name + "'");
@@ -84,10 +88,14 @@ public:
         if (mTactic == CpuTactic::kONEDNN && mShape.k > 0 && mOutVolume > 0 && inputs[0].type == out.type
             && inputs[1].type == out.type)
         {
-            Entry* entry = findOrCreateEntry(inputs, mShape);
+            Entry* entry = findOrCreateEntry(inputs, mShape, add, out.dims);
             mEntry = entry != nullptr && entry->usable ? entry : nullptr;
         }
-        if (mEntry == nullptr)
+        if (mEntry != nullptr)
+        {
+            KILN_ASSIGN_OR_RETURN(mEpiloguePlan, prepareFusedEpilogueCpu(mEntry->remainder, out.type, out.dims, add));
+        }
+        else
 #endif
         {
             mA.resize(static_cast<size_t>(inputs[0].volume()));
@@ -111,14 +119,16 @@ public:
         {
             return Status::ok();
         }
-        KILN_RETURN_IF_ERROR(multiply(inputs[0], inputs[1], out));
-        runFusedEpilogueCpu(mEpiloguePlan, out, mEpilogue.hasAdd ? &inputs[2] : nullptr);
+        KILN_RETURN_IF_ERROR(multiply(inputs, out));
+        runFusedEpilogueCpu(mEpiloguePlan, out, mEpiloguePlan.epilogue.hasAdd ? &inputs[2] : nullptr);
         return Status::ok();
     }
 
 private:
-    Status multiply(TensorView const& a, TensorView const& b, TensorView const& out)
+    Status multiply(std::vector<TensorView> const& inputs, TensorView const& out)
     {
+        TensorView const& a = inputs[0];
+        TensorView const& b = inputs[1];
         if (mShape.k == 0)
         {
             std::fill(mC.begin(), mC.end(), 0.0);
@@ -128,7 +138,7 @@ private:
 #if KILN_HAVE_ONEDNN
         if (mEntry != nullptr)
         {
-            return runOneDnn(*mEntry, a, b, out);
+            return runOneDnn(*mEntry, a, b, mEpilogue.hasAdd ? &inputs[2] : nullptr, out);
         }
 #endif
         runReference(a, b, out);
@@ -192,6 +202,9 @@ private:
         dnnl::memory a;
         dnnl::memory b;
         dnnl::memory c;
+        dnnl::memory add;        //!< the fused addition's tensor (binary post-op), handle set per run
+        FusedEpilogue remainder; //!< the part of the epilogue the post-ops do not run
+        bool postOps{false};     //!< the primitive runs (part of) the epilogue
         OneDnnStep matmul;
     };
 
@@ -215,7 +228,8 @@ private:
     }
 
     static dnnl::primitive_desc makePd(MatrixOperation op0, MatrixOperation op1, dnnl::memory::data_type dt,
-        MatmulShape const& s, dnnl::memory::desc& ad, dnnl::memory::desc& bd, dnnl::memory::desc& cd)
+        MatmulShape const& s, dnnl::memory::desc& ad, dnnl::memory::desc& bd, dnnl::memory::desc& cd,
+        dnnl::primitive_attr const& attr = dnnl::primitive_attr())
     {
         int64_t const m = s.m;
         int64_t const n = s.n;
@@ -230,15 +244,55 @@ private:
         }
         cd = operandDesc(dt, s.batchOut, m, n, n, 1, m * n);
         dnnl::matmul::desc desc(ad, bd, cd);
-        return dnnl::matmul::primitive_desc(desc, oneDnnEngine());
+        return dnnl::matmul::primitive_desc(desc, attr, oneDnnEngine());
     }
 
-    Entry* findOrCreateEntry(std::vector<TensorView> const& inputs, MatmulShape const& s)
+    //! The primitive with the epilogue's post-ops where oneDNN runs them in the implementation it picks without
+    //! them, else without; `plan` is left saying what the post-ops run.
+    dnnl::primitive_desc makeFusedPd(dnnl::memory::data_type dt, MatmulShape const& s, TensorView const* add,
+        nvinfer1::Dims const& out, dnnl::memory::desc& ad, dnnl::memory::desc& bd, dnnl::memory::desc& cd,
+        OneDnnEpiloguePlan& plan) const
+    {
+        std::vector<int64_t> outDims = s.batchOut;
+        outDims.push_back(s.m);
+        outDims.push_back(s.n);
+        // The product's destination is the output itself, so an addition is a binary post-op read in place. With a
+        // vector operand the output lacks one of the product's dims: the CPU epilogue handles those.
+        plan = outDims == dimsVector(out) ? planOneDnnEpilogue(mEpilogue, outDims, add, false)
+                                          : unfusedOneDnnEpilogue(mEpilogue);
+        dnnl::primitive_desc plain = makePd(mOp0, mOp1, dt, s, ad, bd, cd);
+        if (plan.fusesAnything())
+        {
+            try
+            {
+                dnnl::primitive_desc pd = makePd(mOp0, mOp1, dt, s, ad, bd, cd, plan.attr);
+                if (sameOneDnnImpl(pd, plain))
+                {
+                    return pd;
+                }
+            }
+            catch (dnnl::error const&)
+            {
+                // oneDNN rejects these post-ops for this product: the CPU epilogue applies them.
+            }
+            plan = unfusedOneDnnEpilogue(mEpilogue);
+        }
+        return plain;
+    }
+
+    Entry* findOrCreateEntry(
+        std::vector<TensorView> const& inputs, MatmulShape const& s, TensorView const* add, nvinfer1::Dims const& out)
     {
         std::vector<int64_t> key = dimsVector(inputs[0].dims);
         key.push_back(-1);
         std::vector<int64_t> const kb = dimsVector(inputs[1].dims);
         key.insert(key.end(), kb.begin(), kb.end());
+        if (add != nullptr)
+        {
+            std::vector<int64_t> const addDims = dimsVector(add->dims);
+            key.push_back(-1);
+            key.insert(key.end(), addDims.begin(), addDims.end());
+        }
         for (auto& e : mCache)
         {
             if (e->key == key)
@@ -262,13 +316,22 @@ private:
             dnnl::memory::desc ad;
             dnnl::memory::desc bd;
             dnnl::memory::desc cd;
-            dnnl::primitive_desc pd = makePd(mOp0, mOp1, dt, s, ad, bd, cd);
+            OneDnnEpiloguePlan plan;
+            dnnl::primitive_desc pd = makeFusedPd(dt, s, add, out, ad, bd, cd, plan);
             dnnl::engine& eng = oneDnnEngine();
             entry->a = dnnl::memory(ad, eng, nullptr);
             entry->b = dnnl::memory(bd, eng, nullptr);
             entry->c = dnnl::memory(cd, eng, nullptr);
-            entry->matmul = OneDnnStep(dnnl::primitive(pd),
-                {{DNNL_ARG_SRC, entry->a}, {DNNL_ARG_WEIGHTS, entry->b}, {DNNL_ARG_DST, entry->c}});
+            entry->remainder = plan.remainder;
+            entry->postOps = plan.fusesAnything();
+            std::vector<std::pair<int, dnnl::memory>> args{
+                {DNNL_ARG_SRC, entry->a}, {DNNL_ARG_WEIGHTS, entry->b}, {DNNL_ARG_DST, entry->c}};
+            if (plan.add != OneDnnAdd::kNONE)
+            {
+                entry->add = dnnl::memory(plan.addDesc, eng, nullptr);
+                args.emplace_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, entry->add);
+            }
+            entry->matmul = OneDnnStep(dnnl::primitive(pd), args);
             if (!mStream)
             {
                 mStream.emplace(eng);
@@ -283,16 +346,24 @@ private:
         return mCache.back().get();
     }
 
-    Status runOneDnn(Entry& e, TensorView const& a, TensorView const& b, TensorView const& out)
+    Status runOneDnn(Entry& e, TensorView const& a, TensorView const& b, TensorView const* add, TensorView const& out)
     {
         try
         {
             e.a.set_data_handle(a.data);
             e.b.set_data_handle(b.data);
             e.c.set_data_handle(out.data);
+            if (e.add)
+            {
+                e.add.set_data_handle(add->data);
+            }
             e.matmul.execute(*mStream);
             mStream->wait();
             countOneDnnRun(nvinfer1::LayerType::kMATRIX_MULTIPLY);
+            if (e.postOps)
+            {
+                countOneDnnPostOpRun();
+            }
             return Status::ok();
         }
         catch (dnnl::error const& err)
