@@ -503,5 +503,103 @@ TEST(FusionPass, PointwiseChainsOffByDefaultOnTheCpuBackend)
     EXPECT_EQ(r.engine().getNbLayers(), 2);
 }
 
+//! Attention as exported by BERT: q [b, 2, 6, 8] · (k [b, 2, 6, 8] transposed by a shuffle) → ÷ √8 → + mask
+//! [b, 1, 1, 6] → softmax over the keys → · v. `variant` 1: the second product reads the key through op1 kTRANSPOSE
+//! and the scores are multiplied by 0.25; 2: the softmax runs over another axis (not an attention); 3: the scores are
+//! also a network output (an intermediate read twice).
+NetworkFn attentionNetwork(int32_t variant, WeightStore& store)
+{
+    return [variant, &store](NetworkRunner& r) {
+        INetworkDefinition& n = r.network();
+        ITensor* q = r.addInput("q", DataType::kFLOAT, {-1, 2, 6, 8});
+        ITensor* k = r.addInput("k", DataType::kFLOAT, {-1, 2, 6, 8});
+        ITensor* v = r.addInput("v", DataType::kFLOAT, {-1, 2, 6, 8});
+        ITensor* mask = r.addInput("mask", DataType::kFLOAT, {-1, 1, 1, 6});
+        for (ITensor* t : {q, k, v, mask})
+        {
+            t->setDimensionName(0, "batch"); // one batch extent (else the mask could broadcast the batch)
+        }
+        IMatrixMultiplyLayer* bmm1 = nullptr;
+        if (variant == 1)
+        {
+            bmm1 = n.addMatrixMultiply(*q, MatrixOperation::kNONE, *k, MatrixOperation::kTRANSPOSE);
+        }
+        else
+        {
+            auto* kt = n.addShuffle(*k);
+            kt->setFirstTranspose(Permutation{{0, 1, 3, 2}});
+            bmm1 = n.addMatrixMultiply(*q, MatrixOperation::kNONE, *kt->getOutput(0), MatrixOperation::kNONE);
+        }
+        bmm1->setName("bmm1");
+        ITensor* c = constant(n, store.scalar(DataType::kFLOAT, variant == 1 ? 0.25 : std::sqrt(8.0), 4), {1, 1, 1, 1}, "c");
+        auto* scaled = n.addElementWise(*bmm1->getOutput(0), *c,
+            variant == 1 ? ElementWiseOperation::kPROD : ElementWiseOperation::kDIV);
+        scaled->setName("scale");
+        auto* masked = n.addElementWise(*scaled->getOutput(0), *mask, ElementWiseOperation::kSUM);
+        masked->setName("mask");
+        auto* soft = n.addSoftMax(*masked->getOutput(0));
+        soft->setAxes(variant == 2 ? (1U << 2) : (1U << 3));
+        soft->setName("softmax");
+        auto* bmm2 = n.addMatrixMultiply(*soft->getOutput(0), MatrixOperation::kNONE, *v, MatrixOperation::kNONE);
+        bmm2->setName("bmm2");
+        r.markOutput(bmm2->getOutput(0), "out");
+        if (variant == 3)
+        {
+            r.markOutput(masked->getOutput(0), "scores");
+        }
+        for (char const* name : {"q", "k", "v"})
+        {
+            r.setProfileDims(name, {1, 2, 6, 8}, {2, 2, 6, 8}, {3, 2, 6, 8});
+        }
+        r.setProfileDims("mask", {1, 1, 1, 6}, {2, 1, 1, 6}, {3, 1, 1, 6});
+    };
+}
+
+std::map<std::string, HostTensor> attentionInputs(int64_t batch, std::mt19937& rng)
+{
+    std::map<std::string, HostTensor> in;
+    for (char const* name : {"q", "k", "v"})
+    {
+        in[name] = HostTensor::random(DataType::kFLOAT, makeDims({batch, 2, 6, 8}), rng, -1.0, 1.0);
+    }
+    in["mask"] = HostTensor::random(DataType::kFLOAT, makeDims({batch, 1, 1, 6}), rng, -4.0, 0.0);
+    return in;
+}
+
+TEST(FusionPass, AttentionBecomesOneLayer)
+{
+    for (int32_t variant : {0, 1})
+    {
+        SCOPED_TRACE("variant " + std::to_string(variant));
+        WeightStore store;
+        std::mt19937 rng(91 + static_cast<uint32_t>(variant));
+        for (int64_t batch : {2, 3})
+        {
+            auto const inputs = attentionInputs(batch, rng);
+            BuiltRun const plain = buildAndRun(attentionNetwork(variant, store), "0", inputs);
+            BuiltRun const fused = buildAndRun(attentionNetwork(variant, store), "1", inputs);
+            EXPECT_TRUE(hasLayer(fused, "bmm1 + scale + mask + softmax + bmm2")) << layerList(fused);
+            EXPECT_FALSE(hasLayer(plain, "bmm1 + scale + mask + softmax + bmm2")) << layerList(plain);
+            ASSERT_EQ(fused.outputs.count("out"), 1U);
+            EXPECT_TRUE(allClose(fused.outputs.at("out"), plain.outputs.at("out"), 1e-5, 1e-5));
+        }
+    }
+}
+
+TEST(FusionPass, NotAnAttentionStaysUnfused)
+{
+    for (int32_t variant : {2, 3})
+    {
+        SCOPED_TRACE("variant " + std::to_string(variant));
+        WeightStore store;
+        std::mt19937 rng(95);
+        auto const inputs = attentionInputs(2, rng);
+        BuiltRun const fused = buildAndRun(attentionNetwork(variant, store), "1", inputs);
+        BuiltRun const plain = buildAndRun(attentionNetwork(variant, store), "0", inputs);
+        EXPECT_TRUE(hasLayer(fused, "bmm2")) << layerList(fused);
+        EXPECT_TRUE(allClose(fused.outputs.at("out"), plain.outputs.at("out"), 1e-5, 1e-5));
+    }
+}
+
 } // namespace
 } // namespace kiln::test

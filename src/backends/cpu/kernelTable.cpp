@@ -72,7 +72,7 @@ KernelFactory cpuKernelFactory(LayerType kind)
     case LayerType::kCUMULATIVE: return createCumulativeKernel;
     case LayerType::kDYNAMIC_QUANTIZE: return nullptr; // not implemented on the CPU
     case LayerType::kATTENTION_INPUT: return nullptr;  // not implemented on the CPU
-    case LayerType::kATTENTION_OUTPUT: return nullptr; // not implemented on the CPU
+    case LayerType::kATTENTION_OUTPUT: return createAttentionOutputKernel; // fused attention (builder)
     case LayerType::kROTARY_EMBEDDING: return nullptr; // not implemented on the CPU
     case LayerType::kKVCACHE_UPDATE: return nullptr;   // not implemented on the CPU
     case LayerType::kMOE: return nullptr;              // not implemented on the CPU
@@ -128,7 +128,8 @@ CpuTacticsFn cpuKernelTactics(LayerType kind)
     case LayerType::kNORMALIZATION:
     case LayerType::kSQUEEZE:
     case LayerType::kUNSQUEEZE:
-    case LayerType::kCUMULATIVE: return referenceOnly;
+    case LayerType::kCUMULATIVE:
+    case LayerType::kATTENTION_OUTPUT: return referenceOnly;
     // Plugin nodes: the builder records "plugin" or "plugin:<tactic>" itself (the backend answers for them).
     case LayerType::kPLUGIN_V2:
     case LayerType::kPLUGIN_V3: return nullptr;
@@ -140,7 +141,6 @@ CpuTacticsFn cpuKernelTactics(LayerType kind)
     case LayerType::kCONDITION:
     case LayerType::kDYNAMIC_QUANTIZE:
     case LayerType::kATTENTION_INPUT:
-    case LayerType::kATTENTION_OUTPUT:
     case LayerType::kROTARY_EMBEDDING:
     case LayerType::kKVCACHE_UPDATE:
     case LayerType::kMOE:

@@ -1,7 +1,9 @@
 // fusionPass: merges nodes of the plan into fused nodes after the precision pass and before tactics are chosen
 // (TensorRT fuses layers likewise; a fused layer's name is its layers' names joined with " + "). Running after
-// precisionPass means fused layers share the precision it chose, and it still finds every layer by name. Two
+// precisionPass means fused layers share the precision it chose, and it still finds every layer by name. Three
 // rewrites, in this order:
+//   0. fusion/attention.cpp: matrix multiply + scale + mask add + softmax + matrix multiply -> one attention node
+//      (kATTENTION_OUTPUT), where the backend has an attention kernel;
 //   1. fusion/convEpilogue.cpp: convolution / deconvolution / matrix multiply + elementwise kSUM with a tensor (bias or
 //      residual) and/or an activation -> one node with the "fuse.*" attributes (backends/common/fusedEpilogue.h);
 //   2. fusion/pointwiseChains.cpp: chains of elementwise / unary / activation layers -> one kELEMENTWISE node with a
@@ -11,6 +13,7 @@
 // Tensors that disappear into a fused node stay in the plan, unreferenced, so that tensor indices remain stable.
 #include "builder/passes/fusion/fusion.h"
 #include "builder/planEdit.h"
+#include "core/dataType.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -146,6 +149,12 @@ bool FusionGraph::broadcastsTo(int32_t t, int32_t out) const
     return true;
 }
 
+bool FusionGraph::sameExtent(ExprId a, ExprId b) const
+{
+    ShapeGraph const& shapes = mCtx.plan.shapes;
+    return a == b || (shapes.isConstant(a) && shapes.isConstant(b) && shapes.constantValue(a) == shapes.constantValue(b));
+}
+
 bool FusionGraph::isUnitVolume(int32_t t) const
 {
     Plan const& plan = mCtx.plan;
@@ -182,6 +191,38 @@ void spliceNodes(Plan& plan, std::vector<int32_t> const& fused, PlanNode replace
     erasePlanNodes(plan, erased);
 }
 
+std::optional<float> constantScalar(FusionGraph const& g, Plan const& plan, int32_t t)
+{
+    using nvinfer1::DataType;
+    PlanTensor const& pt = plan.tensors[static_cast<size_t>(t)];
+    if (pt.constant < 0 || static_cast<size_t>(pt.constant) >= plan.weights.size() || !g.isUnitVolume(t))
+    {
+        return std::nullopt;
+    }
+    PlanWeights const& w = plan.weights[static_cast<size_t>(pt.constant)];
+    if (w.count != 1 || w.data == nullptr || w.type != pt.type)
+    {
+        return std::nullopt;
+    }
+    switch (w.type)
+    {
+    case DataType::kFLOAT:
+    {
+        float v = 0.F;
+        std::memcpy(&v, w.data, sizeof(v));
+        return v;
+    }
+    case DataType::kHALF:
+    case DataType::kBF16:
+    {
+        uint16_t bits = 0;
+        std::memcpy(&bits, w.data, sizeof(bits));
+        return w.type == DataType::kHALF ? halfToFloat(bits) : bf16ToFloat(bits);
+    }
+    default: return std::nullopt;
+    }
+}
+
 std::string joinedNames(Plan const& plan, std::vector<int32_t> const& nodes)
 {
     std::string s;
@@ -210,12 +251,18 @@ Status fusionPass(BuildContext& ctx)
     }
     fusion::FusionGraph g(ctx);
     size_t const before = ctx.plan.nodes.size();
+    // Attention first: the epilogue and pointwise rewrites would take its mask addition and scaling. Only where the
+    // backend has an attention kernel (KILN_FUSE=1 asks for every fusion).
+    bool const attentionKernel = ctx.backend != nullptr && ctx.backend->implements(nvinfer1::LayerType::kATTENTION_OUTPUT);
+    int32_t const attentions
+        = (fusions & static_cast<uint32_t>(Fusion::kATTENTION)) != 0 && attentionKernel ? fusion::fuseAttention(g) : 0;
     int32_t const epilogues = (fusions & static_cast<uint32_t>(Fusion::kEPILOGUE)) != 0 ? fusion::fuseEpilogues(g) : 0;
     int32_t const chains
         = (fusions & static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM)) != 0 ? fusion::fusePointwiseChains(g) : 0;
-    if (epilogues + chains > 0)
+    if (attentions + epilogues + chains > 0)
     {
-        ctx.logger.verbose("fusion: " + std::to_string(epilogues) + " epilogue fusion(s), " + std::to_string(chains)
+        ctx.logger.verbose("fusion: " + std::to_string(attentions) + " attention(s), " + std::to_string(epilogues)
+            + " epilogue fusion(s), " + std::to_string(chains)
             + " pointwise program(s); " + std::to_string(before) + " -> " + std::to_string(ctx.plan.nodes.size())
             + " layers");
     }

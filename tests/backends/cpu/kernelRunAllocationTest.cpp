@@ -121,6 +121,21 @@ std::vector<Case> cases()
         all.push_back(c);
     }
     {
+        // Attention with the key transposed and an additive mask; the FP16 one converts into its scratch.
+        for (DataType t : {DataType::kFLOAT, DataType::kHALF})
+        {
+            Case c = makeCase(LayerType::kATTENTION_OUTPUT, "attention");
+            c.node.attrs.setInt("keyTransposed", 1);
+            c.node.attrs.setFloat("scale", 0.5);
+            c.inputs = {tensor(t, E{makeDims({1, 2, 3, 4}), makeDims({2, 2, 5, 4})}),
+                tensor(t, E{makeDims({1, 2, 4, 6}), makeDims({2, 2, 4, 3})}),
+                tensor(t, E{makeDims({1, 2, 6, 2}), makeDims({2, 2, 3, 2})}),
+                tensor(t, E{makeDims({1, 1, 1, 6}), makeDims({2, 1, 1, 3})})};
+            c.outputs = {tensor(t, E{makeDims({1, 2, 3, 2}), makeDims({2, 2, 5, 2})})};
+            all.push_back(c);
+        }
+    }
+    {
         Case c = makeCase(LayerType::kLRN, "lrn");
         c.node.attrs.setInt("window", 3);
         c.node.attrs.setFloat("alpha", 0.1);

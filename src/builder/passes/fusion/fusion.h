@@ -6,6 +6,7 @@
 
 #include "builder/buildContext.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ public:
     bool sameDims(int32_t t, int32_t u) const;
     //! `t` broadcasts to `out` without growing it: same rank, each extent the same expression or the constant 1.
     bool broadcastsTo(int32_t t, int32_t out) const;
+    //! Two extents are the same expression or equal constants.
+    bool sameExtent(ExprId a, ExprId b) const;
     //! True when every extent of `t` is the constant 1.
     bool isUnitVolume(int32_t t) const;
 
@@ -52,6 +55,9 @@ private:
 //! True when `t` is FLOAT, HALF or BF16.
 bool isFloatTensor(Plan const& plan, int32_t t);
 
+//! The value of a single-element FLOAT/HALF/BF16 constant tensor, if `t` is one.
+std::optional<float> constantScalar(FusionGraph const& g, Plan const& plan, int32_t t);
+
 //! Replaces the nodes `fused` (indices, ascending) by `replacement`, placed where the last of them was; the others
 //! are erased. Tensors that only they referenced stay in the plan, unreferenced (indices remain stable).
 void spliceNodes(Plan& plan, std::vector<int32_t> const& fused, PlanNode replacement);
@@ -59,6 +65,9 @@ void spliceNodes(Plan& plan, std::vector<int32_t> const& fused, PlanNode replace
 //! "a + b + c" of the nodes' names (TensorRT's naming of fused layers).
 std::string joinedNames(Plan const& plan, std::vector<int32_t> const& nodes);
 
+//! Scaled dot-product attention (matmul, scale, mask add, softmax, matmul) into attention nodes
+//! (fusion/attention.cpp). Returns the number of fusions made.
+int32_t fuseAttention(FusionGraph& g);
 //! Conv/deconv/matmul + elementwise kSUM + activation epilogues (fusion/convEpilogue.cpp). Returns the number of
 //! fusions made.
 int32_t fuseEpilogues(FusionGraph& g);

@@ -76,37 +76,6 @@ bool isCandidate(FusionGraph const& g, Plan const& plan, PlanNode const& node)
     return isFloatTensor(plan, node.outputs[0]);
 }
 
-//! The value of a single-element FLOAT/HALF/BF16 constant tensor, if `t` is one.
-std::optional<float> constantScalar(FusionGraph const& g, Plan const& plan, int32_t t)
-{
-    PlanTensor const& pt = plan.tensors[static_cast<size_t>(t)];
-    if (pt.constant < 0 || static_cast<size_t>(pt.constant) >= plan.weights.size() || !g.isUnitVolume(t))
-    {
-        return std::nullopt;
-    }
-    PlanWeights const& w = plan.weights[static_cast<size_t>(pt.constant)];
-    if (w.count != 1 || w.data == nullptr || w.type != pt.type)
-    {
-        return std::nullopt;
-    }
-    switch (w.type)
-    {
-    case DataType::kFLOAT:
-    {
-        float v = 0.F;
-        std::memcpy(&v, w.data, sizeof(v));
-        return v;
-    }
-    case DataType::kHALF:
-    case DataType::kBF16:
-    {
-        uint16_t bits = 0;
-        std::memcpy(&bits, w.data, sizeof(bits));
-        return w.type == DataType::kHALF ? halfToFloat(bits) : bf16ToFloat(bits);
-    }
-    default: return std::nullopt;
-    }
-}
 
 //! The fused node of `group` (node indices, ascending; the last one is the root), or nothing when the program
 //! would exceed the limits.
