@@ -11,6 +11,9 @@
 #if defined(__linux__)
 #include <sched.h>
 #endif
+#if KILN_POOL_OPENMP
+#include <omp.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -82,11 +85,12 @@ struct ThreadPool::Job
     std::atomic<bool> failed{false};
     std::exception_ptr error;
 
-    //! The tasks of `participant`: participant, participant + participants, ... (skipped once a task failed).
-    void runShare(int32_t participant)
+    //! The tasks of `participant` of `sharers`: participant, participant + sharers, ... (skipped once a task
+    //! failed).
+    void runShare(int32_t participant, int32_t sharers)
     {
         TaskScope const scope;
-        for (int32_t t = participant; t < nbTasks; t += participants)
+        for (int32_t t = participant; t < nbTasks; t += sharers)
         {
             if (failed.load(std::memory_order_relaxed))
             {
@@ -107,9 +111,37 @@ struct ThreadPool::Job
     }
 };
 
-ThreadPool::ThreadPool(int32_t threads)
+ThreadPool::Engine ThreadPool::defaultEngine()
+{
+#if KILN_POOL_OPENMP
+    return Engine::kOPENMP;
+#else
+    return Engine::kWORKERS;
+#endif
+}
+
+ThreadPool::ThreadPool(int32_t threads, Engine engine)
+#if KILN_POOL_OPENMP
+    : mEngine(engine)
+#else
+    : mEngine((static_cast<void>(engine), Engine::kWORKERS))
+#endif
 {
     start(threads);
+}
+
+void ThreadPool::runOpenMp(Job& job)
+{
+#if KILN_POOL_OPENMP
+    // The team may be smaller than asked (nested inside an application's parallel region, or a thread limit):
+    // the tasks are dealt over the threads that came.
+#pragma omp parallel num_threads(job.participants)
+    {
+        job.runShare(omp_get_thread_num(), omp_get_num_threads());
+    }
+#else
+    job.runShare(0, 1);
+#endif
 }
 
 ThreadPool::~ThreadPool()
@@ -126,6 +158,11 @@ bool ThreadPool::insideTask()
 void ThreadPool::start(int32_t threads)
 {
     int32_t const wanted = threads < 1 ? 1 : (threads > kMAX_THREADS ? kMAX_THREADS : threads);
+    if (mEngine == Engine::kOPENMP)
+    {
+        mThreads.store(wanted, std::memory_order_relaxed); // OpenMP keeps the threads
+        return;
+    }
     mStop.store(false, std::memory_order_relaxed);
     mSlots = std::make_unique<Slot[]>(static_cast<size_t>(wanted - 1));
     mWorkers.reserve(static_cast<size_t>(wanted - 1));
@@ -182,7 +219,7 @@ void ThreadPool::workerLoop(int32_t participant)
         {
             return;
         }
-        slot.job->runShare(participant);
+        slot.job->runShare(participant, slot.job->participants);
         // The job lives on the caller's stack: after this decrement only pool members are touched.
         if (mPending.fetch_sub(1, std::memory_order_acq_rel) == 1)
         {
@@ -209,22 +246,29 @@ void ThreadPool::run(int32_t nbTasks, TaskRef fn)
     }
     int32_t const threadCount = threads();
     Job job(fn, nbTasks, nbTasks < threadCount ? nbTasks : threadCount);
-    mPending.store(job.participants - 1, std::memory_order_relaxed);
-    for (int32_t p = 1; p < job.participants; ++p)
+    if (mEngine == Engine::kOPENMP)
     {
-        Slot& slot = mSlots[static_cast<size_t>(p - 1)];
-        slot.job = &job;
-        slot.sequence.fetch_add(1, std::memory_order_release);
-        slot.sequence.notify_one();
+        runOpenMp(job);
     }
-    job.runShare(0);
-    auto const done = [&] { return mPending.load(std::memory_order_acquire) == 0; };
-    if (!spinUntil(done, kCALLER_SPIN))
+    else
     {
-        for (int32_t left = mPending.load(std::memory_order_acquire); left != 0;
-             left = mPending.load(std::memory_order_acquire))
+        mPending.store(job.participants - 1, std::memory_order_relaxed);
+        for (int32_t p = 1; p < job.participants; ++p)
         {
-            mPending.wait(left, std::memory_order_acquire);
+            Slot& slot = mSlots[static_cast<size_t>(p - 1)];
+            slot.job = &job;
+            slot.sequence.fetch_add(1, std::memory_order_release);
+            slot.sequence.notify_one();
+        }
+        job.runShare(0, job.participants);
+        auto const done = [&] { return mPending.load(std::memory_order_acquire) == 0; };
+        if (!spinUntil(done, kCALLER_SPIN))
+        {
+            for (int32_t left = mPending.load(std::memory_order_acquire); left != 0;
+                 left = mPending.load(std::memory_order_acquire))
+            {
+                mPending.wait(left, std::memory_order_acquire);
+            }
         }
     }
     lock.unlock();

@@ -11,6 +11,10 @@
 //   each other and nested calls never deadlock.
 // - cpuThreadPool() is the process's pool, sized by resizeCpuThreadPool() (kiln::setCpuThreadCount), else the
 //   KILN_CPU_THREADS environment variable, else the CPUs of the process's affinity mask.
+// - Two engines: the pool's own worker threads, or (Kiln built with oneDNN and OpenMP, KILN_POOL_OPENMP) an OpenMP
+//   parallel region per call, so that Kiln's kernels and oneDNN's primitives share one set of threads: OpenMP's
+//   threads keep spinning for a while after a oneDNN primitive, and separate workers would wait for a core
+//   behind them.
 #pragma once
 
 #include "core/status.h"
@@ -49,14 +53,26 @@ private:
 class ThreadPool
 {
 public:
+    enum class Engine : int32_t
+    {
+        kWORKERS = 0, //!< the pool's own threads
+        kOPENMP = 1,  //!< an OpenMP parallel region per call (only when built with KILN_POOL_OPENMP)
+    };
+
+    //! kOPENMP when Kiln was built with it, else kWORKERS.
+    static Engine defaultEngine();
+
     //! A pool of `threads` threads in all: the caller and threads - 1 workers (at least 1; values above
-    //! kMAX_THREADS are clamped). Workers that the system refuses to start are left out.
-    explicit ThreadPool(int32_t threads);
+    //! kMAX_THREADS are clamped). Workers that the system refuses to start are left out. kOPENMP falls back to
+    //! kWORKERS in a build without OpenMP.
+    explicit ThreadPool(int32_t threads, Engine engine = defaultEngine());
     ~ThreadPool();
     ThreadPool(ThreadPool const&) = delete;
     ThreadPool& operator=(ThreadPool const&) = delete;
 
     static constexpr int32_t kMAX_THREADS = 1024;
+
+    Engine engine() const { return mEngine; }
 
     //! Threads that share a call's tasks (the caller included).
     int32_t threads() const { return mThreads.load(std::memory_order_relaxed); }
@@ -81,8 +97,10 @@ private:
 
     void start(int32_t threads);
     void stop();
+    void runOpenMp(Job& job);
     void workerLoop(int32_t participant);
 
+    Engine mEngine{Engine::kWORKERS};
     std::mutex mRunMutex;          //!< held by the call in flight (try_lock: a busy pool runs the call inline)
     std::atomic<int32_t> mThreads{1};
     std::unique_ptr<Slot[]> mSlots; //!< one per worker (participant 1 .. threads - 1 uses slot participant - 1)

@@ -61,11 +61,22 @@ private:
     bool mHad{false};
 };
 
-TEST(ThreadPoolTest, EveryIndexExactlyOnceInContiguousPieces)
+//! Every pool test runs on both engines (kOPENMP is kWORKERS again in a build without OpenMP).
+class ThreadPoolEngineTest : public ::testing::TestWithParam<ThreadPool::Engine>
+{
+};
+
+INSTANTIATE_TEST_SUITE_P(Engines, ThreadPoolEngineTest,
+    ::testing::Values(ThreadPool::Engine::kWORKERS, ThreadPool::Engine::kOPENMP),
+    [](::testing::TestParamInfo<ThreadPool::Engine> const& info) {
+        return info.param == ThreadPool::Engine::kWORKERS ? std::string("Workers") : std::string("OpenMp");
+    });
+
+TEST_P(ThreadPoolEngineTest, EveryIndexExactlyOnceInContiguousPieces)
 {
     for (int32_t threads : {1, 2, 3, 4, 7})
     {
-        ThreadPool pool(threads);
+        ThreadPool pool(threads, GetParam());
         EXPECT_EQ(pool.threads(), threads);
         for (int64_t count : {0, 1, 2, 5, 7, 64, 100, 1001, 4099})
         {
@@ -119,10 +130,10 @@ TEST(ThreadPoolTest, PieceBoundsCoverTheRangeEvenly)
     }
 }
 
-TEST(ThreadPoolTest, TasksRunOnDistinctThreadsAtOnce)
+TEST_P(ThreadPoolEngineTest, TasksRunOnDistinctThreadsAtOnce)
 {
     constexpr int32_t kTHREADS = 4;
-    ThreadPool pool(kTHREADS);
+    ThreadPool pool(kTHREADS, GetParam());
     ASSERT_EQ(pool.threads(), kTHREADS);
     std::atomic<int32_t> arrived{0};
     std::atomic<bool> timedOut{false};
@@ -152,9 +163,9 @@ TEST(ThreadPoolTest, TasksRunOnDistinctThreadsAtOnce)
     EXPECT_EQ(ids.count(std::this_thread::get_id()), 1U) << "the caller takes a share";
 }
 
-TEST(ThreadPoolTest, ExceptionsReachTheCallerAndThePoolStaysUsable)
+TEST_P(ThreadPoolEngineTest, ExceptionsReachTheCallerAndThePoolStaysUsable)
 {
-    ThreadPool pool(3);
+    ThreadPool pool(3, GetParam());
     for (int64_t failing : {0, 5, 9})
     {
         EXPECT_THROW(parallelFor(pool, 10, 1,
@@ -176,9 +187,9 @@ TEST(ThreadPoolTest, ExceptionsReachTheCallerAndThePoolStaysUsable)
     EXPECT_EQ(sum.load(), 999 * 1000 / 2);
 }
 
-TEST(ThreadPoolTest, FailedStatusIsReturned)
+TEST_P(ThreadPoolEngineTest, FailedStatusIsReturned)
 {
-    ThreadPool pool(4);
+    ThreadPool pool(4, GetParam());
     Status const failed = parallelFor(pool, 100, 10, [](int64_t begin, int64_t end) -> Status {
         if (begin <= 77 && 77 < end)
         {
@@ -195,9 +206,9 @@ TEST(ThreadPoolTest, FailedStatusIsReturned)
     EXPECT_EQ(serial.message(), "one piece");
 }
 
-TEST(ThreadPoolTest, NestedAndConcurrentCallsRunInlineWithoutDeadlock)
+TEST_P(ThreadPoolEngineTest, NestedAndConcurrentCallsRunInlineWithoutDeadlock)
 {
-    ThreadPool pool(3);
+    ThreadPool pool(3, GetParam());
     constexpr int64_t kOUTER = 12;
     constexpr int64_t kINNER = 50;
     std::vector<std::atomic<int32_t>> seen(static_cast<size_t>(kOUTER * kINNER));
@@ -248,9 +259,9 @@ TEST(ThreadPoolTest, NestedAndConcurrentCallsRunInlineWithoutDeadlock)
     EXPECT_EQ(bad.load(), 0);
 }
 
-TEST(ThreadPoolTest, CallsMakeNoHeapAllocation)
+TEST_P(ThreadPoolEngineTest, CallsMakeNoHeapAllocation)
 {
-    ThreadPool pool(3);
+    ThreadPool pool(3, GetParam());
     std::vector<float> data(30000, 1.F);
     auto body = [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i)
@@ -274,9 +285,9 @@ TEST(ThreadPoolTest, CallsMakeNoHeapAllocation)
     EXPECT_EQ(data[29999], std::ldexp(1.F, 41));
 }
 
-TEST(ThreadPoolTest, ResizeKeepsWorking)
+TEST_P(ThreadPoolEngineTest, ResizeKeepsWorking)
 {
-    ThreadPool pool(2);
+    ThreadPool pool(2, GetParam());
     for (int32_t threads : {5, 1, 3})
     {
         pool.resize(threads);
@@ -316,6 +327,7 @@ TEST(ThreadPoolTest, EnvironmentVariableSetsTheDefault)
 
 TEST(ThreadPoolTest, ExtensionApiSetsTheProcessPool)
 {
+    EXPECT_EQ(cpuThreadPool().engine(), ThreadPool::defaultEngine());
     int32_t const before = kiln::getCpuThreadCount();
     EXPECT_GE(before, 1);
     EXPECT_TRUE(kiln::setCpuThreadCount(3));
