@@ -231,6 +231,86 @@ TEST(ParallelCpuKernels, LayerNormalizationRows)
     }
 }
 
+TEST(ParallelCpuKernels, DataMovement)
+{
+    std::mt19937 rng(10);
+    // Transpose [3, 257, 129] -> [129, 3, 257].
+    {
+        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({3, 257, 129}), rng);
+        HostTensor expected(DataType::kFLOAT, makeDims({129, 3, 257}));
+        for (int64_t i = 0; i < expected.volume(); ++i)
+        {
+            std::vector<int64_t> const c = coordsOf(expected.dims, i);
+            expected.set(i, x.at((c[1] * 257 + c[2]) * 129 + c[0]));
+        }
+        checkThreadCounts(
+            [&](NetworkRunner& r) {
+                auto* layer = r.network().addShuffle(*r.addInput("x", DataType::kFLOAT, {3, 257, 129}));
+                layer->setFirstTranspose(Permutation{{2, 0, 1}});
+                r.markOutput(layer->getOutput(0), "y");
+            },
+            {{"x", x}}, expected, 0.0);
+    }
+    // Concatenation of [5, 3000, 7] and [5, 1001, 7] along axis 1.
+    {
+        HostTensor const a = HostTensor::random(DataType::kFLOAT, makeDims({5, 3000, 7}), rng);
+        HostTensor const b = HostTensor::random(DataType::kFLOAT, makeDims({5, 1001, 7}), rng);
+        HostTensor expected(DataType::kFLOAT, makeDims({5, 4001, 7}));
+        for (int64_t i = 0; i < expected.volume(); ++i)
+        {
+            std::vector<int64_t> const c = coordsOf(expected.dims, i);
+            expected.set(i, c[1] < 3000 ? a.at((c[0] * 3000 + c[1]) * 7 + c[2])
+                                        : b.at((c[0] * 1001 + c[1] - 3000) * 7 + c[2]));
+        }
+        checkThreadCounts(
+            [&](NetworkRunner& r) {
+                ITensor* inputs[] = {r.addInput("a", DataType::kFLOAT, {5, 3000, 7}),
+                    r.addInput("b", DataType::kFLOAT, {5, 1001, 7})};
+                auto* layer = r.network().addConcatenation(inputs, 2);
+                layer->setAxis(1);
+                r.markOutput(layer->getOutput(0), "y");
+            },
+            {{"a", a}, {"b", b}}, expected, 0.0);
+    }
+    // Gather along axis 0 of [1000, 65] with [3, 301] indices (negative ones count from the end).
+    {
+        HostTensor const data = HostTensor::random(DataType::kFLOAT, makeDims({1000, 65}), rng);
+        HostTensor const indices = HostTensor::random(DataType::kINT32, makeDims({3, 301}), rng, -1000, 999);
+        HostTensor expected(DataType::kFLOAT, makeDims({3, 301, 65}));
+        for (int64_t i = 0; i < expected.volume(); ++i)
+        {
+            auto index = static_cast<int64_t>(indices.at(i / 65));
+            index = index < 0 ? index + 1000 : index;
+            expected.set(i, data.at(index * 65 + i % 65));
+        }
+        checkThreadCounts(
+            [&](NetworkRunner& r) {
+                auto* layer = r.network().addGather(*r.addInput("d", DataType::kFLOAT, {1000, 65}),
+                    *r.addInput("i", DataType::kINT32, {3, 301}), 0);
+                r.markOutput(layer->getOutput(0), "y");
+            },
+            {{"d", data}, {"i", indices}}, expected, 0.0);
+    }
+    // Slices of [64, 1001]: a contiguous inner run, and every second element.
+    for (int64_t stride : {1, 2})
+    {
+        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({64, 1001}), rng);
+        int64_t const size = stride == 1 ? 901 : 450;
+        HostTensor expected(DataType::kFLOAT, makeDims({50, size}));
+        for (int64_t i = 0; i < expected.volume(); ++i)
+        {
+            expected.set(i, x.at((3 + i / size) * 1001 + 5 + (i % size) * stride));
+        }
+        checkThreadCounts(
+            [&](NetworkRunner& r) {
+                auto* layer = r.network().addSlice(*r.addInput("x", DataType::kFLOAT, {64, 1001}), makeDims({3, 5}),
+                    makeDims({50, size}), makeDims({1, stride}));
+                r.markOutput(layer->getOutput(0), "y");
+            },
+            {{"x", x}}, expected, 0.0);
+    }
+}
+
 TEST(ParallelCpuKernels, TwoContextsOnTwoThreadsMatchOneContext)
 {
     ThreadCountReset const reset;
