@@ -231,6 +231,46 @@ TEST(ParallelCpuKernels, LayerNormalizationRows)
     }
 }
 
+TEST(ParallelCpuKernels, ReduceSplitsTheLeadingKeptAxes)
+{
+    std::mt19937 rng(11);
+    struct Case
+    {
+        std::vector<int64_t> shape;
+        uint32_t mask;
+        ReduceOperation op;
+    };
+    for (Case const& c : {Case{{7, 3, 4099}, 4U, ReduceOperation::kSUM}, Case{{300, 50, 7}, 2U, ReduceOperation::kMAX},
+             Case{{301, 40, 9}, 6U, ReduceOperation::kAVG}, Case{{100, 700}, 1U, ReduceOperation::kSUM}})
+    {
+        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims(c.shape), rng);
+        std::vector<int64_t> outShape;
+        for (size_t d = 0; d < c.shape.size(); ++d)
+        {
+            outShape.push_back(((c.mask >> d) & 1U) != 0 ? 1 : c.shape[d]);
+        }
+        HostTensor expected(DataType::kFLOAT, makeDims(outShape));
+        std::vector<double> acc(static_cast<size_t>(expected.volume()), c.op == ReduceOperation::kMAX ? -1e300 : 0.0);
+        std::vector<int64_t> count(acc.size(), 0);
+        for (int64_t i = 0; i < x.volume(); ++i)
+        {
+            auto const o = static_cast<size_t>(broadcastIndex(expected.dims, coordsOf(x.dims, i)));
+            acc[o] = c.op == ReduceOperation::kMAX ? std::max(acc[o], x.at(i)) : acc[o] + x.at(i);
+            ++count[o];
+        }
+        for (size_t o = 0; o < acc.size(); ++o)
+        {
+            expected.set(static_cast<int64_t>(o), c.op == ReduceOperation::kAVG ? acc[o] / count[o] : acc[o]);
+        }
+        checkThreadCounts(
+            [&](NetworkRunner& r) {
+                auto* layer = r.network().addReduce(*r.addInput("x", DataType::kFLOAT, c.shape), c.op, c.mask, true);
+                r.markOutput(layer->getOutput(0), "y");
+            },
+            {{"x", x}}, expected, 1e-5);
+    }
+}
+
 TEST(ParallelCpuKernels, DataMovement)
 {
     std::mt19937 rng(10);
