@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -349,6 +350,27 @@ TEST(ParallelCpuKernels, DataMovement)
             },
             {{"x", x}}, expected, 0.0);
     }
+}
+
+TEST(ParallelCpuKernels, BadThreadVariableIsReportedWhenBuilding)
+{
+    char const* old = std::getenv("KILN_CPU_THREADS");
+    std::string const kept = old != nullptr ? old : "";
+    setenv("KILN_CPU_THREADS", "many", 1);
+    NetworkRunner r(kiln::BackendKind::kCPU, 0);
+    auto* layer = r.network().addUnary(*r.addInput("x", DataType::kFLOAT, {2, 3}), UnaryOperation::kABS);
+    r.markOutput(layer->getOutput(0), "y");
+    bool const built = r.build();
+    if (old != nullptr)
+    {
+        setenv("KILN_CPU_THREADS", kept.c_str(), 1);
+    }
+    else
+    {
+        unsetenv("KILN_CPU_THREADS");
+    }
+    ASSERT_TRUE(built) << r.logger().allErrors();
+    EXPECT_EQ(r.logger().countMessages("KILN_CPU_THREADS is 'many'"), 1);
 }
 
 TEST(ParallelCpuKernels, TwoContextsOnTwoThreadsMatchOneContext)

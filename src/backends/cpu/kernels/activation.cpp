@@ -4,6 +4,7 @@
 #include "backends/common/activationParams.h"
 #include "backends/common/unaryParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 
 namespace kiln
 {
@@ -29,7 +30,7 @@ float softplusCore(float t)
     return t > 0.F ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t));
 }
 
-void applyActivation(Act type, float alpha, float beta, float const* x, float* r, int64_t n)
+KILN_CPU_CLONES void applyActivation(Act type, float alpha, float beta, float const* x, float* r, int64_t n)
 {
     switch (type)
     {

@@ -4,6 +4,7 @@
 #include "core/intArithmetic.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 
 namespace kiln
 {
@@ -15,7 +16,7 @@ namespace
 
 using Op = ElementWiseOperation;
 
-void applyFloat(Op op, float const* a, float const* b, float* r, int64_t n)
+KILN_CPU_CLONES void applyFloat(Op op, float const* a, float const* b, float* r, int64_t n)
 {
     switch (op)
     {

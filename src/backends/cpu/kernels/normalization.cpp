@@ -7,6 +7,7 @@
 // split over the CPU thread pool. Everything else runs the general per-element walk.
 #include "backends/common/normalizationParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
 #include "core/threadPool.h"
 
@@ -61,37 +62,46 @@ struct RowNormalization
     bool scaleDense{false};
     bool biasDense{false};
 
-    void run(float const* x, float const* scale, float const* bias, float* y) const
-    {
-        int64_t const grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(length, 1));
-        parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
-            for (int64_t r = begin; r < end; ++r)
-            {
-                float const* xr = x + r * length;
-                float* yr = y + r * length;
-                double const n = static_cast<double>(length);
-                double const mean = rowSum(xr, length, [](double v) { return v; }) / n;
-                double const var = rowSum(xr, length, [mean](double v) { return (v - mean) * (v - mean); }) / n;
-                double const invStd = 1.0 / std::sqrt(var + eps);
-                if (scaleDense && biasDense)
-                {
-                    for (int64_t i = 0; i < length; ++i)
-                    {
-                        yr[i] = static_cast<float>((static_cast<double>(xr[i]) - mean) * invStd * scale[i] + bias[i]);
-                    }
-                    continue;
-                }
-                for (int64_t i = 0; i < length; ++i)
-                {
-                    size_t const is = static_cast<size_t>(i);
-                    double const s = scale[scaleDense ? i : scaleIndex[is]];
-                    double const b = bias[biasDense ? i : biasIndex[is]];
-                    yr[i] = static_cast<float>((static_cast<double>(xr[i]) - mean) * invStd * s + b);
-                }
-            }
-        });
-    }
+    //! Every row, split over the thread pool (>= 16384 elements a task).
+    void run(float const* x, float const* scale, float const* bias, float* y) const;
 };
+
+//! Rows [begin, end) of `plan`.
+KILN_CPU_CLONES void normalizeRows(RowNormalization const& plan, float const* x, float const* scale,
+    float const* bias, float* y, int64_t begin, int64_t end)
+{
+    int64_t const length = plan.length;
+    double const n = static_cast<double>(length);
+    for (int64_t r = begin; r < end; ++r)
+    {
+        float const* xr = x + r * length;
+        float* yr = y + r * length;
+        double const mean = rowSum(xr, length, [](double v) { return v; }) / n;
+        double const var = rowSum(xr, length, [mean](double v) { return (v - mean) * (v - mean); }) / n;
+        double const invStd = 1.0 / std::sqrt(var + plan.eps);
+        if (plan.scaleDense && plan.biasDense)
+        {
+            for (int64_t i = 0; i < length; ++i)
+            {
+                yr[i] = static_cast<float>((static_cast<double>(xr[i]) - mean) * invStd * scale[i] + bias[i]);
+            }
+            continue;
+        }
+        for (int64_t i = 0; i < length; ++i)
+        {
+            size_t const is = static_cast<size_t>(i);
+            double const s = scale[plan.scaleDense ? i : plan.scaleIndex[is]];
+            double const b = bias[plan.biasDense ? i : plan.biasIndex[is]];
+            yr[i] = static_cast<float>((static_cast<double>(xr[i]) - mean) * invStd * s + b);
+        }
+    }
+}
+
+void RowNormalization::run(float const* x, float const* scale, float const* bias, float* y) const
+{
+    int64_t const grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(length, 1));
+    parallelFor(rows, grain, [&](int64_t begin, int64_t end) { normalizeRows(*this, x, scale, bias, y, begin, end); });
+}
 
 //! The row kernel's plan when x is normalized over its trailing axes [first, rank) and scale/bias do not vary
 //! across rows (extent 1 on every axis before `first`); nullopt otherwise.

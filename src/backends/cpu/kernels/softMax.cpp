@@ -3,6 +3,7 @@
 // pool; a slice along the innermost axis is computed in place in the output, others through per-task scratch.
 #include "backends/common/softMaxParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
 #include "core/threadPool.h"
 
@@ -57,7 +58,7 @@ void softMaxSlices(T const* in, T* out, int64_t begin, int64_t end, int64_t n, i
 
 //! FP32 rows along the innermost axis: the same arithmetic as softMaxSlices, with the exponentials kept in the
 //! output row and the maximum taken in independent lanes.
-void softMaxRows(float const* in, float* out, int64_t begin, int64_t end, int64_t n)
+KILN_CPU_CLONES void softMaxRows(float const* in, float* out, int64_t begin, int64_t end, int64_t n)
 {
     constexpr int64_t kLANES = 8;
     for (int64_t r = begin; r < end; ++r)
