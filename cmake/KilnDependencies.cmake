@@ -38,17 +38,6 @@ if(NOT KILN_WITH_ONEDNN STREQUAL "OFF")
     endif()
 endif()
 
-# The CPU thread pool (src/core/threadPool.cpp) runs its tasks in OpenMP parallel regions when oneDNN is there
-# (Debian's and PyPI's oneDNN run on GNU OpenMP), so that Kiln's kernels and oneDNN share one set of threads.
-set(KILN_POOL_OPENMP 0)
-if(KILN_HAVE_ONEDNN)
-    find_package(OpenMP COMPONENTS CXX QUIET)
-    if(OpenMP_CXX_FOUND)
-        set(KILN_POOL_OPENMP 1)
-        target_link_libraries(kiln_dependencies INTERFACE ${OpenMP_CXX_LIBRARIES})
-    endif()
-endif()
-
 # The CUDA backend (KILN_WITH_CUDA = AUTO/ON/OFF in the top-level CMakeLists.txt): nvcc, the CUDA toolkit (cudart,
 # cuBLASLt) and optionally cuDNN (header cudnn.h, library cudnn). Architectures: CMAKE_CUDA_ARCHITECTURES (default 90,
 # H100/H200). The backend's target kiln_cuda is defined in src/backends/cuda/CMakeLists.txt.

@@ -1,4 +1,4 @@
-// The CPU thread pool (core/threadPool.h): workers that wait on their own slot, a static round-robin deal of tasks,
+// The CPU thread pool (core/threadPool.h): workers that wait on an epoch counter, tasks claimed from one atomic word,
 // completion counted in the pool, and the process-wide pool sized from the affinity mask or KILN_CPU_THREADS.
 #include "core/threadPool.h"
 
@@ -10,9 +10,6 @@
 
 #if defined(__linux__)
 #include <sched.h>
-#endif
-#if KILN_POOL_OPENMP
-#include <omp.h>
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -70,78 +67,9 @@ constexpr std::chrono::microseconds kCALLER_SPIN{200};
 
 } // namespace
 
-struct ThreadPool::Job
-{
-    Job(TaskRef f, int32_t tasks, int32_t sharers)
-        : fn(f)
-        , nbTasks(tasks)
-        , participants(sharers)
-    {
-    }
-
-    TaskRef fn;
-    int32_t nbTasks;
-    int32_t participants;
-    std::atomic<bool> failed{false};
-    std::exception_ptr error;
-
-    //! The tasks of `participant` of `sharers`: participant, participant + sharers, ... (skipped once a task
-    //! failed).
-    void runShare(int32_t participant, int32_t sharers)
-    {
-        TaskScope const scope;
-        for (int32_t t = participant; t < nbTasks; t += sharers)
-        {
-            if (failed.load(std::memory_order_relaxed))
-            {
-                return;
-            }
-            try
-            {
-                fn(t);
-            }
-            catch (...)
-            {
-                if (!failed.exchange(true, std::memory_order_acq_rel))
-                {
-                    error = std::current_exception();
-                }
-            }
-        }
-    }
-};
-
-ThreadPool::Engine ThreadPool::defaultEngine()
-{
-#if KILN_POOL_OPENMP
-    return Engine::kOPENMP;
-#else
-    return Engine::kWORKERS;
-#endif
-}
-
-ThreadPool::ThreadPool(int32_t threads, Engine engine)
-#if KILN_POOL_OPENMP
-    : mEngine(engine)
-#else
-    : mEngine((static_cast<void>(engine), Engine::kWORKERS))
-#endif
+ThreadPool::ThreadPool(int32_t threads)
 {
     start(threads);
-}
-
-void ThreadPool::runOpenMp(Job& job)
-{
-#if KILN_POOL_OPENMP
-    // The team may be smaller than asked (nested inside an application's parallel region, or a thread limit):
-    // the tasks are dealt over the threads that came.
-#pragma omp parallel num_threads(job.participants)
-    {
-        job.runShare(omp_get_thread_num(), omp_get_num_threads());
-    }
-#else
-    job.runShare(0, 1);
-#endif
 }
 
 ThreadPool::~ThreadPool()
@@ -158,19 +86,15 @@ bool ThreadPool::insideTask()
 void ThreadPool::start(int32_t threads)
 {
     int32_t const wanted = threads < 1 ? 1 : (threads > kMAX_THREADS ? kMAX_THREADS : threads);
-    if (mEngine == Engine::kOPENMP)
-    {
-        mThreads.store(wanted, std::memory_order_relaxed); // OpenMP keeps the threads
-        return;
-    }
     mStop.store(false, std::memory_order_relaxed);
-    mSlots = std::make_unique<Slot[]>(static_cast<size_t>(wanted - 1));
     mWorkers.reserve(static_cast<size_t>(wanted - 1));
+    // Workers start from the epoch before any call of theirs, so a worker that starts late still joins the first.
+    uint32_t const epoch = mEpoch.load(std::memory_order_relaxed);
     for (int32_t p = 1; p < wanted; ++p)
     {
         try
         {
-            mWorkers.emplace_back([this, p] { workerLoop(p); });
+            mWorkers.emplace_back([this, epoch] { workerLoop(epoch); });
         }
         catch (std::system_error const&)
         {
@@ -183,17 +107,13 @@ void ThreadPool::start(int32_t threads)
 void ThreadPool::stop()
 {
     mStop.store(true, std::memory_order_release);
-    for (size_t w = 0; w < mWorkers.size(); ++w)
-    {
-        mSlots[w].sequence.fetch_add(1, std::memory_order_release);
-        mSlots[w].sequence.notify_one();
-    }
+    mEpoch.fetch_add(1, std::memory_order_release);
+    mEpoch.notify_all();
     for (std::thread& worker : mWorkers)
     {
         worker.join();
     }
     mWorkers.clear();
-    mSlots.reset();
     mThreads.store(1, std::memory_order_relaxed);
 }
 
@@ -204,27 +124,65 @@ void ThreadPool::resize(int32_t threads)
     start(threads);
 }
 
-void ThreadPool::workerLoop(int32_t participant)
+void ThreadPool::workerLoop(uint32_t seen)
 {
-    Slot& slot = mSlots[static_cast<size_t>(participant - 1)];
-    uint32_t seen = 0;
+    auto const woken = [&] {
+        return mStop.load(std::memory_order_acquire) || mEpoch.load(std::memory_order_acquire) != seen;
+    };
     while (true)
     {
-        if (!spinUntil([&] { return slot.sequence.load(std::memory_order_acquire) != seen; }, kWORKER_SPIN))
+        if (!spinUntil(woken, kWORKER_SPIN))
         {
-            slot.sequence.wait(seen, std::memory_order_acquire);
+            while (!woken())
+            {
+                mEpoch.wait(seen, std::memory_order_acquire);
+            }
         }
-        seen = slot.sequence.load(std::memory_order_acquire);
         if (mStop.load(std::memory_order_acquire))
         {
             return;
         }
-        slot.job->runShare(participant, slot.job->participants);
-        // The job lives on the caller's stack: after this decrement only pool members are touched.
-        if (mPending.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        seen = mEpoch.load(std::memory_order_acquire);
+        work(seen);
+    }
+}
+
+void ThreadPool::work(uint32_t epoch)
+{
+    TaskScope const scope;
+    uint64_t word = mClaim.load(std::memory_order_acquire);
+    while (true)
+    {
+        auto const nbTasks = static_cast<int32_t>((word >> 16) & 0xFFFF);
+        auto const task = static_cast<int32_t>(word & 0xFFFF);
+        if (static_cast<uint32_t>(word >> 32) != epoch || task >= nbTasks)
         {
-            mPending.notify_one();
+            return; // another call's word, or every task claimed
         }
+        if (!mClaim.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+        {
+            continue; // word now holds the current value
+        }
+        // The task is ours: the call (and its TaskRef) stays alive until it is counted done.
+        if (!mFailed.load(std::memory_order_relaxed))
+        {
+            try
+            {
+                (*mJob.load(std::memory_order_relaxed))(task);
+            }
+            catch (...)
+            {
+                if (!mFailed.exchange(true, std::memory_order_acq_rel))
+                {
+                    mError = std::current_exception();
+                }
+            }
+        }
+        if (mDone.fetch_add(1, std::memory_order_acq_rel) + 1 == nbTasks)
+        {
+            mDone.notify_one();
+        }
+        word = mClaim.load(std::memory_order_acquire);
     }
 }
 
@@ -235,7 +193,7 @@ void ThreadPool::run(int32_t nbTasks, TaskRef fn)
         return;
     }
     std::unique_lock<std::mutex> lock(mRunMutex, std::defer_lock);
-    if (nbTasks == 1 || threads() == 1 || insideTask() || !lock.try_lock())
+    if (nbTasks == 1 || nbTasks > kMAX_TASKS || threads() == 1 || insideTask() || !lock.try_lock())
     {
         TaskScope const scope; // busy, nested or serial: every task here, in order
         for (int32_t t = 0; t < nbTasks; ++t)
@@ -244,37 +202,32 @@ void ThreadPool::run(int32_t nbTasks, TaskRef fn)
         }
         return;
     }
-    int32_t const threadCount = threads();
-    Job job(fn, nbTasks, nbTasks < threadCount ? nbTasks : threadCount);
-    if (mEngine == Engine::kOPENMP)
+    // Publish the call: its fields first, then the claim word, then the epoch that wakes the workers.
+    uint32_t const epoch = mEpoch.load(std::memory_order_relaxed) + 1;
+    mJob.store(&fn, std::memory_order_relaxed);
+    mDone.store(0, std::memory_order_relaxed);
+    mFailed.store(false, std::memory_order_relaxed);
+    mError = nullptr;
+    mClaim.store((static_cast<uint64_t>(epoch) << 32) | (static_cast<uint64_t>(nbTasks) << 16),
+        std::memory_order_release);
+    mEpoch.store(epoch, std::memory_order_release);
+    mEpoch.notify_all();
+    work(epoch);
+    // Every task is claimed; wait for those that workers are still running.
+    auto const done = [&] { return mDone.load(std::memory_order_acquire) == nbTasks; };
+    if (!spinUntil(done, kCALLER_SPIN))
     {
-        runOpenMp(job);
-    }
-    else
-    {
-        mPending.store(job.participants - 1, std::memory_order_relaxed);
-        for (int32_t p = 1; p < job.participants; ++p)
+        for (int32_t finished = mDone.load(std::memory_order_acquire); finished != nbTasks;
+             finished = mDone.load(std::memory_order_acquire))
         {
-            Slot& slot = mSlots[static_cast<size_t>(p - 1)];
-            slot.job = &job;
-            slot.sequence.fetch_add(1, std::memory_order_release);
-            slot.sequence.notify_one();
-        }
-        job.runShare(0, job.participants);
-        auto const done = [&] { return mPending.load(std::memory_order_acquire) == 0; };
-        if (!spinUntil(done, kCALLER_SPIN))
-        {
-            for (int32_t left = mPending.load(std::memory_order_acquire); left != 0;
-                 left = mPending.load(std::memory_order_acquire))
-            {
-                mPending.wait(left, std::memory_order_acquire);
-            }
+            mDone.wait(finished, std::memory_order_acquire);
         }
     }
+    std::exception_ptr const error = mFailed.load(std::memory_order_acquire) ? mError : nullptr;
     lock.unlock();
-    if (job.error)
+    if (error)
     {
-        std::rethrow_exception(job.error);
+        std::rethrow_exception(error);
     }
 }
 

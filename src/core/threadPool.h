@@ -1,26 +1,28 @@
 // The one thread pool of the CPU backend's kernels and of plugins' host work (kiln/KilnCpuThreads.h): a fixed set
 // of worker threads, a static split of [0, count) into one task per thread, and no heap allocation per call.
 //
-// - run(nbTasks, fn): fn(task) for every task in [0, nbTasks), the calling thread taking its share; it returns when
-//   every task is done and rethrows the first exception a task threw.
+// - run(nbTasks, fn): fn(task) for every task in [0, nbTasks); the calling thread works too and it returns when every
+//   task is done, rethrowing the first exception a task threw. Tasks are claimed one at a time from a shared
+//   counter: a worker that the system has not scheduled yet claims nothing, and the caller runs the tasks left, so a
+//   call never waits for a thread that is not running (on a machine busy with other processes the call degrades to
+//   the caller alone instead of to the slowest thread's timeslice).
 // - parallelFor(pool, count, grain, fn): fn(begin, end) over contiguous pieces of [0, count) of at least `grain`
-//   items each (one piece when count < 2 * grain, so tiny tensors stay on the calling thread). fn may return
-//   Status: the first failure is returned.
+//   items each (one piece when count < 2 * grain, so tiny tensors stay on the calling thread). The pieces are fixed
+//   by count, grain and the thread count (static chunking; which thread runs a piece is not), so results never
+//   depend on scheduling. fn may return Status: the first failure is returned.
 // - A pool runs one call at a time. A call made while the pool is busy (from another thread, or from inside a
 //   task) runs all its tasks inline on the calling thread, so two execution contexts on two threads never wait for
 //   each other and nested calls never deadlock.
 // - cpuThreadPool() is the process's pool, sized by resizeCpuThreadPool() (kiln::setCpuThreadCount), else the
-//   KILN_CPU_THREADS environment variable, else the CPUs of the process's affinity mask.
-// - Two engines: the pool's own worker threads, or (Kiln built with oneDNN and OpenMP, KILN_POOL_OPENMP) an OpenMP
-//   parallel region per call, so that Kiln's kernels and oneDNN's primitives share one set of threads: OpenMP's
-//   threads keep spinning for a while after a oneDNN primitive, and separate workers would wait for a core
-//   behind them.
+//   KILN_CPU_THREADS environment variable, else the CPUs of the process's affinity mask. oneDNN runs on its own
+//   OpenMP threads, set to the same count (backends/cpu/cpuBackend.cpp).
 #pragma once
 
 #include "core/status.h"
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -53,33 +55,24 @@ private:
 class ThreadPool
 {
 public:
-    enum class Engine : int32_t
-    {
-        kWORKERS = 0, //!< the pool's own threads
-        kOPENMP = 1,  //!< an OpenMP parallel region per call (only when built with KILN_POOL_OPENMP)
-    };
-
-    //! kOPENMP when Kiln was built with it, else kWORKERS.
-    static Engine defaultEngine();
-
     //! A pool of `threads` threads in all: the caller and threads - 1 workers (at least 1; values above
-    //! kMAX_THREADS are clamped). Workers that the system refuses to start are left out. kOPENMP falls back to
-    //! kWORKERS in a build without OpenMP.
-    explicit ThreadPool(int32_t threads, Engine engine = defaultEngine());
+    //! kMAX_THREADS are clamped). Workers that the system refuses to start are left out.
+    explicit ThreadPool(int32_t threads);
     ~ThreadPool();
     ThreadPool(ThreadPool const&) = delete;
     ThreadPool& operator=(ThreadPool const&) = delete;
 
     static constexpr int32_t kMAX_THREADS = 1024;
 
-    Engine engine() const { return mEngine; }
-
     //! Threads that share a call's tasks (the caller included).
     int32_t threads() const { return mThreads.load(std::memory_order_relaxed); }
 
-    //! fn(task) for task in [0, nbTasks): tasks are dealt round-robin to the caller (participant 0) and the workers.
-    //! Inline on the calling thread when the pool is busy or nbTasks is 1. Rethrows the first exception.
+    //! fn(task) for task in [0, nbTasks) (at most kMAX_TASKS), claimed one by one by the caller and the workers.
+    //! Inline on the calling thread when the pool is busy or nbTasks is 1. Rethrows the first exception; tasks
+    //! not yet started when one fails are skipped.
     void run(int32_t nbTasks, TaskRef fn);
+
+    static constexpr int32_t kMAX_TASKS = 0xFFFF;
 
     //! Stops the workers and starts threads - 1 new ones (waits for a running call to finish).
     void resize(int32_t threads);
@@ -88,25 +81,26 @@ public:
     static bool insideTask();
 
 private:
-    struct Job;
-    struct alignas(64) Slot
-    {
-        std::atomic<uint32_t> sequence{0};
-        Job* job{nullptr};
-    };
-
     void start(int32_t threads);
     void stop();
-    void runOpenMp(Job& job);
-    void workerLoop(int32_t participant);
+    void workerLoop(uint32_t seen);
+    //! Claims and runs tasks of the call `epoch` until none is left (returns at once for another call's epoch).
+    void work(uint32_t epoch);
 
-    Engine mEngine{Engine::kWORKERS};
-    std::mutex mRunMutex;          //!< held by the call in flight (try_lock: a busy pool runs the call inline)
+    std::mutex mRunMutex; //!< held by the call in flight (try_lock: a busy pool runs the call inline)
     std::atomic<int32_t> mThreads{1};
-    std::unique_ptr<Slot[]> mSlots; //!< one per worker (participant 1 .. threads - 1 uses slot participant - 1)
     std::vector<std::thread> mWorkers;
     std::atomic<bool> mStop{false};
-    std::atomic<int32_t> mPending{0}; //!< workers still running the call in flight
+    //! Bumped by every call (workers wait on it).
+    std::atomic<uint32_t> mEpoch{0};
+    //! The call in flight in one word: epoch (bits 63..32), task count (31..16), next unclaimed task (15..0). A
+    //! worker claims a task with a compare-and-swap that fails for another call's epoch, so a late worker never
+    //! touches a later call.
+    std::atomic<uint64_t> mClaim{0};
+    std::atomic<TaskRef const*> mJob{nullptr}; //!< the call's tasks (valid while one of its tasks is unfinished)
+    std::atomic<int32_t> mDone{0};            //!< tasks of the call in flight finished
+    std::atomic<bool> mFailed{false};
+    std::exception_ptr mError; //!< the first exception of the call in flight (written by the thread that set mFailed)
 };
 
 //! The process's pool (created on first use).

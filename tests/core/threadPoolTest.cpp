@@ -61,22 +61,11 @@ private:
     bool mHad{false};
 };
 
-//! Every pool test runs on both engines (kOPENMP is kWORKERS again in a build without OpenMP).
-class ThreadPoolEngineTest : public ::testing::TestWithParam<ThreadPool::Engine>
-{
-};
-
-INSTANTIATE_TEST_SUITE_P(Engines, ThreadPoolEngineTest,
-    ::testing::Values(ThreadPool::Engine::kWORKERS, ThreadPool::Engine::kOPENMP),
-    [](::testing::TestParamInfo<ThreadPool::Engine> const& info) {
-        return info.param == ThreadPool::Engine::kWORKERS ? std::string("Workers") : std::string("OpenMp");
-    });
-
-TEST_P(ThreadPoolEngineTest, EveryIndexExactlyOnceInContiguousPieces)
+TEST(ThreadPoolTest, EveryIndexExactlyOnceInContiguousPieces)
 {
     for (int32_t threads : {1, 2, 3, 4, 7})
     {
-        ThreadPool pool(threads, GetParam());
+        ThreadPool pool(threads);
         EXPECT_EQ(pool.threads(), threads);
         for (int64_t count : {0, 1, 2, 5, 7, 64, 100, 1001, 4099})
         {
@@ -130,10 +119,10 @@ TEST(ThreadPoolTest, PieceBoundsCoverTheRangeEvenly)
     }
 }
 
-TEST_P(ThreadPoolEngineTest, TasksRunOnDistinctThreadsAtOnce)
+TEST(ThreadPoolTest, TasksRunOnDistinctThreadsAtOnce)
 {
     constexpr int32_t kTHREADS = 4;
-    ThreadPool pool(kTHREADS, GetParam());
+    ThreadPool pool(kTHREADS);
     ASSERT_EQ(pool.threads(), kTHREADS);
     std::atomic<int32_t> arrived{0};
     std::atomic<bool> timedOut{false};
@@ -163,9 +152,9 @@ TEST_P(ThreadPoolEngineTest, TasksRunOnDistinctThreadsAtOnce)
     EXPECT_EQ(ids.count(std::this_thread::get_id()), 1U) << "the caller takes a share";
 }
 
-TEST_P(ThreadPoolEngineTest, ExceptionsReachTheCallerAndThePoolStaysUsable)
+TEST(ThreadPoolTest, ExceptionsReachTheCallerAndThePoolStaysUsable)
 {
-    ThreadPool pool(3, GetParam());
+    ThreadPool pool(3);
     for (int64_t failing : {0, 5, 9})
     {
         EXPECT_THROW(parallelFor(pool, 10, 1,
@@ -187,9 +176,9 @@ TEST_P(ThreadPoolEngineTest, ExceptionsReachTheCallerAndThePoolStaysUsable)
     EXPECT_EQ(sum.load(), 999 * 1000 / 2);
 }
 
-TEST_P(ThreadPoolEngineTest, FailedStatusIsReturned)
+TEST(ThreadPoolTest, FailedStatusIsReturned)
 {
-    ThreadPool pool(4, GetParam());
+    ThreadPool pool(4);
     Status const failed = parallelFor(pool, 100, 10, [](int64_t begin, int64_t end) -> Status {
         if (begin <= 77 && 77 < end)
         {
@@ -206,9 +195,9 @@ TEST_P(ThreadPoolEngineTest, FailedStatusIsReturned)
     EXPECT_EQ(serial.message(), "one piece");
 }
 
-TEST_P(ThreadPoolEngineTest, NestedAndConcurrentCallsRunInlineWithoutDeadlock)
+TEST(ThreadPoolTest, NestedAndConcurrentCallsRunInlineWithoutDeadlock)
 {
-    ThreadPool pool(3, GetParam());
+    ThreadPool pool(3);
     constexpr int64_t kOUTER = 12;
     constexpr int64_t kINNER = 50;
     std::vector<std::atomic<int32_t>> seen(static_cast<size_t>(kOUTER * kINNER));
@@ -259,9 +248,9 @@ TEST_P(ThreadPoolEngineTest, NestedAndConcurrentCallsRunInlineWithoutDeadlock)
     EXPECT_EQ(bad.load(), 0);
 }
 
-TEST_P(ThreadPoolEngineTest, CallsMakeNoHeapAllocation)
+TEST(ThreadPoolTest, CallsMakeNoHeapAllocation)
 {
-    ThreadPool pool(3, GetParam());
+    ThreadPool pool(3);
     std::vector<float> data(30000, 1.F);
     auto body = [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i)
@@ -285,9 +274,9 @@ TEST_P(ThreadPoolEngineTest, CallsMakeNoHeapAllocation)
     EXPECT_EQ(data[29999], std::ldexp(1.F, 41));
 }
 
-TEST_P(ThreadPoolEngineTest, ResizeKeepsWorking)
+TEST(ThreadPoolTest, ResizeKeepsWorking)
 {
-    ThreadPool pool(2, GetParam());
+    ThreadPool pool(2);
     for (int32_t threads : {5, 1, 3})
     {
         pool.resize(threads);
@@ -327,7 +316,6 @@ TEST(ThreadPoolTest, EnvironmentVariableSetsTheDefault)
 
 TEST(ThreadPoolTest, ExtensionApiSetsTheProcessPool)
 {
-    EXPECT_EQ(cpuThreadPool().engine(), ThreadPool::defaultEngine());
     int32_t const before = kiln::getCpuThreadCount();
     EXPECT_GE(before, 1);
     EXPECT_TRUE(kiln::setCpuThreadCount(3));
