@@ -6,6 +6,7 @@
 #include "kiln/KilnCpuThreads.h"
 
 #include "common/allocationCounter.h"
+#include "common/scopedEnv.h"
 
 #include <gtest/gtest.h>
 
@@ -23,43 +24,6 @@ namespace kiln::test
 {
 namespace
 {
-
-//! Sets (or unsets, for nullptr) an environment variable for the scope and restores the earlier value.
-class ScopedEnv
-{
-public:
-    ScopedEnv(char const* name, char const* value)
-        : mName(name)
-    {
-        char const* old = std::getenv(name);
-        mHad = old != nullptr;
-        mOld = mHad ? old : "";
-        if (value == nullptr)
-        {
-            unsetenv(name);
-        }
-        else
-        {
-            setenv(name, value, 1);
-        }
-    }
-    ~ScopedEnv()
-    {
-        if (mHad)
-        {
-            setenv(mName.c_str(), mOld.c_str(), 1);
-        }
-        else
-        {
-            unsetenv(mName.c_str());
-        }
-    }
-
-private:
-    std::string mName;
-    std::string mOld;
-    bool mHad{false};
-};
 
 TEST(ThreadPoolTest, EveryIndexExactlyOnceInContiguousPieces)
 {

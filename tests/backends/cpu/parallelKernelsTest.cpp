@@ -3,13 +3,13 @@
 // bit-identical to those with 1 thread and match a naive oracle; two execution contexts running on two threads at
 // once give the same bits as one context alone.
 #include "common/networkRunner.h"
+#include "common/scopedEnv.h"
 #include "kiln/KilnCpuThreads.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -354,20 +354,13 @@ TEST(ParallelCpuKernels, DataMovement)
 
 TEST(ParallelCpuKernels, BadThreadVariableIsReportedWhenBuilding)
 {
-    char const* old = std::getenv("KILN_CPU_THREADS");
-    std::string const kept = old != nullptr ? old : "";
-    setenv("KILN_CPU_THREADS", "many", 1);
+    bool built = false;
     NetworkRunner r(kiln::BackendKind::kCPU, 0);
-    auto* layer = r.network().addUnary(*r.addInput("x", DataType::kFLOAT, {2, 3}), UnaryOperation::kABS);
-    r.markOutput(layer->getOutput(0), "y");
-    bool const built = r.build();
-    if (old != nullptr)
     {
-        setenv("KILN_CPU_THREADS", kept.c_str(), 1);
-    }
-    else
-    {
-        unsetenv("KILN_CPU_THREADS");
+        ScopedEnv const env("KILN_CPU_THREADS", "many");
+        auto* layer = r.network().addUnary(*r.addInput("x", DataType::kFLOAT, {2, 3}), UnaryOperation::kABS);
+        r.markOutput(layer->getOutput(0), "y");
+        built = r.build();
     }
     ASSERT_TRUE(built) << r.logger().allErrors();
     EXPECT_EQ(r.logger().countMessages("KILN_CPU_THREADS is 'many'"), 1);
