@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <dlfcn.h>
 #include <cmath>
 #include <functional>
 #include <thread>
@@ -364,6 +365,30 @@ TEST(ParallelCpuKernels, BadThreadVariableIsReportedWhenBuilding)
     }
     ASSERT_TRUE(built) << r.logger().allErrors();
     EXPECT_EQ(r.logger().countMessages("KILN_CPU_THREADS is 'many'"), 1);
+}
+
+TEST(ParallelCpuKernels, OneDnnOpenMpThreadsFollowTheCount)
+{
+    using GetThreadsFn = int (*)();
+    auto const getThreads = reinterpret_cast<GetThreadsFn>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+    if (getThreads == nullptr)
+    {
+        GTEST_SKIP() << "no OpenMP runtime in the process (Kiln built without oneDNN)";
+    }
+    ThreadCountReset const reset;
+    NetworkRunner r(kiln::BackendKind::kCPU, 0);
+    auto* layer = r.network().addUnary(*r.addInput("x", DataType::kFLOAT, {2, 3}), UnaryOperation::kABS);
+    r.markOutput(layer->getOutput(0), "y");
+    ASSERT_TRUE(r.build()) << r.logger().allErrors();
+    std::mt19937 rng(12);
+    std::map<std::string, HostTensor> const inputs{{"x", HostTensor::random(DataType::kFLOAT, makeDims({2, 3}), rng)}};
+    for (int32_t threads : {1, 3, 2})
+    {
+        ASSERT_TRUE(kiln::setCpuThreadCount(threads));
+        std::map<std::string, HostTensor> out;
+        ASSERT_TRUE(r.tryRun(inputs, out)) << r.logger().allErrors();
+        EXPECT_EQ(getThreads(), threads) << "the running thread's OpenMP count after a run";
+    }
 }
 
 TEST(ParallelCpuKernels, TwoContextsOnTwoThreadsMatchOneContext)
