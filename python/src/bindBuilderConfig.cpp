@@ -1,9 +1,10 @@
 // BuilderConfig, IOptimizationProfile and the Python-subclassable IProgressMonitor of the tensorrt Python API, plus
 // Kiln's backend choice (kiln.BackendKind, BuilderConfig.backend, kiln.is_backend_available; see
-// include/kiln/KilnBackend.h).
+// include/kiln/KilnBackend.h) and the CPU backend's thread count (kiln.set_cpu_thread_count, include/kiln/KilnCpuThreads.h).
 #include "pyCommon.h"
 
 #include "kiln/KilnBackend.h"
+#include "kiln/KilnCpuThreads.h"
 
 #include <pybind11/stl.h>
 
@@ -240,6 +241,26 @@ void bindBackendKind(py::module_& m)
         py::arg("kind"),
         "Kiln extension: True when engines for `kind` can be built and run in this process (CPU, DEFAULT: always; "
         "CUDA: Kiln was built with CUDA, libkiln_cuda.so loads and a CUDA device is present).");
+    m.def(
+        "set_cpu_thread_count",
+        [](int32_t threads) {
+            bool ok = false;
+            {
+                py::gil_scoped_release release; // waits for a CPU run in flight on another thread
+                ok = kiln::setCpuThreadCount(threads);
+            }
+            if (!ok)
+            {
+                throw py::value_error("kiln.set_cpu_thread_count: " + std::to_string(threads)
+                    + " is not a thread count (1 to 1024, or 0 for the default)");
+            }
+        },
+        py::arg("threads"),
+        "Kiln extension: the CPU backend's thread count (1 to 1024; 0: KILN_CPU_THREADS, else the CPUs of the "
+        "process's affinity mask). oneDNN's threads follow it.");
+    m.def(
+        "get_cpu_thread_count", [] { return kiln::getCpuThreadCount(); },
+        "Kiln extension: the CPU backend's thread count (the calling thread included).");
 }
 
 void bindBuilderConfigClass(py::module_& m)

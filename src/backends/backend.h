@@ -24,6 +24,9 @@ public:
     //! The kernel of `setup.node` with its recorded tactic. Plugin nodes are not asked: the runtime gives them the
     //! kernel of backends/common/pluginKernel.h, which calls the plugin's enqueue with this backend's pointers.
     virtual StatusOr<std::unique_ptr<Kernel>> createKernel(KernelSetup const& setup) = 0;
+    //! Called on the running thread before a context's nodes run (CPU: gives oneDNN's OpenMP threads the pool's
+    //! thread count, which OpenMP keeps per thread).
+    virtual void beginRun() {}
 };
 
 //! Fusions a backend implements; the builder's fusion pass applies only these (docs/fusion.md).

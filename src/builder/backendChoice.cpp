@@ -3,12 +3,27 @@
 #include "builder/backendChoice.h"
 
 #include "kiln/KilnBackend.h"
+#include "core/threadPool.h"
 
 #include <cstdlib>
 #include <string>
 
 namespace kiln
 {
+
+namespace
+{
+//! The CPU backend is chosen: a KILN_CPU_THREADS that is not a thread count is ignored, with a warning.
+void warnAboutCpuThreads(Logger const& logger)
+{
+    std::string note;
+    defaultCpuThreadCount(&note);
+    if (!note.empty())
+    {
+        logger.warning(note);
+    }
+}
+} // namespace
 
 StatusOr<BackendChoice> chooseBackend(BuilderConfig const& config, Logger const& logger)
 {
@@ -35,6 +50,7 @@ StatusOr<BackendChoice> chooseBackend(BuilderConfig const& config, Logger const&
     }
     if (kind == BackendKind::kCPU)
     {
+        warnAboutCpuThreads(logger);
         return BackendChoice{&cpuBackend(), false};
     }
     StatusOr<Backend const*> cuda = cudaBackend();
@@ -49,6 +65,7 @@ StatusOr<BackendChoice> chooseBackend(BuilderConfig const& config, Logger const&
     if (!cuda.isOk())
     {
         logger.verbose("building for the CPU backend: " + cuda.status().message());
+        warnAboutCpuThreads(logger);
         return BackendChoice{&cpuBackend(), false};
     }
     return BackendChoice{cuda.value(), true};

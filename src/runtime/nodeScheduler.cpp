@@ -249,6 +249,10 @@ Status NodeScheduler::launch(char const* api, cudaStream_t stream, bool mayUseGr
 Status NodeScheduler::runNodes(char const* api, cudaStream_t stream)
 {
     Plan const& plan = mData.plan;
+    if (mSession != nullptr)
+    {
+        mSession->beginRun();
+    }
     bool const timing = mProfiler != nullptr || mDebugSync;
     if (mProfiler != nullptr)
     {

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kiln as trt
-from conftest import RecordingLogger, make_tiny_network
+from conftest import RecordingLogger, make_tiny_network, poisoned
 
 
 def _dynamic_relu(builder, rows_max=8):
@@ -354,3 +354,38 @@ def test_progress_monitor_exception_is_contained(where):
     # The process and the builder still work afterwards.
     config.progress_monitor = None
     assert builder.build_serialized_network(network, config) is not None
+
+
+def test_cpu_thread_count(builder, rng):
+    """kiln.set_cpu_thread_count / get_cpu_thread_count (include/kiln/KilnCpuThreads.h): the count is set, bad values
+    raise ValueError and change nothing, 0 goes back to the default, and a CPU run gives the same bits with 1 and 3
+    threads."""
+    default = trt.get_cpu_thread_count()
+    assert default >= 1
+    try:
+        trt.set_cpu_thread_count(3)
+        assert trt.get_cpu_thread_count() == 3
+        for bad in (-1, 1025):
+            with pytest.raises(ValueError):
+                trt.set_cpu_thread_count(bad)
+            assert trt.get_cpu_thread_count() == 3
+        network, x, _ = make_tiny_network(builder, shape=(64, 1031))
+        config = builder.create_builder_config()
+        config.backend = trt.BackendKind.CPU
+        engine = trt.Runtime(RecordingLogger()).deserialize_cuda_engine(
+            builder.build_serialized_network(network, config))
+        data = rng.standard_normal((64, 1031)).astype(np.float32)
+        outputs = []
+        for threads in (1, 3):
+            trt.set_cpu_thread_count(threads)
+            context = engine.create_execution_context()
+            out = poisoned(data.shape)
+            context.set_tensor_address(x.name, data.ctypes.data)
+            context.set_tensor_address(engine.get_tensor_name(1), out.ctypes.data)
+            assert context.execute_async_v3(0)
+            outputs.append(out)
+        assert np.array_equal(outputs[0], np.maximum(data, 0))
+        assert np.array_equal(outputs[0], outputs[1])
+    finally:
+        trt.set_cpu_thread_count(0)
+    assert trt.get_cpu_thread_count() >= 1

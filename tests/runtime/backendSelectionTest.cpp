@@ -2,6 +2,7 @@
 // without a GPU: config round trip and bad values, KILN_BACKEND, the CPU backend's engines, an explicit kCUDA build
 // and a CUDA engine file failing with a message that names the backend where the CUDA backend is unavailable.
 #include "common/networkRunner.h"
+#include "common/scopedEnv.h"
 #include "engine/engineReader.h"
 #include "engine/engineWriter.h"
 #include "kiln/KilnBackend.h"
@@ -16,43 +17,6 @@ namespace kiln::test
 namespace
 {
 using namespace nvinfer1;
-
-//! Sets an environment variable for the scope of a test and restores it.
-class ScopedEnv
-{
-public:
-    ScopedEnv(char const* name, char const* value)
-        : mName(name)
-    {
-        char const* old = std::getenv(name);
-        mHad = old != nullptr;
-        mOld = mHad ? old : "";
-        if (value != nullptr)
-        {
-            setenv(name, value, 1);
-        }
-        else
-        {
-            unsetenv(name);
-        }
-    }
-    ~ScopedEnv()
-    {
-        if (mHad)
-        {
-            setenv(mName.c_str(), mOld.c_str(), 1);
-        }
-        else
-        {
-            unsetenv(mName.c_str());
-        }
-    }
-
-private:
-    std::string mName;
-    std::string mOld;
-    bool mHad{false};
-};
 
 void reluBody(NetworkRunner& r)
 {

@@ -5,8 +5,10 @@
 
 #include "network/inferContext.h"
 #include "backends/hostMemoryBackend.h"
+#include "core/threadPool.h"
 
 #include <cstring>
+#include <dlfcn.h>
 
 namespace kiln
 {
@@ -31,6 +33,21 @@ public:
             return internalError(std::string("the CPU kernel factory of ") + layerKindName(node.kind) + " returned no kernel");
         }
         return kernel;
+    }
+
+    void beginRun() override
+    {
+        // oneDNN runs on OpenMP, whose thread count is a per-thread setting: give this thread the pool's count. The
+        // OpenMP runtime is the one oneDNN loaded (found by name, so Kiln needs no OpenMP to build).
+        using SetThreadsFn = void (*)(int);
+        static auto const setThreads = reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+        thread_local int32_t applied = 0;
+        int32_t const threads = cpuThreadPool().threads();
+        if (setThreads != nullptr && threads != applied)
+        {
+            setThreads(threads);
+            applied = threads;
+        }
     }
 };
 

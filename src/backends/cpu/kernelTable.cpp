@@ -3,6 +3,7 @@
 // without a CPU entry does not compile. Kinds the CPU backend does not implement say so here, one by one.
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/loopBoundary.h"
+#include "core/threadPool.h"
 
 namespace kiln
 {
@@ -18,6 +19,9 @@ std::vector<std::string> referenceOnly(KernelSetup const&)
 
 KernelFactory cpuKernelFactory(LayerType kind)
 {
+    // Kernels split work over the CPU thread pool: start it here, before any kernel exists, so that no kernel's
+    // run() is the call that creates it (runs make no heap allocation).
+    static_cast<void>(cpuThreadPool());
     switch (kind)
     {
     case LayerType::kCONVOLUTION: return createConvolutionKernel;

@@ -4,6 +4,7 @@
 #include "backends/common/activationParams.h"
 #include "backends/common/unaryParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 
 namespace kiln
 {
@@ -29,7 +30,7 @@ float softplusCore(float t)
     return t > 0.F ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t));
 }
 
-void applyActivation(Act type, float alpha, float beta, float const* x, float* r, int64_t n)
+KILN_CPU_CLONES void applyActivation(Act type, float alpha, float beta, float const* x, float* r, int64_t n)
 {
     switch (type)
     {
@@ -71,6 +72,21 @@ void applyActivation(Act type, float alpha, float beta, float const* x, float* r
     }
 }
 
+//! Activations of a few cycles per element (memory-bound): split over the pool only for large tensors.
+bool cheap(Act type)
+{
+    switch (type)
+    {
+    case Act::kRELU:
+    case Act::kLEAKY_RELU:
+    case Act::kSOFTSIGN:
+    case Act::kCLIP:
+    case Act::kHARD_SIGMOID:
+    case Act::kTHRESHOLDED_RELU: return true;
+    default: return false;
+    }
+}
+
 //! create: the activation and its alpha/beta (readActivationParams); reshape: the shapes and the element count.
 class ActivationKernel final : public Kernel
 {
@@ -80,6 +96,7 @@ public:
         , mParams(params)
         , mFloat(ew::isFloatKernelType(setup.inputTypes[0]))
         , mFloat32(setup.inputTypes[0] == DataType::kFLOAT && setup.outputTypes[0] == DataType::kFLOAT)
+        , mGrain(cheap(params.type) ? ew::kGRAIN : ew::kGRAIN_HEAVY)
     {
     }
 
@@ -105,8 +122,11 @@ public:
         int64_t const n = mVolume;
         if (mFloat32)
         {
-            // FP32 in and out: compute in place of the chunked conversions (the common case).
-            applyActivation(type, alpha, beta, static_cast<float const*>(in.data), static_cast<float*>(out.data), n);
+            // FP32 in and out: compute in place of the chunked conversions (the common case), split over the pool.
+            auto const* x = static_cast<float const*>(in.data);
+            auto* r = static_cast<float*>(out.data);
+            parallelFor(n, mGrain,
+                [&](int64_t begin, int64_t end) { applyActivation(type, alpha, beta, x + begin, r + begin, end - begin); });
             return Status::ok();
         }
         // Other types: chunked conversions (integer inputs: only kRELU is accepted by inference).
@@ -118,7 +138,8 @@ public:
                 {
                     r[i] = x[i] > 0 ? x[i] : 0;
                 }
-            });
+            },
+            mGrain);
         return Status::ok();
     }
 
@@ -127,6 +148,7 @@ private:
     ActivationParams mParams;
     bool mFloat;
     bool mFloat32;
+    int64_t mGrain; //!< least elements per thread-pool task
     int64_t mVolume{-1}; //!< output elements; -1 until a successful reshape
 };
 

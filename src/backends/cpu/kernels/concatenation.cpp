@@ -1,10 +1,11 @@
 // CPU kernel of IConcatenationLayer: copies each input's block into the output along the concatenation axis
-// (type-agnostic byte copies, so every storage type works).
+// (type-agnostic byte copies, so every storage type works), output rows split over the CPU thread pool.
 #include "backends/common/concatenationParams.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -46,20 +47,30 @@ public:
         {
             return notReshaped(mSetup, "Concatenation");
         }
-        auto* dst = static_cast<uint8_t*>(outputs[0].data);
-        for (int64_t o = 0; o < mOuter; ++o)
+        int64_t rowBytes = 0;
+        for (int64_t chunk : mChunks)
         {
-            for (size_t i = 0; i < mChunks.size(); ++i)
-            {
-                int64_t const chunk = mChunks[i];
-                if (chunk == 0)
-                {
-                    continue;
-                }
-                std::memcpy(dst, static_cast<uint8_t const*>(inputs[i].data) + o * chunk, static_cast<size_t>(chunk));
-                dst += chunk;
-            }
+            rowBytes += chunk;
         }
+        // Rows of the output (every input's row in turn), split over the thread pool in pieces of >= 64 KiB.
+        int64_t const grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(rowBytes, 1));
+        parallelFor(mOuter, grain, [&](int64_t begin, int64_t end) {
+            auto* dst = static_cast<uint8_t*>(outputs[0].data) + begin * rowBytes;
+            for (int64_t o = begin; o < end; ++o)
+            {
+                for (size_t i = 0; i < mChunks.size(); ++i)
+                {
+                    int64_t const chunk = mChunks[i];
+                    if (chunk == 0)
+                    {
+                        continue;
+                    }
+                    std::memcpy(
+                        dst, static_cast<uint8_t const*>(inputs[i].data) + o * chunk, static_cast<size_t>(chunk));
+                    dst += chunk;
+                }
+            }
+        });
         return Status::ok();
     }
 

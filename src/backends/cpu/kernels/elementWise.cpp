@@ -4,6 +4,7 @@
 #include "core/intArithmetic.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 
 namespace kiln
 {
@@ -15,7 +16,7 @@ namespace
 
 using Op = ElementWiseOperation;
 
-void applyFloat(Op op, float const* a, float const* b, float* r, int64_t n)
+KILN_CPU_CLONES void applyFloat(Op op, float const* a, float const* b, float* r, int64_t n)
 {
     switch (op)
     {
@@ -119,6 +120,33 @@ void applyInt(Op op, int64_t const* a, int64_t const* b, int64_t* r, int64_t n)
     }
 }
 
+//! FP32 operands and output with broadcasting: operands walked with stride 1 are read in place, broadcast ones
+//! (stride 0) are expanded into a chunk buffer; results are written straight into the output.
+void runFloat32(Op op, ew::BroadcastWalker const& walker, TensorView const& a, TensorView const& b,
+    TensorView const& out)
+{
+    auto const* pa = static_cast<float const*>(a.data);
+    auto const* pb = static_cast<float const*>(b.data);
+    auto* po = static_cast<float*>(out.data);
+    walker.forEachChunk([&](int64_t outOffset, int64_t const* offsets, int64_t const* strides, int64_t n) {
+        float x[ew::kCHUNK];
+        float y[ew::kCHUNK];
+        float const* xa = pa + offsets[0];
+        float const* yb = pb + offsets[1];
+        if (strides[0] != 1)
+        {
+            ew::loadChunk(a.data, a.type, offsets[0], strides[0], n, x);
+            xa = x;
+        }
+        if (strides[1] != 1)
+        {
+            ew::loadChunk(b.data, b.type, offsets[1], strides[1], n, y);
+            yb = y;
+        }
+        applyFloat(op, xa, yb, po + outOffset, n);
+    });
+}
+
 template <typename C>
 void runChunks(Op op, ew::BroadcastWalker const& walker, TensorView const& a, TensorView const& b,
     TensorView const& out)
@@ -178,8 +206,15 @@ public:
         if (mDirect)
         {
             // FP32 operands of the output's shape: one pass over the buffers, no chunked conversions.
-            applyFloat(mOp, static_cast<float const*>(inputs[0].data), static_cast<float const*>(inputs[1].data),
-                static_cast<float*>(outputs[0].data), mWalker.volume());
+            auto const* a = static_cast<float const*>(inputs[0].data);
+            auto const* b = static_cast<float const*>(inputs[1].data);
+            auto* r = static_cast<float*>(outputs[0].data);
+            parallelFor(mWalker.volume(), ew::kGRAIN,
+                [&](int64_t begin, int64_t end) { applyFloat(mOp, a + begin, b + begin, r + begin, end - begin); });
+        }
+        else if (mFloat32)
+        {
+            runFloat32(mOp, mWalker, inputs[0], inputs[1], outputs[0]);
         }
         else if (mFloat)
         {

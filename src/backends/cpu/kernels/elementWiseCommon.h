@@ -1,12 +1,15 @@
 // Building blocks of the CPU kernels of the elementwise family (elementwise, unary, activation, select, cast,
 // identity, constant, parametric ReLU, scale): a broadcasting walker that visits the output in contiguous rows,
-// and chunked typed load/store of any storage type into a compute buffer (float or int64). The backend-neutral
-// type and view checks are in backends/common/elementWiseChecks.h.
+// and chunked typed load/store of any storage type into a compute buffer (float or int64). The walks, mapChunks and
+// convertElements split large tensors over the CPU thread pool (core/threadPool.h) in pieces of at least kGRAIN
+// elements; their callbacks must only write the output elements they are given. The backend-neutral type and view
+// checks are in backends/common/elementWiseChecks.h.
 #pragma once
 
 #include "backends/common/elementWiseChecks.h"
 #include "backends/kernel.h"
 #include "core/dataType.h"
+#include "core/threadPool.h"
 
 #include <algorithm>
 #include <array>
@@ -23,6 +26,11 @@ namespace kiln::ew
 
 //! Elements processed per compute chunk (buffers live on the stack).
 constexpr int64_t kCHUNK = 256;
+//! Least elements per thread-pool task for memory-bound elementwise work (64 KiB of FP32): smaller tensors stay on
+//! the calling thread.
+constexpr int64_t kGRAIN = 16384;
+//! Least elements per task for work of tens of cycles per element (exp, erf, tanh, ...).
+constexpr int64_t kGRAIN_HEAVY = 2048;
 
 //! Visits a contiguous row-major output in rows, giving for each operand the element offset of the row start
 //! and the element stride along the row (0 when the operand is broadcast along it). Adjacent dimensions that
@@ -124,11 +132,14 @@ public:
         return true;
     }
 
-    //! f(int64_t outOffset, int64_t const* offsets, int64_t const* rowStrides, int64_t rowLength)
+    //! f(int64_t outOffset, int64_t const* offsets, int64_t const* rowStrides, int64_t n) for the output elements
+    //! [begin, end) in row order, cut into pieces of at most kCHUNK elements that do not cross a row: offsets are
+    //! the operands' element offsets of the piece's start, rowStrides their element strides along the row.
     template <typename F>
-    void forEachRow(F&& f) const
+    void forEachChunkIn(int64_t begin, int64_t end, F&& f) const
     {
-        if (mVolume == 0)
+        end = std::min(end, mVolume);
+        if (begin >= end)
         {
             return;
         }
@@ -144,13 +155,37 @@ public:
         {
             rowStrides[static_cast<size_t>(k)] = mStrides[static_cast<size_t>(k)][0];
         }
+        // The counters and operand offsets of the row that holds `begin`.
         size_t const outer = mExtents.size();
         std::array<int64_t, nvinfer1::Dims::MAX_DIMS> counter{};
-        int64_t const nbRows = mVolume / rowLength;
-        for (int64_t row = 0; row < nbRows; ++row)
+        int64_t row = begin / rowLength;
+        int64_t rest = row;
+        for (size_t d = 1; d < outer; ++d)
         {
-            f(row * rowLength, offsets.data(), rowStrides.data(), rowLength);
-            // Advance the outer counters (dimensions 1.. of the merged list) and the operand offsets.
+            counter[d] = rest % mExtents[d];
+            rest /= mExtents[d];
+            for (int32_t k = 0; k < mNbOperands; ++k)
+            {
+                offsets[static_cast<size_t>(k)] += counter[d] * mStrides[static_cast<size_t>(k)][d];
+            }
+        }
+        std::array<int64_t, kMAX_OPERANDS> o{};
+        int64_t position = begin - row * rowLength;
+        while (begin < end)
+        {
+            int64_t const stop = std::min(rowLength, position + (end - begin));
+            for (int64_t start = position; start < stop; start += kCHUNK)
+            {
+                int64_t const n = std::min(kCHUNK, stop - start);
+                for (int32_t k = 0; k < mNbOperands; ++k)
+                {
+                    o[static_cast<size_t>(k)] = offsets[static_cast<size_t>(k)] + start * rowStrides[static_cast<size_t>(k)];
+                }
+                f(row * rowLength + start, o.data(), rowStrides.data(), n);
+            }
+            begin += stop - position;
+            position = 0;
+            ++row;
             for (size_t d = 1; d < outer; ++d)
             {
                 if (++counter[d] < mExtents[d])
@@ -170,22 +205,12 @@ public:
         }
     }
 
-    //! Like forEachRow, but cuts rows into pieces of at most kCHUNK elements.
+    //! forEachChunkIn over the whole output, split over the CPU thread pool in pieces of at least `grain` elements
+    //! (f runs concurrently on disjoint output ranges).
     template <typename F>
-    void forEachChunk(F&& f) const
+    void forEachChunk(F&& f, int64_t grain = kGRAIN) const
     {
-        forEachRow([&](int64_t outOffset, int64_t const* offsets, int64_t const* rowStrides, int64_t length) {
-            std::array<int64_t, kMAX_OPERANDS> o{};
-            for (int64_t start = 0; start < length; start += kCHUNK)
-            {
-                int64_t const n = std::min(kCHUNK, length - start);
-                for (int32_t k = 0; k < mNbOperands; ++k)
-                {
-                    o[static_cast<size_t>(k)] = offsets[k] + start * rowStrides[k];
-                }
-                f(outOffset + start, o.data(), rowStrides, n);
-            }
-        });
+        parallelFor(mVolume, grain, [&](int64_t begin, int64_t end) { forEachChunkIn(begin, end, f); });
     }
 
 private:
@@ -345,31 +370,34 @@ void storeChunk(void* data, nvinfer1::DataType type, int64_t offset, int64_t n, 
 }
 
 //! Maps the first `n` elements of `in` to `out` chunk by chunk: loaded as float (floatDomain) or int64, transformed by
-//! onFloat(float const* x, float* r, m) or onInt(int64_t const* x, int64_t* r, m), stored in the output's type.
+//! onFloat(float const* x, float* r, m) or onInt(int64_t const* x, int64_t* r, m), stored in the output's type. Split
+//! over the CPU thread pool in pieces of at least `grain` elements.
 template <typename OnFloat, typename OnInt>
-void mapChunks(
-    TensorView const& in, TensorView const& out, int64_t n, bool floatDomain, OnFloat&& onFloat, OnInt&& onInt)
+void mapChunks(TensorView const& in, TensorView const& out, int64_t n, bool floatDomain, OnFloat&& onFloat,
+    OnInt&& onInt, int64_t grain = kGRAIN)
 {
-    for (int64_t start = 0; start < n; start += kCHUNK)
-    {
-        int64_t const m = std::min(kCHUNK, n - start);
-        if (floatDomain)
+    parallelFor(n, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t start = begin; start < end; start += kCHUNK)
         {
-            float x[kCHUNK];
-            float r[kCHUNK];
-            loadChunk(in.data, in.type, start, 1, m, x);
-            onFloat(x, r, m);
-            storeChunk(out.data, out.type, start, m, r);
+            int64_t const m = std::min(kCHUNK, end - start);
+            if (floatDomain)
+            {
+                float x[kCHUNK];
+                float r[kCHUNK];
+                loadChunk(in.data, in.type, start, 1, m, x);
+                onFloat(x, r, m);
+                storeChunk(out.data, out.type, start, m, r);
+            }
+            else
+            {
+                int64_t x[kCHUNK];
+                int64_t r[kCHUNK];
+                loadChunk(in.data, in.type, start, 1, m, x);
+                onInt(x, r, m);
+                storeChunk(out.data, out.type, start, m, r);
+            }
         }
-        else
-        {
-            int64_t x[kCHUNK];
-            int64_t r[kCHUNK];
-            loadChunk(in.data, in.type, start, 1, m, x);
-            onInt(x, r, m);
-            storeChunk(out.data, out.type, start, m, r);
-        }
-    }
+    });
 }
 
 //! Copies or converts `n` contiguous elements from one type to another (exact for same-type copies; integers and
@@ -383,25 +411,31 @@ inline void convertElements(void const* src, nvinfer1::DataType srcType, void* d
     }
     if (srcType == dstType)
     {
-        std::memcpy(dst, src, static_cast<size_t>(n * elementSize(srcType)));
+        int64_t const bytes = n * elementSize(srcType);
+        parallelFor(bytes, kGRAIN * 4, [&](int64_t begin, int64_t end) {
+            std::memcpy(static_cast<uint8_t*>(dst) + begin, static_cast<uint8_t const*>(src) + begin,
+                static_cast<size_t>(end - begin));
+        });
         return;
     }
-    for (int64_t start = 0; start < n; start += kCHUNK)
-    {
-        int64_t const m = std::min(kCHUNK, n - start);
-        if (isFloatKernelType(srcType))
+    parallelFor(n, kGRAIN, [&](int64_t begin, int64_t end) {
+        for (int64_t start = begin; start < end; start += kCHUNK)
         {
-            float buf[kCHUNK];
-            loadChunk(src, srcType, start, 1, m, buf);
-            storeChunk(dst, dstType, start, m, buf);
+            int64_t const m = std::min(kCHUNK, end - start);
+            if (isFloatKernelType(srcType))
+            {
+                float buf[kCHUNK];
+                loadChunk(src, srcType, start, 1, m, buf);
+                storeChunk(dst, dstType, start, m, buf);
+            }
+            else
+            {
+                int64_t buf[kCHUNK];
+                loadChunk(src, srcType, start, 1, m, buf);
+                storeChunk(dst, dstType, start, m, buf);
+            }
         }
-        else
-        {
-            int64_t buf[kCHUNK];
-            loadChunk(src, srcType, start, 1, m, buf);
-            storeChunk(dst, dstType, start, m, buf);
-        }
-    }
+    });
 }
 
 //! The kernel of the element conversions (ICastLayer, IIdentityLayer, conditional inputs): the input's elements in

@@ -1,10 +1,12 @@
 // CPU kernel of IGatherLayer: kDEFAULT (with 0 or 1 elementwise dimension), kELEMENT and kND. Elements move as
 // bytes, so every storage type works. Indices in [-extent, -1] count from the end; any other out-of-range index is
-// an execution error naming the layer and the index (Kiln never reads outside the data tensor).
+// an execution error naming the layer and the index (Kiln never reads outside the data tensor). kDEFAULT splits its
+// output blocks over the CPU thread pool.
 #include "backends/common/gatherParams.h"
 #include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
+#include "core/threadPool.h"
 
 #include <cstring>
 #include <algorithm>
@@ -56,27 +58,38 @@ Status gatherDefault(KernelSetup const& setup, GatherGeometry const& g, TensorVi
 {
     GatherParams const& p = g.p;
     auto const* src = static_cast<uint8_t const*>(data.data);
-    auto* dst = static_cast<uint8_t*>(out.data);
-    for (int64_t n = 0; n < p.batch; ++n)
-    {
-        int64_t const db = p.dataBatch == 1 ? 0 : n;
-        int64_t const ib = p.indexBatch == 1 ? 0 : n;
-        for (int64_t o = 0; o < g.outer; ++o)
+    // Units (n, o, j) in output order, each one block of innerBytes, split over the thread pool (>= 64 KiB a task).
+    int64_t const units = p.batch * g.outer * g.perBatch;
+    int64_t const grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(g.innerBytes, 1));
+    return parallelFor(units, grain, [&](int64_t begin, int64_t end) -> Status {
+        int64_t j = begin % g.perBatch;
+        int64_t o = (begin / g.perBatch) % g.outer;
+        int64_t n = begin / g.perBatch / g.outer;
+        auto* dst = static_cast<uint8_t*>(out.data) + begin * g.innerBytes;
+        for (int64_t u = begin; u < end; ++u)
         {
-            for (int64_t j = 0; j < g.perBatch; ++j)
+            int64_t const db = p.dataBatch == 1 ? 0 : n;
+            int64_t const ib = p.indexBatch == 1 ? 0 : n;
+            int64_t index = 0;
+            KILN_RETURN_IF_ERROR(loadIndex(setup, indices, ib * g.perBatch + j, g.extent, p.axis, index));
+            if (g.innerBytes > 0)
             {
-                int64_t index = 0;
-                KILN_RETURN_IF_ERROR(loadIndex(setup, indices, ib * g.perBatch + j, g.extent, p.axis, index));
-                if (g.innerBytes > 0)
+                std::memcpy(dst, src + ((db * g.outer + o) * g.extent + index) * g.innerBytes,
+                    static_cast<size_t>(g.innerBytes));
+            }
+            dst += g.innerBytes;
+            if (++j == g.perBatch)
+            {
+                j = 0;
+                if (++o == g.outer)
                 {
-                    std::memcpy(dst, src + ((db * g.outer + o) * g.extent + index) * g.innerBytes,
-                        static_cast<size_t>(g.innerBytes));
+                    o = 0;
+                    ++n;
                 }
-                dst += g.innerBytes;
             }
         }
-    }
-    return Status::ok();
+        return Status::ok();
+    });
 }
 
 Status gatherElement(KernelSetup const& setup, GatherGeometry const& g, TensorView const& data,

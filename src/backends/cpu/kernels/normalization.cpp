@@ -2,12 +2,18 @@
 // variance are taken over the masked axes, and with nbGroups > 1 also over the channels (axis 1) of each group.
 // Statistics use two passes in double; FP16/BF16 storage is read and written through float. The compute precision
 // attribute is accepted but the CPU always computes at least in FP32.
+// FP32 tensors normalized over their trailing axes (layer normalization) with a scale and bias that do not vary
+// across the normalized rows take a row kernel: each row's statistics in double with several partial sums, the rows
+// split over the CPU thread pool. Everything else runs the general per-element walk.
 #include "backends/common/normalizationParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
+#include "core/threadPool.h"
 
 #include <cmath>
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace kiln
@@ -15,6 +21,149 @@ namespace kiln
 namespace
 {
 using nvinfer1::DataType;
+
+//! Partial sums that break the dependency chain of a long reduction (and give the compiler independent lanes).
+constexpr int64_t kLANES = 8;
+
+//! Sum of f(x[i]) over a row, in double.
+template <typename F>
+double rowSum(float const* x, int64_t n, F&& f)
+{
+    double lanes[kLANES] = {};
+    int64_t i = 0;
+    for (; i + kLANES <= n; i += kLANES)
+    {
+        for (int64_t j = 0; j < kLANES; ++j)
+        {
+            lanes[j] += f(static_cast<double>(x[i + j]));
+        }
+    }
+    double sum = 0.0;
+    for (; i < n; ++i)
+    {
+        sum += f(static_cast<double>(x[i]));
+    }
+    for (double lane : lanes)
+    {
+        sum += lane;
+    }
+    return sum;
+}
+
+//! Rows of `length` FP32 elements normalized one by one; scale/bias at scaleIndex[p]/biasIndex[p] for position p of
+//! every row (or directly at p when dense).
+struct RowNormalization
+{
+    int64_t rows{0};
+    int64_t length{0};
+    double eps{0.0};
+    std::vector<int64_t> scaleIndex;
+    std::vector<int64_t> biasIndex;
+    bool scaleDense{false};
+    bool biasDense{false};
+
+    //! Every row, split over the thread pool (>= 16384 elements a task).
+    void run(float const* x, float const* scale, float const* bias, float* y) const;
+};
+
+//! Rows [begin, end) of `plan`.
+KILN_CPU_CLONES void normalizeRows(RowNormalization const& plan, float const* x, float const* scale,
+    float const* bias, float* y, int64_t begin, int64_t end)
+{
+    int64_t const length = plan.length;
+    double const n = static_cast<double>(length);
+    for (int64_t r = begin; r < end; ++r)
+    {
+        float const* xr = x + r * length;
+        float* yr = y + r * length;
+        double const mean = rowSum(xr, length, [](double v) { return v; }) / n;
+        double const var = rowSum(xr, length, [mean](double v) { return (v - mean) * (v - mean); }) / n;
+        double const invStd = 1.0 / std::sqrt(var + plan.eps);
+        if (plan.scaleDense && plan.biasDense)
+        {
+            for (int64_t i = 0; i < length; ++i)
+            {
+                yr[i] = static_cast<float>((static_cast<double>(xr[i]) - mean) * invStd * scale[i] + bias[i]);
+            }
+            continue;
+        }
+        for (int64_t i = 0; i < length; ++i)
+        {
+            size_t const is = static_cast<size_t>(i);
+            double const s = scale[plan.scaleDense ? i : plan.scaleIndex[is]];
+            double const b = bias[plan.biasDense ? i : plan.biasIndex[is]];
+            yr[i] = static_cast<float>((static_cast<double>(xr[i]) - mean) * invStd * s + b);
+        }
+    }
+}
+
+void RowNormalization::run(float const* x, float const* scale, float const* bias, float* y) const
+{
+    int64_t const grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(length, 1));
+    parallelFor(rows, grain, [&](int64_t begin, int64_t end) { normalizeRows(*this, x, scale, bias, y, begin, end); });
+}
+
+//! The row kernel's plan when x is normalized over its trailing axes [first, rank) and scale/bias do not vary
+//! across rows (extent 1 on every axis before `first`); nullopt otherwise.
+std::optional<RowNormalization> planRows(NormalizationParams const& p, std::vector<TensorView> const& inputs)
+{
+    nvinfer1::Dims const& x = inputs[0].dims;
+    if (p.groups > 1 || p.rank < 1)
+    {
+        return std::nullopt;
+    }
+    int32_t first = p.rank;
+    while (first > 0 && ((p.mask >> (first - 1)) & 1))
+    {
+        --first;
+    }
+    if (first == p.rank || (p.mask >> first) << first != p.mask)
+    {
+        return std::nullopt; // no trailing reduced axis, or reduced axes before the trailing block
+    }
+    for (size_t k = 1; k < 3; ++k)
+    {
+        for (int32_t d = 0; d < first; ++d)
+        {
+            if (inputs[k].dims.d[d] != 1)
+            {
+                return std::nullopt;
+            }
+        }
+    }
+    RowNormalization plan;
+    plan.eps = p.eps;
+    plan.length = 1;
+    for (int32_t d = first; d < p.rank; ++d)
+    {
+        plan.length *= x.d[d];
+    }
+    plan.rows = plan.length == 0 ? 0 : inputs[0].volume() / plan.length;
+    // Offsets of every row position in scale and bias (broadcast axes stay at 0).
+    for (size_t k = 1; k < 3; ++k)
+    {
+        nvinfer1::Dims const& w = inputs[k].dims;
+        std::vector<int64_t> const strides = contiguousStrides(w);
+        std::vector<int64_t>& index = k == 1 ? plan.scaleIndex : plan.biasIndex;
+        index.assign(static_cast<size_t>(plan.length), 0);
+        bool dense = true;
+        for (int64_t pos = 0; pos < plan.length; ++pos)
+        {
+            int64_t rest = pos;
+            int64_t offset = 0;
+            for (int32_t d = p.rank - 1; d >= first; --d)
+            {
+                int64_t const c = rest % x.d[d];
+                rest /= x.d[d];
+                offset += (w.d[d] == 1 ? 0 : c) * strides[static_cast<size_t>(d)];
+            }
+            index[static_cast<size_t>(pos)] = offset;
+            dense = dense && offset == pos;
+        }
+        (k == 1 ? plan.scaleDense : plan.biasDense) = dense;
+    }
+    return plan;
+}
 
 //! create: epsilon, axes, groups; reshape: for every element its statistics key and its scale and bias offsets, the
 //! element count of every key, and the statistics buffers; run: two passes for mean and variance, then the output.
@@ -24,6 +173,9 @@ public:
     NormalizationKernel(KernelSetup const& setup, NormalizationParams params)
         : mSetup(setup)
         , mParams(params)
+        , mFloat32(std::all_of(setup.inputTypes.begin(), setup.inputTypes.end(),
+                       [](DataType t) { return t == DataType::kFLOAT; })
+              && setup.outputTypes[0] == DataType::kFLOAT)
     {
     }
 
@@ -32,6 +184,16 @@ public:
         mReady = false;
         KILN_RETURN_IF_ERROR(normalizationShapes(mSetup, mParams, inputs, outputs));
         NormalizationParams const& p = mParams;
+        mRows.reset();
+        if (mFloat32)
+        {
+            mRows = planRows(p, inputs);
+            if (mRows.has_value())
+            {
+                mReady = true;
+                return Status::ok();
+            }
+        }
         nvinfer1::Dims const& x = inputs[0].dims;
         nvinfer1::Dims const& scale = inputs[1].dims;
         nvinfer1::Dims const& bias = inputs[2].dims;
@@ -104,6 +266,12 @@ public:
         TensorView const& scale = inputs[1];
         TensorView const& bias = inputs[2];
         TensorView const& y = outputs[0];
+        if (mRows.has_value())
+        {
+            mRows->run(static_cast<float const*>(x.data), static_cast<float const*>(scale.data),
+                static_cast<float const*>(bias.data), static_cast<float*>(y.data));
+            return Status::ok();
+        }
         size_t const volume = mKeyOf.size();
         size_t const keys = mCount.size();
         std::fill(mSum.begin(), mSum.end(), 0.0);
@@ -150,6 +318,8 @@ private:
     std::vector<double> mSquares;
     std::vector<double> mMean;
     std::vector<double> mInvStd;
+    bool mFloat32;                         //!< FLOAT input, scale, bias and output
+    std::optional<RowNormalization> mRows; //!< the row kernel's plan, when it applies at the current shapes
     bool mReady{false};
 };
 

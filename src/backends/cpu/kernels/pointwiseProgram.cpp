@@ -2,7 +2,8 @@
 // "pw.program", made by the fusion pass from chains of elementwise / unary / activation layers. Reached through the
 // elementwise kernel factory (elementWise.cpp). Inputs broadcast to the output; every value is computed in float
 // with the same formulas as the separate CPU kernels (elementWise.cpp, unary.cpp; activations through
-// fusedActivationCpu), a chunk of one output row at a time.
+// fusedActivationCpu), a chunk of one output row at a time, pieces of the output split over the CPU thread pool
+// (one bank of registers per task).
 #include "backends/common/pointwiseProgram.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
@@ -73,7 +74,7 @@ public:
     PointwiseProgramKernel(KernelSetup const& setup, PointwiseProgram program)
         : mSetup(setup)
         , mProgram(std::move(program))
-        , mRegs(static_cast<size_t>(mProgram.nbInputs + static_cast<int32_t>(mProgram.code.size())) * ew::kCHUNK)
+        , mBankSize(static_cast<size_t>(mProgram.nbInputs + static_cast<int32_t>(mProgram.code.size())) * ew::kCHUNK)
     {
     }
 
@@ -107,6 +108,8 @@ public:
         }
         mOutDims = out;
         mVolume = outputs[0].volume();
+        mBanks = cpuThreadPool().threads();
+        mRegs.resize(mBankSize * static_cast<size_t>(mBanks));
         mReady = true;
         return Status::ok();
     }
@@ -125,55 +128,62 @@ public:
         int32_t const rank = mOutDims.nbDims;
         size_t const nbInputs = inputs.size();
         int64_t const inner = rank == 0 ? 1 : mOutDims.d[rank - 1];
-        int64_t const rows = mVolume / inner;
-        std::array<int64_t, kPW_MAX_INPUTS> base{};
-        for (int64_t row = 0; row < rows; ++row)
-        {
-            // Offsets of the row start in every input (coordinates of dims 0 .. rank-2).
-            int64_t rest = row;
-            base.fill(0);
-            for (int32_t i = rank - 2; i >= 0; --i)
+        int32_t const result = mProgram.nbInputs + static_cast<int32_t>(mProgram.code.size()) - 1;
+        // Output elements [begin, end) on one task, with that task's registers.
+        auto const piece = [&](int32_t task, int64_t begin, int64_t end) {
+            float* regs = mRegs.data() + static_cast<size_t>(task) * mBankSize;
+            std::array<int64_t, kPW_MAX_INPUTS> base{};
+            for (int64_t row = begin / inner; row * inner < end; ++row)
             {
-                int64_t const c = rest % mOutDims.d[i];
-                rest /= mOutDims.d[i];
-                for (size_t k = 0; k < nbInputs; ++k)
+                // Offsets of the row start in every input (coordinates of dims 0 .. rank-2).
+                int64_t rest = row;
+                base.fill(0);
+                for (int32_t i = rank - 2; i >= 0; --i)
                 {
-                    base[k] += c * mStrides[k][static_cast<size_t>(i)];
+                    int64_t const c = rest % mOutDims.d[i];
+                    rest /= mOutDims.d[i];
+                    for (size_t k = 0; k < nbInputs; ++k)
+                    {
+                        base[k] += c * mStrides[k][static_cast<size_t>(i)];
+                    }
+                }
+                int64_t const first = std::max<int64_t>(0, begin - row * inner);
+                int64_t const last = std::min<int64_t>(inner, end - row * inner);
+                for (int64_t start = first; start < last; start += ew::kCHUNK)
+                {
+                    int64_t const n = std::min(ew::kCHUNK, last - start);
+                    for (size_t k = 0; k < nbInputs; ++k)
+                    {
+                        int64_t const rowStride = rank == 0 ? 0 : mStrides[k][static_cast<size_t>(rank - 1)];
+                        ew::loadChunk(inputs[k].data, inputs[k].type, base[k] + start * rowStride, rowStride, n,
+                            reg(regs, static_cast<int32_t>(k)));
+                    }
+                    execute(regs, n);
+                    ew::storeChunk(out.data, out.type, row * inner + start, n, reg(regs, result));
                 }
             }
-            for (int64_t start = 0; start < inner; start += ew::kCHUNK)
-            {
-                int64_t const n = std::min(ew::kCHUNK, inner - start);
-                for (size_t k = 0; k < nbInputs; ++k)
-                {
-                    int64_t const rowStride = rank == 0 ? 0 : mStrides[k][static_cast<size_t>(rank - 1)];
-                    ew::loadChunk(inputs[k].data, inputs[k].type, base[k] + start * rowStride, rowStride, n,
-                        reg(static_cast<int32_t>(k)));
-                }
-                execute(n);
-                ew::storeChunk(out.data, out.type, row * inner + start, n,
-                    reg(mProgram.nbInputs + static_cast<int32_t>(mProgram.code.size()) - 1));
-            }
-        }
+        };
+        parallelForTasks(mVolume, ew::kGRAIN_HEAVY, mBanks, piece);
         return Status::ok();
     }
 
 private:
-    float* reg(int32_t r) { return mRegs.data() + static_cast<size_t>(r) * ew::kCHUNK; }
+    //! Register r of a task's bank.
+    static float* reg(float* regs, int32_t r) { return regs + static_cast<size_t>(r) * ew::kCHUNK; }
 
     //! Operand x of the program for element i: a register's value or a constant.
-    float value(int32_t x, int64_t i)
+    float value(float* regs, int32_t x, int64_t i) const
     {
-        return x >= 0 ? reg(x)[i] : mProgram.consts[static_cast<size_t>(-1 - x)];
+        return x >= 0 ? reg(regs, x)[i] : mProgram.consts[static_cast<size_t>(-1 - x)];
     }
 
-    //! The program on the first n elements of the registers.
-    void execute(int64_t n)
+    //! The program on the first n elements of a bank's registers.
+    void execute(float* regs, int64_t n) const
     {
         for (size_t j = 0; j < mProgram.code.size(); ++j)
         {
             PwInstruction const& ins = mProgram.code[j];
-            float* r = reg(mProgram.nbInputs + static_cast<int32_t>(j));
+            float* r = reg(regs, mProgram.nbInputs + static_cast<int32_t>(j));
             switch (ins.op)
             {
             case PwOp::kBINARY:
@@ -181,7 +191,7 @@ private:
                 auto const op = static_cast<ElementWiseOperation>(ins.code);
                 for (int64_t i = 0; i < n; ++i)
                 {
-                    r[i] = binaryOp(op, value(ins.a, i), value(ins.b, i));
+                    r[i] = binaryOp(op, value(regs, ins.a, i), value(regs, ins.b, i));
                 }
                 break;
             }
@@ -190,7 +200,7 @@ private:
                 auto const op = static_cast<UnaryOperation>(ins.code);
                 for (int64_t i = 0; i < n; ++i)
                 {
-                    r[i] = unaryOp(op, value(ins.a, i));
+                    r[i] = unaryOp(op, value(regs, ins.a, i));
                 }
                 break;
             }
@@ -201,7 +211,7 @@ private:
                 float const beta = mProgram.consts[static_cast<size_t>(ins.b) + 1];
                 for (int64_t i = 0; i < n; ++i)
                 {
-                    r[i] = fusedActivationCpu(type, alpha, beta, value(ins.a, i));
+                    r[i] = fusedActivationCpu(type, alpha, beta, value(regs, ins.a, i));
                 }
                 break;
             }
@@ -210,7 +220,7 @@ private:
                 bool const half = static_cast<DataType>(ins.code) == DataType::kHALF;
                 for (int64_t i = 0; i < n; ++i)
                 {
-                    float const v = value(ins.a, i);
+                    float const v = value(regs, ins.a, i);
                     r[i] = half ? halfToFloat(floatToHalf(v)) : bf16ToFloat(floatToBf16(v));
                 }
                 break;
@@ -221,7 +231,9 @@ private:
 
     KernelSetup mSetup;
     PointwiseProgram mProgram;
-    std::vector<float> mRegs; //!< one chunk per register
+    size_t mBankSize;         //!< floats of one task's registers (one chunk per register)
+    int32_t mBanks{1};        //!< tasks that mRegs has room for
+    std::vector<float> mRegs; //!< mBanks banks of registers
     std::array<std::array<int64_t, nvinfer1::Dims::MAX_DIMS>, kPW_MAX_INPUTS> mStrides{}; //!< per input and dimension
     nvinfer1::Dims mOutDims{};
     int64_t mVolume{0};

@@ -1,10 +1,12 @@
 // CPU reference kernel of IReduceLayer: kSUM, kPROD, kMAX, kMIN, kAVG over any axes mask. Floating-point storage
 // accumulates in double (NaN propagates through kMAX/kMIN); INT32/INT64 compute exactly with two's-complement
 // wrap-around, kAVG truncating toward zero. Empty reductions give TensorRT's identities (0, 1, lowest, highest; kAVG
-// gives NaN for floats and 0 for integers).
+// gives NaN for floats and 0 for integers). The leading axes that are not reduced split the work over the CPU thread
+// pool.
 #include "backends/common/reduceParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
+#include "core/threadPool.h"
 
 #include <cmath>
 #include <limits>
@@ -186,6 +188,27 @@ public:
                 stride *= in.dims.d[d];
             }
         }
+        // The leading axes that are kept split the work: each of their coordinates reduces its own block of the
+        // input into its own block of the output (the plan of the remaining axes, mBlock).
+        int32_t kept = 0;
+        mBlocks = 1;
+        while (kept < mPlan.rank && ((mParams.mask >> kept) & 1) == 0)
+        {
+            mBlocks *= mPlan.extents[static_cast<size_t>(kept)];
+            ++kept;
+        }
+        mBlock = mPlan;
+        if (mBlocks > 1)
+        {
+            mBlock.rank = mPlan.rank - kept;
+            for (int32_t d = 0; d < mBlock.rank; ++d)
+            {
+                mBlock.extents[static_cast<size_t>(d)] = mPlan.extents[static_cast<size_t>(d + kept)];
+                mBlock.outStrides[static_cast<size_t>(d)] = mPlan.outStrides[static_cast<size_t>(d + kept)];
+            }
+            mBlock.inVolume = mPlan.inVolume / mBlocks;
+            mBlock.outVolume = mPlan.outVolume / mBlocks;
+        }
         if (mFloat)
         {
             mFloatAcc.resize(static_cast<size_t>(mPlan.outVolume));
@@ -210,26 +233,45 @@ public:
         }
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
-        dispatchType(in.type, [&](auto tag) {
-            using T = decltype(tag);
-            if constexpr (kIS_FLOAT_STORAGE<T>)
-            {
-                reduceFloat(mPlan, mParams.op, static_cast<T const*>(in.data), static_cast<T*>(out.data),
-                    mFloatAcc.data());
-            }
-            else if constexpr (kIS_INT_STORAGE<T>)
-            {
-                reduceInt(mPlan, mParams.op, static_cast<T const*>(in.data), static_cast<T*>(out.data), mIntAcc.data());
-            }
-        });
+        if (mPlan.inVolume == 0 || mBlocks <= 1)
+        {
+            reduceBlocks(in, out, mPlan, 0, 1);
+            return Status::ok();
+        }
+        // Blocks split over the thread pool, >= 16384 input elements a task.
+        int64_t const grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(mBlock.inVolume, 1));
+        parallelFor(mBlocks, grain, [&](int64_t begin, int64_t end) { reduceBlocks(in, out, mBlock, begin, end); });
         return Status::ok();
     }
 
 private:
+    //! Blocks [begin, end) of `plan` (offsets in units of the plan's input and output volumes).
+    void reduceBlocks(TensorView const& in, TensorView const& out, ReducePlan const& plan, int64_t begin, int64_t end)
+    {
+        dispatchType(in.type, [&](auto tag) {
+            using T = decltype(tag);
+            for (int64_t b = begin; b < end; ++b)
+            {
+                auto const* x = static_cast<T const*>(in.data) + b * plan.inVolume;
+                auto* y = static_cast<T*>(out.data) + b * plan.outVolume;
+                if constexpr (kIS_FLOAT_STORAGE<T>)
+                {
+                    reduceFloat(plan, mParams.op, x, y, mFloatAcc.data() + b * plan.outVolume);
+                }
+                else if constexpr (kIS_INT_STORAGE<T>)
+                {
+                    reduceInt(plan, mParams.op, x, y, mIntAcc.data() + b * plan.outVolume);
+                }
+            }
+        });
+    }
+
     KernelSetup mSetup;
     ReduceParams mParams;
     bool mFloat;
     ReducePlan mPlan;
+    ReducePlan mBlock;   //!< the axes after the leading kept ones (mBlocks blocks of them)
+    int64_t mBlocks{1};  //!< product of the leading kept axes
     std::vector<double> mFloatAcc; //!< one accumulator per output (floating-point storage)
     std::vector<int64_t> mIntAcc;  //!< one accumulator per output (integer storage)
     bool mReady{false};

@@ -1,9 +1,12 @@
 // CPU kernel of IShuffleLayer: transpose, reshape (a reinterpretation of contiguous data), transpose. Both
-// transposes are skipped when they are identities, so a plain reshape is one copy.
+// transposes are skipped when they are identities, so a plain reshape is one copy. Transposes split their output
+// rows over the CPU thread pool.
 #include "backends/common/shuffleParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
+#include "core/threadPool.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -45,6 +48,9 @@ TransposePlan makeTransposePlan(std::vector<int64_t> const& dims, std::vector<in
     return plan;
 }
 
+//! Least elements per thread-pool task of a transpose (64 KiB of FP32).
+constexpr int64_t kGRAIN = 16384;
+
 template <typename T>
 void transposeTyped(T const* src, T* dst, TransposePlan const& plan)
 {
@@ -58,30 +64,48 @@ void transposeTyped(T const* src, T* dst, TransposePlan const& plan)
         return;
     }
     size_t const rank = static_cast<size_t>(plan.rank);
-    // Innermost output dimension as a strided loop; the outer ones advance as an odometer.
+    // Innermost output dimension as a strided loop; the outer ones advance as an odometer. Output rows are split
+    // over the thread pool, each piece starting from its first row's coordinates.
     int64_t const inner = plan.outDims[rank - 1];
     int64_t const innerStep = plan.step[rank - 1];
-    std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
-    int64_t srcOffset = 0;
-    for (int64_t o = 0; o < plan.volume; o += inner)
-    {
-        T const* s = src + srcOffset;
-        T* d = dst + o;
-        for (int64_t i = 0; i < inner; ++i)
-        {
-            d[i] = s[i * innerStep];
-        }
+    int64_t const rows = plan.volume / inner;
+    parallelFor(rows, std::max<int64_t>(1, kGRAIN / inner), [&](int64_t begin, int64_t end) {
+        std::array<int64_t, nvinfer1::Dims::MAX_DIMS> coord{};
+        int64_t srcOffset = 0;
+        int64_t rest = begin;
         for (size_t i = rank - 1; i-- > 0;)
         {
-            srcOffset += plan.step[i];
-            if (++coord[i] < plan.outDims[i])
-            {
-                break;
-            }
-            srcOffset -= plan.step[i] * plan.outDims[i];
-            coord[i] = 0;
+            coord[i] = rest % plan.outDims[i];
+            rest /= plan.outDims[i];
+            srcOffset += coord[i] * plan.step[i];
         }
-    }
+        for (int64_t row = begin; row < end; ++row)
+        {
+            T const* s = src + srcOffset;
+            T* d = dst + row * inner;
+            if (innerStep == 1)
+            {
+                std::memcpy(d, s, static_cast<size_t>(inner) * sizeof(T));
+            }
+            else
+            {
+                for (int64_t i = 0; i < inner; ++i)
+                {
+                    d[i] = s[i * innerStep];
+                }
+            }
+            for (size_t i = rank - 1; i-- > 0;)
+            {
+                srcOffset += plan.step[i];
+                if (++coord[i] < plan.outDims[i])
+                {
+                    break;
+                }
+                srcOffset -= plan.step[i] * plan.outDims[i];
+                coord[i] = 0;
+            }
+        }
+    });
 }
 
 void transposeBytes(void const* src, void* dst, int64_t elementBytes, TransposePlan const& plan)

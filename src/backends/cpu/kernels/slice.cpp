@@ -1,12 +1,15 @@
 // CPU kernel of ISliceLayer: for each output dimension a table maps output coordinates to input coordinates
-// (or to the fill value) under the sample mode; the copy then walks the output row by row.
+// (or to the fill value) under the sample mode; the copy then walks the output row by row, the rows split over the
+// CPU thread pool.
 #include "backends/common/sliceParams.h"
 #include "backends/cpu/kernels/indexing.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
+#include "core/threadPool.h"
 
-#include <cstring>
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <optional>
 
 namespace kiln
@@ -136,35 +139,49 @@ public:
             std::memcpy(dst, src, eb);
             return Status::ok();
         }
-        // Walk the output; the outer coordinates give a base offset (or fill), the innermost table the rest.
+        // Walk the output; the outer coordinates give a base offset (or fill), the innermost table the rest. Rows
+        // are split over the thread pool (>= 64 KiB a task); a row whose innermost table is a contiguous run of the
+        // input is one copy.
         int64_t const inner = mOutDims.d[rank - 1];
         std::vector<int64_t> const& innerTable = mTables[static_cast<size_t>(rank - 1)];
-        DimArray coord{};
-        for (int64_t row = 0; row < outVolume; row += inner)
-        {
-            int64_t base = 0;
-            bool rowFill = false;
-            for (int32_t d = 0; d < rank - 1; ++d)
+        bool const contiguous = innerContiguous();
+        int64_t const grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(inner * static_cast<int64_t>(eb), 1));
+        parallelFor(outVolume / inner, grain, [&](int64_t begin, int64_t end) {
+            DimArray coord{};
+            int64_t rest = begin;
+            for (int32_t d = rank - 2; d >= 0; --d)
             {
-                int64_t const t = mTables[static_cast<size_t>(d)][static_cast<size_t>(coord[static_cast<size_t>(d)])];
-                rowFill = rowFill || t < 0;
-                base += t;
+                coord[static_cast<size_t>(d)] = rest % mOutDims.d[d];
+                rest /= mOutDims.d[d];
             }
-            uint8_t* o = dst + static_cast<size_t>(row) * eb;
-            for (int64_t i = 0; i < inner; ++i)
+            for (int64_t r = begin; r < end; ++r)
             {
-                int64_t const t = innerTable[static_cast<size_t>(i)];
-                if (rowFill || t < 0)
+                int64_t base = 0;
+                bool rowFill = false;
+                for (int32_t d = 0; d < rank - 1; ++d)
                 {
-                    std::memcpy(o + static_cast<size_t>(i) * eb, fill, eb);
+                    int64_t const t
+                        = mTables[static_cast<size_t>(d)][static_cast<size_t>(coord[static_cast<size_t>(d)])];
+                    rowFill = rowFill || t < 0;
+                    base += t;
+                }
+                uint8_t* o = dst + static_cast<size_t>(r * inner) * eb;
+                if (contiguous && !rowFill)
+                {
+                    std::memcpy(o, src + static_cast<size_t>(base + innerTable[0]) * eb, static_cast<size_t>(inner) * eb);
                 }
                 else
                 {
-                    std::memcpy(o + static_cast<size_t>(i) * eb, src + static_cast<size_t>(base + t) * eb, eb);
+                    for (int64_t i = 0; i < inner; ++i)
+                    {
+                        int64_t const t = innerTable[static_cast<size_t>(i)];
+                        uint8_t const* from = (rowFill || t < 0) ? fill : src + static_cast<size_t>(base + t) * eb;
+                        std::memcpy(o + static_cast<size_t>(i) * eb, from, eb);
+                    }
                 }
+                advanceCoordinate(coord, mOutDims, rank - 1);
             }
-            advanceCoordinate(coord, mOutDims, rank - 1);
-        }
+        });
         return Status::ok();
     }
 
@@ -175,6 +192,20 @@ private:
         kREADY,                //!< tables built at reshape
         kPARAMETERS_FROM_DATA, //!< tables built at each run from the parameter inputs' data
     };
+
+    //! True when the innermost table reads consecutive input elements (no fill, stride 1).
+    bool innerContiguous() const
+    {
+        std::vector<int64_t> const& table = mTables.back();
+        for (size_t i = 0; i < table.size(); ++i)
+        {
+            if (table[i] < 0 || table[i] != table[0] + static_cast<int64_t>(i))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
 
     //! The parameters and the coordinate tables (input element offsets; -1 = fill).
     Status prepare(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)

@@ -1,9 +1,13 @@
 // CPU reference kernel of ISoftMaxLayer: numerically stable softmax (max subtracted) along one axis; FP16/BF16
-// storage computes in float, sums accumulate in double.
+// storage computes in float, sums accumulate in double. The slices (outer x inner) are split over the CPU thread
+// pool; a slice along the innermost axis is computed in place in the output, others through per-task scratch.
 #include "backends/common/softMaxParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
+#include "core/threadPool.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <type_traits>
@@ -19,34 +23,78 @@ namespace
 template <typename T>
 constexpr bool kIS_FLOAT_STORAGE = std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
+//! Softmax of slices [begin, end) of outer x inner, slice s = (o, i) with elements base + j * inner; `row` holds n
+//! floats.
 template <typename T>
-void softMaxSlices(T const* in, T* out, int64_t outer, int64_t n, int64_t inner, std::vector<float>& row)
+void softMaxSlices(T const* in, T* out, int64_t begin, int64_t end, int64_t n, int64_t inner, float* row)
 {
-    for (int64_t o = 0; o < outer; ++o)
+    for (int64_t slice = begin; slice < end; ++slice)
     {
-        for (int64_t i = 0; i < inner; ++i)
+        int64_t const o = slice / inner;
+        int64_t const i = slice - o * inner;
+        int64_t const base = o * n * inner + i;
+        float maxValue = -INFINITY;
+        for (int64_t j = 0; j < n; ++j)
         {
-            int64_t const base = o * n * inner + i;
-            float maxValue = -INFINITY;
-            for (int64_t j = 0; j < n; ++j)
+            float const x = static_cast<float>(in[base + j * inner]);
+            row[j] = x;
+            // NaN propagates through the sum below; keep the max finite-or-inf for stability.
+            maxValue = x > maxValue ? x : maxValue;
+        }
+        double sum = 0.0;
+        for (int64_t j = 0; j < n; ++j)
+        {
+            float const e = std::exp(row[j] - maxValue);
+            row[j] = e;
+            sum += static_cast<double>(e);
+        }
+        float const scale = static_cast<float>(1.0 / sum);
+        for (int64_t j = 0; j < n; ++j)
+        {
+            out[base + j * inner] = T(row[j] * scale);
+        }
+    }
+}
+
+//! FP32 rows along the innermost axis: the same arithmetic as softMaxSlices, with the exponentials kept in the
+//! output row and the maximum taken in independent lanes.
+KILN_CPU_CLONES void softMaxRows(float const* in, float* out, int64_t begin, int64_t end, int64_t n)
+{
+    constexpr int64_t kLANES = 8;
+    for (int64_t r = begin; r < end; ++r)
+    {
+        float const* x = in + r * n;
+        float* y = out + r * n;
+        float lanes[kLANES];
+        std::fill(lanes, lanes + kLANES, -INFINITY);
+        int64_t j = 0;
+        for (; j + kLANES <= n; j += kLANES)
+        {
+            for (int64_t l = 0; l < kLANES; ++l)
             {
-                float const x = static_cast<float>(in[base + j * inner]);
-                row[static_cast<size_t>(j)] = x;
-                // NaN propagates through the sum below; keep the max finite-or-inf for stability.
-                maxValue = x > maxValue ? x : maxValue;
+                lanes[l] = x[j + l] > lanes[l] ? x[j + l] : lanes[l];
             }
-            double sum = 0.0;
-            for (int64_t j = 0; j < n; ++j)
-            {
-                float const e = std::exp(row[static_cast<size_t>(j)] - maxValue);
-                row[static_cast<size_t>(j)] = e;
-                sum += static_cast<double>(e);
-            }
-            float const scale = static_cast<float>(1.0 / sum);
-            for (int64_t j = 0; j < n; ++j)
-            {
-                out[base + j * inner] = T(row[static_cast<size_t>(j)] * scale);
-            }
+        }
+        float maxValue = -INFINITY;
+        for (; j < n; ++j)
+        {
+            maxValue = x[j] > maxValue ? x[j] : maxValue;
+        }
+        for (float lane : lanes)
+        {
+            maxValue = lane > maxValue ? lane : maxValue;
+        }
+        double sum = 0.0;
+        for (j = 0; j < n; ++j)
+        {
+            float const e = std::exp(x[j] - maxValue);
+            y[j] = e;
+            sum += static_cast<double>(e);
+        }
+        float const scale = static_cast<float>(1.0 / sum);
+        for (j = 0; j < n; ++j)
+        {
+            y[j] *= scale;
         }
     }
 }
@@ -65,7 +113,8 @@ public:
     {
         mReady = false;
         KILN_ASSIGN_OR_RETURN(mSplit, softMaxShapes(mSetup, mAxis, inputs, outputs));
-        mRow.resize(static_cast<size_t>(mSplit.n));
+        mTasks = cpuThreadPool().threads();
+        mRow.resize(static_cast<size_t>(mSplit.n * mTasks));
         mReady = true;
         return Status::ok();
     }
@@ -82,12 +131,25 @@ public:
         }
         TensorView const& in = inputs[0];
         TensorView const& out = outputs[0];
+        int64_t const n = mSplit.n;
+        int64_t const slices = mSplit.outer * mSplit.inner;
+        int64_t const grain = std::max<int64_t>(1, 4096 / n);
+        if (in.type == DataType::kFLOAT && mSplit.inner == 1 && in.data != out.data)
+        {
+            auto const* x = static_cast<float const*>(in.data);
+            auto* y = static_cast<float*>(out.data);
+            parallelFor(slices, grain, [&](int64_t begin, int64_t end) { softMaxRows(x, y, begin, end, n); });
+            return Status::ok();
+        }
         dispatchType(in.type, [&](auto tag) {
             using T = decltype(tag);
             if constexpr (kIS_FLOAT_STORAGE<T>)
             {
-                softMaxSlices(static_cast<T const*>(in.data), static_cast<T*>(out.data), mSplit.outer, mSplit.n,
-                    mSplit.inner, mRow);
+                auto const* x = static_cast<T const*>(in.data);
+                auto* y = static_cast<T*>(out.data);
+                parallelForTasks(slices, grain, mTasks, [&](int32_t task, int64_t begin, int64_t end) {
+                    softMaxSlices(x, y, begin, end, n, mSplit.inner, mRow.data() + task * n);
+                });
             }
         });
         return Status::ok();
@@ -97,7 +159,8 @@ private:
     KernelSetup mSetup;
     int32_t mAxis;
     SoftMaxParams mSplit;
-    std::vector<float> mRow; //!< one slice along the axis
+    int32_t mTasks{1};       //!< thread-pool tasks that mRow has room for
+    std::vector<float> mRow; //!< one slice along the axis per task
     bool mReady{false};
 };
 

@@ -77,6 +77,26 @@ void applyInt(Op op, int64_t const* x, int64_t* r, int64_t n)
     }
 }
 
+//! Operations of a few cycles per element (memory-bound): split over the pool only for large tensors.
+bool cheap(Op op)
+{
+    switch (op)
+    {
+    case Op::kABS:
+    case Op::kNEG:
+    case Op::kRECIP:
+    case Op::kSQRT:
+    case Op::kCEIL:
+    case Op::kFLOOR:
+    case Op::kNOT:
+    case Op::kSIGN:
+    case Op::kROUND:
+    case Op::kISINF:
+    case Op::kISNAN: return true;
+    default: return false;
+    }
+}
+
 //! create: the operation and the compute domain; reshape: the shapes and the element count.
 class UnaryKernel final : public Kernel
 {
@@ -85,6 +105,8 @@ public:
         : mSetup(setup)
         , mOp(op)
         , mFloat(ew::isFloatKernelType(setup.inputTypes[0]))
+        , mFloat32(setup.inputTypes[0] == DataType::kFLOAT && setup.outputTypes[0] == DataType::kFLOAT)
+        , mGrain(cheap(op) ? ew::kGRAIN : ew::kGRAIN_HEAVY)
     {
     }
 
@@ -103,10 +125,19 @@ public:
             return notReshaped(mSetup, "Unary");
         }
         Op const op = mOp;
+        if (mFloat32)
+        {
+            // FP32 in and out: in place of the chunked conversions, split over the thread pool.
+            auto const* x = static_cast<float const*>(inputs[0].data);
+            auto* r = static_cast<float*>(outputs[0].data);
+            parallelFor(
+                mVolume, mGrain, [&](int64_t begin, int64_t end) { applyFloat(op, x + begin, r + begin, end - begin); });
+            return Status::ok();
+        }
         ew::mapChunks(
             inputs[0], outputs[0], mVolume, mFloat,
             [op](float const* x, float* r, int64_t m) { applyFloat(op, x, r, m); },
-            [op](int64_t const* x, int64_t* r, int64_t m) { applyInt(op, x, r, m); });
+            [op](int64_t const* x, int64_t* r, int64_t m) { applyInt(op, x, r, m); }, mGrain);
         return Status::ok();
     }
 
@@ -114,6 +145,8 @@ private:
     KernelSetup mSetup;
     Op mOp;
     bool mFloat;
+    bool mFloat32; //!< FLOAT input and output
+    int64_t mGrain; //!< least elements per thread-pool task
     int64_t mVolume{-1}; //!< output elements; -1 until a successful reshape
 };
 
