@@ -198,6 +198,26 @@ TEST(CpuAttentionKernel, MatchesTheDefinition)
         narrow.type = t;
         check(narrow, 7);
     }
+    // Head dimension and key count of 16 and more: the planes go through oneDNN's sgemm where Kiln has it.
+    for (bool transposed : {false, true})
+    {
+        AttentionCase large;
+        large.d = 32;
+        large.dv = 24;
+        large.sq = 19;
+        large.skv = 40;
+        large.hq = 4;
+        large.hkv = 2;
+        large.mask = 1;
+        large.keyTransposed = transposed;
+        large.scale = 0.2F;
+        check(large, transposed ? 9 : 8);
+        large.mask = 0;
+        large.causal = true;
+        check(large, 10);
+        large.type = DataType::kHALF;
+        check(large, 11);
+    }
 }
 
 TEST(CpuAttentionKernel, ShapesThatDoNotFitAreRejected)

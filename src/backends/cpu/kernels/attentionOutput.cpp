@@ -1,11 +1,18 @@
 // CPU kernel of attention nodes (kind kATTENTION_OUTPUT, made by the builder's attention fusion; see
 // backends/common/attentionParams.h): per batch, query head and query row, the scores scale·q·kⱼ (+ mask), the
-// softmax over the keys, and Σⱼ pⱼ·vⱼ; the scores matrix is never stored. FP16/BF16 storage is converted to float
-// once per run into scratch (the key also to [b, hkv, skv, d] rows when it arrives transposed), so the inner loops
-// are contiguous dot products and axpys that the compiler vectorises.
+// softmax over the keys, and Σⱼ pⱼ·vⱼ; the scores matrix is never stored. The inputs are converted to float once per
+// run into scratch where needed (FP16/BF16 storage; the key to [b, hkv, d, skv], so that a row's scores are axpys over
+// contiguous keys), and every inner loop is an axpy that the compiler vectorises. Planes (batch, head) are split over
+// the CPU thread pool.
 #include "backends/common/attentionParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
+#include "core/threadPool.h"
+
+#if KILN_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.h>
+#endif
 
 #include <cmath>
 #include <limits>
@@ -27,7 +34,183 @@ void toFloat(void const* src, DataType type, int64_t count, float* dst)
     }
 }
 
-//! create: the attributes and types; reshape: the extents, mask strides and float scratch; run: the attention.
+//! Planes of at least this head dimension and key count go through oneDNN's sgemm (when Kiln has oneDNN); smaller
+//! ones through the loops of attendRows, where sgemm's call overhead would dominate.
+constexpr int64_t kGEMM_MIN_EXTENT = 16;
+
+//! Scores (or output channels) kept in registers at a time: two AVX-512 or four AVX2 registers.
+constexpr int32_t kCHUNK = 32;
+
+//! What one plane's rows need besides their data.
+struct RowContext
+{
+    AttentionParams const* params;
+    AttentionShape const* shape;
+    float const* mask; //!< the mask as floats, or nullptr
+};
+
+//! Masks, causal limit and softmax of row i's scores in place (compiled per instruction set, simd.h).
+KILN_CPU_CLONES void normaliseRow(RowContext const& rc, int64_t b, int64_t h, int64_t i, float* scores)
+{
+    AttentionParams const& p = *rc.params;
+    AttentionShape const& s = *rc.shape;
+    int64_t const n = s.seqKV;
+    float const negInf = -std::numeric_limits<float>::infinity();
+    if (rc.mask != nullptr)
+    {
+        float const* mask = rc.mask + b * s.maskStride[0] + h * s.maskStride[1] + i * s.maskStride[2];
+        int64_t const step = s.maskStride[3];
+        if (p.boolMask)
+        {
+            for (int64_t j = 0; j < n; ++j)
+            {
+                float const kept = scores[j];
+                scores[j] = mask[j * step] != 0.F ? kept : negInf;
+            }
+        }
+        else
+        {
+            for (int64_t j = 0; j < n; ++j)
+            {
+                scores[j] += mask[j * step];
+            }
+        }
+    }
+    if (p.causal)
+    {
+        for (int64_t j = i + 1; j < n; ++j)
+        {
+            scores[j] = negInf;
+        }
+    }
+    if (!p.softmax)
+    {
+        return;
+    }
+    float maxScore = negInf;
+    for (int64_t j = 0; j < n; ++j)
+    {
+        maxScore = scores[j] > maxScore ? scores[j] : maxScore;
+    }
+    if (!(maxScore > negInf))
+    {
+        // Every key masked (or a NaN score): the softmax is undefined, as the unfused layers compute it.
+        for (int64_t j = 0; j < n; ++j)
+        {
+            scores[j] = std::numeric_limits<float>::quiet_NaN();
+        }
+        return;
+    }
+    double sum = 0.0;
+    for (int64_t j = 0; j < n; ++j)
+    {
+        scores[j] = std::exp(scores[j] - maxScore);
+        sum += static_cast<double>(scores[j]);
+    }
+    float const inv = static_cast<float>(1.0 / sum);
+    for (int64_t j = 0; j < n; ++j)
+    {
+        scores[j] *= inv;
+    }
+}
+
+#if KILN_HAVE_ONEDNN
+//! One plane through oneDNN's sgemm: S = scale·Q·Kᵀ ([sq, skv] in `scores`), rows normalised, O = S·V. The key is
+//! [skv, d] (or [d, skv] when `keyTransposed`).
+Status attendPlaneGemm(RowContext const& rc, int64_t b, int64_t h, float const* queries, float const* keys,
+    bool keyTransposed, float const* values, float* out, float* scores)
+{
+    AttentionShape const& s = *rc.shape;
+    dnnl_status_t st = dnnl_sgemm('N', keyTransposed ? 'N' : 'T', s.seqQ, s.seqKV, s.headDim, rc.params->scale,
+        queries, s.headDim, keys, keyTransposed ? s.seqKV : s.headDim, 0.F, scores, s.seqKV);
+    if (st != dnnl_success)
+    {
+        return internalError("Attention: oneDNN sgemm of the scores failed (" + std::to_string(st) + ")");
+    }
+    for (int64_t i = 0; i < s.seqQ; ++i)
+    {
+        normaliseRow(rc, b, h, i, scores + i * s.seqKV);
+    }
+    st = dnnl_sgemm('N', 'N', s.seqQ, s.valueDim, s.seqKV, 1.F, scores, s.seqKV, values, s.valueDim, 0.F, out,
+        s.valueDim);
+    return st == dnnl_success ? Status::ok()
+                              : internalError("Attention: oneDNN sgemm of the values failed (" + std::to_string(st) + ")");
+}
+#endif
+
+//! Every query row of one (batch, head) plane: scores = scale * q·kⱼ (keys given as [d, skv]) with the mask and the
+//! causal limit, the softmax, then row = Σⱼ pⱼ·vⱼ into `out` (floats). Compiled per instruction set (simd.h).
+KILN_CPU_CLONES void attendRows(RowContext const& rc, int64_t b, int64_t h, float const* queries, float const* keys,
+    float const* values, float* out, float* scores)
+{
+    AttentionParams const& p = *rc.params;
+    AttentionShape const& s = *rc.shape;
+    int64_t const n = s.seqKV;
+    for (int64_t i = 0; i < s.seqQ; ++i)
+    {
+        float const* query = queries + i * s.headDim;
+        // kCHUNK scores at a time stay in registers over the whole head dimension.
+        int64_t j0 = 0;
+        for (; j0 + kCHUNK <= n; j0 += kCHUNK)
+        {
+            float acc[kCHUNK]{};
+            for (int64_t c = 0; c < s.headDim; ++c)
+            {
+                float const qc = query[c];
+                float const* key = keys + c * n + j0;
+                for (int32_t j = 0; j < kCHUNK; ++j)
+                {
+                    acc[j] += qc * key[j];
+                }
+            }
+            for (int32_t j = 0; j < kCHUNK; ++j)
+            {
+                scores[j0 + j] = acc[j] * p.scale;
+            }
+        }
+        for (int64_t j = j0; j < n; ++j)
+        {
+            float acc = 0.F;
+            for (int64_t c = 0; c < s.headDim; ++c)
+            {
+                acc += query[c] * keys[c * n + j];
+            }
+            scores[j] = acc * p.scale;
+        }
+        normaliseRow(rc, b, h, i, scores);
+        float* row = out + i * s.valueDim;
+        int64_t c0 = 0;
+        for (; c0 + kCHUNK <= s.valueDim; c0 += kCHUNK)
+        {
+            float acc[kCHUNK]{};
+            for (int64_t j = 0; j < n; ++j)
+            {
+                float const pj = scores[j];
+                float const* value = values + j * s.valueDim + c0;
+                for (int32_t c = 0; c < kCHUNK; ++c)
+                {
+                    acc[c] += pj * value[c];
+                }
+            }
+            for (int32_t c = 0; c < kCHUNK; ++c)
+            {
+                row[c0 + c] = acc[c];
+            }
+        }
+        for (int64_t c = c0; c < s.valueDim; ++c)
+        {
+            float acc = 0.F;
+            for (int64_t j = 0; j < n; ++j)
+            {
+                acc += scores[j] * values[j * s.valueDim + c];
+            }
+            row[c] = acc;
+        }
+    }
+}
+
+//! create: the attributes and types; reshape: the extents, mask strides and float scratch; run: the attention, one
+//! (batch, head) plane per thread-pool piece.
 class AttentionCpuKernel final : public Kernel
 {
 public:
@@ -44,10 +227,13 @@ public:
         AttentionShape const& s = mShape;
         bool const narrow = inputs[0].type != DataType::kFLOAT;
         mQuery.resize(narrow ? static_cast<size_t>(inputs[0].volume()) : 0);
-        mKey.resize(narrow || mParams.keyTransposed ? static_cast<size_t>(inputs[1].volume()) : 0);
+        mGemm = KILN_HAVE_ONEDNN != 0 && s.headDim >= kGEMM_MIN_EXTENT && s.seqKV >= kGEMM_MIN_EXTENT;
+        mKeyT.resize(narrow || !keyAsGiven() ? static_cast<size_t>(inputs[1].volume()) : 0);
         mValue.resize(narrow ? static_cast<size_t>(inputs[2].volume()) : 0);
-        mScores.resize(static_cast<size_t>(s.seqKV));
-        mRow.resize(static_cast<size_t>(s.valueDim));
+        mMask.resize(mParams.hasMask ? static_cast<size_t>(inputs[3].volume()) : 0);
+        mTasks = cpuThreadPool().threads();
+        mScores.resize(static_cast<size_t>(mTasks * s.seqKV * (mGemm ? s.seqQ : 1)));
+        mRows.resize(inputs[0].type == DataType::kFLOAT ? 0 : static_cast<size_t>(mTasks * s.seqQ * s.valueDim));
         mReady = true;
         return Status::ok();
     }
@@ -66,7 +252,7 @@ public:
         }
         DataType const type = inputs[0].type;
         float const* q = static_cast<float const*>(inputs[0].data);
-        float const* k = static_cast<float const*>(inputs[1].data);
+        float const* kt = static_cast<float const*>(inputs[1].data);
         float const* v = static_cast<float const*>(inputs[2].data);
         if (type != DataType::kFLOAT)
         {
@@ -75,130 +261,97 @@ public:
             q = mQuery.data();
             v = mValue.data();
         }
-        if (mParams.keyTransposed)
+        if (!keyAsGiven())
         {
-            // [b, hkv, d, skv] -> [b, hkv, skv, d].
+            // [b, hkv, skv, d] -> [b, hkv, d, skv]: the scores of a query row are then axpys over contiguous keys.
             int64_t const planes = s.batch * s.headsKV;
             for (int64_t p = 0; p < planes; ++p)
             {
-                for (int64_t c = 0; c < s.headDim; ++c)
+                for (int64_t j = 0; j < s.seqKV; ++j)
                 {
-                    for (int64_t j = 0; j < s.seqKV; ++j)
+                    for (int64_t c = 0; c < s.headDim; ++c)
                     {
-                        int64_t const from = (p * s.headDim + c) * s.seqKV + j;
-                        mKey[static_cast<size_t>((p * s.seqKV + j) * s.headDim + c)]
+                        int64_t const from = (p * s.seqKV + j) * s.headDim + c;
+                        mKeyT[static_cast<size_t>((p * s.headDim + c) * s.seqKV + j)]
                             = static_cast<float>(loadElement(inputs[1].data, type, from));
                     }
                 }
             }
-            k = mKey.data();
+            kt = mKeyT.data();
         }
         else if (type != DataType::kFLOAT)
         {
-            toFloat(inputs[1].data, type, inputs[1].volume(), mKey.data());
-            k = mKey.data();
+            toFloat(inputs[1].data, type, inputs[1].volume(), mKeyT.data());
+            kt = mKeyT.data();
         }
-        TensorView const& mask = inputs[3];
-        int64_t const group = s.headsQ / s.headsKV;
-        float* scores = mScores.data();
-        float* row = mRow.data();
-        for (int64_t b = 0; b < s.batch; ++b)
+        if (mParams.hasMask)
         {
-            for (int64_t h = 0; h < s.headsQ; ++h)
+            toFloat(inputs[3].data, inputs[3].type, inputs[3].volume(), mMask.data());
+        }
+        int64_t const planes = s.batch * s.headsQ;
+        return parallelForTasks(planes, 1, mTasks, [&](int32_t task, int64_t begin, int64_t end) -> Status {
+            float* scores = mScores.data() + task * s.seqKV * (mGemm ? s.seqQ : 1);
+            float* rows = mRows.empty() ? nullptr : mRows.data() + task * s.seqQ * s.valueDim;
+            for (int64_t plane = begin; plane < end; ++plane)
             {
-                int64_t const kvPlane = b * s.headsKV + h / group;
-                float const* keys = k + kvPlane * s.seqKV * s.headDim;
-                float const* values = v + kvPlane * s.seqKV * s.valueDim;
-                for (int64_t i = 0; i < s.seqQ; ++i)
-                {
-                    float const* query = q + ((b * s.headsQ + h) * s.seqQ + i) * s.headDim;
-                    int64_t const maskRow = b * s.maskStride[0] + h * s.maskStride[1] + i * s.maskStride[2];
-                    scoreRow(query, keys, mask, maskRow, i, scores);
-                    weightedValues(scores, values, row);
-                    int64_t const at = ((b * s.headsQ + h) * s.seqQ + i) * s.valueDim;
-                    for (int64_t c = 0; c < s.valueDim; ++c)
-                    {
-                        storeElement(out.data, type, at + c, row[c]);
-                    }
-                }
+                KILN_RETURN_IF_ERROR(attendPlane(plane, q, kt, v, out, scores, rows));
+            }
+            return Status::ok();
+        });
+    }
+
+private:
+    //! Every query row of plane (b, h), written in the output's type (FP32 straight, else through `row`).
+    Status attendPlane(int64_t plane, float const* q, float const* kt, float const* v, TensorView const& out,
+        float* scores, float* rows) const
+    {
+        AttentionShape const& s = mShape;
+        int64_t const b = plane / s.headsQ;
+        int64_t const h = plane % s.headsQ;
+        int64_t const kvPlane = b * s.headsKV + h / (s.headsQ / s.headsKV);
+        RowContext const rc{&mParams, &mShape, mParams.hasMask ? mMask.data() : nullptr};
+        int64_t const at = plane * s.seqQ * s.valueDim;
+        bool const direct = out.type == DataType::kFLOAT;
+        float* dst = direct ? static_cast<float*>(out.data) + at : rows;
+#if KILN_HAVE_ONEDNN
+        if (mGemm)
+        {
+            KILN_RETURN_IF_ERROR(attendPlaneGemm(rc, b, h, q + plane * s.seqQ * s.headDim,
+                kt + kvPlane * s.headDim * s.seqKV, mParams.keyTransposed, v + kvPlane * s.seqKV * s.valueDim, dst, scores));
+        }
+        else
+#endif
+        {
+            attendRows(rc, b, h, q + plane * s.seqQ * s.headDim, kt + kvPlane * s.headDim * s.seqKV,
+                v + kvPlane * s.seqKV * s.valueDim, dst, scores);
+        }
+        if (!direct)
+        {
+            for (int64_t e = 0; e < s.seqQ * s.valueDim; ++e)
+            {
+                storeElement(out.data, out.type, at + e, rows[e]);
             }
         }
         return Status::ok();
     }
 
-private:
-    //! scores[j] = scale * q·kⱼ with the mask and the causal limit applied, then normalised.
-    void scoreRow(float const* query, float const* keys, TensorView const& mask, int64_t maskRow, int64_t i,
-        float* scores) const
+    //! True when the kernel reads the key in the layout it arrives in: sgemm takes either, the loops want [d, skv].
+    bool keyAsGiven() const
     {
-        AttentionShape const& s = mShape;
-        float const negInf = -std::numeric_limits<float>::infinity();
-        float maxScore = negInf;
-        for (int64_t j = 0; j < s.seqKV; ++j)
-        {
-            float const* key = keys + j * s.headDim;
-            float dot = 0.F;
-            for (int64_t c = 0; c < s.headDim; ++c)
-            {
-                dot += query[c] * key[c];
-            }
-            float score = dot * mParams.scale;
-            if (mParams.hasMask)
-            {
-                double const m = loadElement(mask.data, mask.type, maskRow + j * s.maskStride[3]);
-                score = mParams.boolMask ? (m != 0.0 ? score : negInf) : score + static_cast<float>(m);
-            }
-            if (mParams.causal && j > i)
-            {
-                score = negInf;
-            }
-            scores[j] = score;
-            maxScore = score > maxScore ? score : maxScore;
-        }
-        if (!mParams.softmax)
-        {
-            return;
-        }
-        double sum = 0.0;
-        for (int64_t j = 0; j < s.seqKV; ++j)
-        {
-            scores[j] = std::exp(scores[j] - maxScore);
-            sum += static_cast<double>(scores[j]);
-        }
-        float const inv = static_cast<float>(1.0 / sum);
-        for (int64_t j = 0; j < s.seqKV; ++j)
-        {
-            scores[j] *= inv;
-        }
-    }
-
-    //! row = Σⱼ scores[j] · vⱼ.
-    void weightedValues(float const* scores, float const* values, float* row) const
-    {
-        AttentionShape const& s = mShape;
-        for (int64_t c = 0; c < s.valueDim; ++c)
-        {
-            row[c] = 0.F;
-        }
-        for (int64_t j = 0; j < s.seqKV; ++j)
-        {
-            float const p = scores[j];
-            float const* value = values + j * s.valueDim;
-            for (int64_t c = 0; c < s.valueDim; ++c)
-            {
-                row[c] += p * value[c];
-            }
-        }
+        return mGemm || mParams.keyTransposed;
     }
 
     KernelSetup mSetup;
     AttentionParams mParams;
     AttentionShape mShape;
-    std::vector<float> mQuery; //!< float copies of narrow (or transposed) inputs
-    std::vector<float> mKey;
+    std::vector<float> mQuery; //!< float copies of narrow inputs
+    std::vector<float> mKeyT;  //!< the key as floats: as given (sgemm), else as [b, hkv, d, skv] for the loops
     std::vector<float> mValue;
-    std::vector<float> mScores; //!< one query row's scores
-    std::vector<float> mRow;    //!< one output row
+    std::vector<float> mMask;   //!< the mask as floats (BOOL: 0 or 1)
+    int32_t mTasks{1};          //!< thread-pool tasks the scratch has room for
+    std::vector<float> mScores; //!< one plane's scores (sgemm) or one row's (loops) per task
+    bool mGemm{false};          //!< this shape's planes go through oneDNN's sgemm
+    std::vector<float> mRows;   //!< one plane's output rows per task (narrow outputs)
     bool mReady{false};
 };
 
