@@ -7,6 +7,7 @@
 # "python" and "gpu" labels. Any report fails its test, and the script exits non-zero. The last results are in
 # docs/testing.md.
 # Usage: scripts/sanitize-test.sh address|thread [--build-dir DIR] [--jobs N] [-- extra ctest arguments]
+#   e.g. scripts/sanitize-test.sh thread -- -L threads   (only the tests that run Kiln on several threads)
 set -uo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -16,7 +17,7 @@ kind="${1:-}"
 case "$kind" in
     address) buildDir="build-asan" ;;
     thread) buildDir="build-tsan" ;;
-    *) sed -n '2,10p' "$0"; exit 2 ;;
+    *) sed -n '2,11p' "$0"; exit 2 ;;
 esac
 shift
 jobs="$(kiln_jobs)"
