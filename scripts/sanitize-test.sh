@@ -7,6 +7,7 @@
 # "python" and "gpu" labels. Any report fails its test, and the script exits non-zero. The last results are in
 # docs/testing.md.
 # Usage: scripts/sanitize-test.sh address|thread [--build-dir DIR] [--jobs N] [-- extra ctest arguments]
+#   e.g. scripts/sanitize-test.sh thread -- -L threads   (only the tests that run Kiln on several threads)
 set -uo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -16,7 +17,7 @@ kind="${1:-}"
 case "$kind" in
     address) buildDir="build-asan" ;;
     thread) buildDir="build-tsan" ;;
-    *) sed -n '2,10p' "$0"; exit 2 ;;
+    *) sed -n '2,11p' "$0"; exit 2 ;;
 esac
 shift
 jobs="$(kiln_jobs)"
@@ -34,8 +35,12 @@ kiln_configure "$buildDir" -DKILN_SANITIZE="$kind" -DKILN_WITH_CUDA=OFF -DKILN_B
     -DKILN_BUILD_BENCH=OFF || exit 1
 cmake --build "$buildDir" -j "$jobs" || exit 1
 
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# alloc_dealloc_mismatch=0: libstdc++ 12's std::stable_sort takes its temporary buffer with operator new(nothrow)
+# in an inline header and gives it back through a path ASan sees as free() (a false positive in third-party code,
+# about 300 tests with stable_sort; ASan has no per-stack suppression for this check, so it is off for the run).
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1:alloc_dealloc_mismatch=0"
+# Third-party false positives, one comment per entry: scripts/sanitizers/*.supp.
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$KILN_REPO_ROOT/scripts/sanitizers/ubsan.supp"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 # Failing tests still run to the end; the summary names them.
 KILN_BACKEND=cpu ctest --test-dir "$buildDir" -j "$jobs" -LE "python|gpu" --output-on-failure "${ctestArgs[@]}"

@@ -85,6 +85,9 @@ struct KernelSetup
     std::vector<int32_t> inputRanks;
     std::vector<nvinfer1::DataType> outputTypes;
     std::vector<int32_t> outputRanks;
+    //! The recorded tensor formats (kLINEAR for absent inputs; an empty list counts as all kLINEAR).
+    std::vector<nvinfer1::TensorFormat> inputFormats;
+    std::vector<nvinfer1::TensorFormat> outputFormats;
     std::vector<WeightsView> weights; // one per node weights slot (count 0 when absent)
     PluginBinding* plugin{nullptr};    // plugin nodes in an execution context only
     //! The creating backend session's own state (CUDA: its library handles), or nullptr (CPU, build-time checks).
@@ -133,6 +136,12 @@ using KernelFactory = StatusOr<std::unique_ptr<Kernel>> (*)(KernelSetup const& s
 
 //! The KernelSetup for `node` of `plan` (used by the builder's tactic pass and by execution contexts).
 KernelSetup makeKernelSetup(Plan const& plan, PlanNode const& node);
+
+//! The tensor formats the built-in kernels of the CPU and CUDA backends accept: kLINEAR for every input and output,
+//! except a reformat node (kIDENTITY with "reformat" = 1, inserted around plugins), whose input and output must have
+//! the formats its "inFormat" / "outFormat" attributes convert between. Plugin nodes negotiate their own formats and
+//! are not checked here. Backends call it in BackendSession::createKernel; the error names the node and the tensor.
+Status checkKernelFormats(KernelSetup const& setup);
 
 //! Row-major strides of `dims` (in elements).
 std::vector<int64_t> contiguousStrides(nvinfer1::Dims const& dims);

@@ -1,6 +1,9 @@
-// makeKernelSetup: what a kernel of any backend is told about its node when it is created (types, ranks,
-// weights), and contiguousStrides.
+// makeKernelSetup: what a kernel of any backend is told about its node when it is created (types, ranks, formats,
+// weights), the format check of built-in kernels (checkKernelFormats), and contiguousStrides.
 #include "backends/kernel.h"
+#include "core/tensorFormat.h"
+
+#include <string>
 
 namespace kiln
 {
@@ -15,11 +18,14 @@ KernelSetup makeKernelSetup(Plan const& plan, PlanNode const& node)
         setup.inputPresent.push_back(present);
         setup.inputTypes.push_back(present ? plan.tensors[static_cast<size_t>(in)].type : nvinfer1::DataType::kFLOAT);
         setup.inputRanks.push_back(present ? static_cast<int32_t>(plan.tensors[static_cast<size_t>(in)].dims.size()) : 0);
+        setup.inputFormats.push_back(
+            present ? plan.tensors[static_cast<size_t>(in)].format : nvinfer1::TensorFormat::kLINEAR);
     }
     for (int32_t out : node.outputs)
     {
         setup.outputTypes.push_back(plan.tensors[static_cast<size_t>(out)].type);
         setup.outputRanks.push_back(static_cast<int32_t>(plan.tensors[static_cast<size_t>(out)].dims.size()));
+        setup.outputFormats.push_back(plan.tensors[static_cast<size_t>(out)].format);
     }
     for (int32_t w : node.weights)
     {
@@ -34,6 +40,37 @@ KernelSetup makeKernelSetup(Plan const& plan, PlanNode const& node)
         setup.weights.push_back(v);
     }
     return setup;
+}
+
+Status checkKernelFormats(KernelSetup const& setup)
+{
+    PlanNode const& node = *setup.node;
+    bool const reformat = node.kind == nvinfer1::LayerType::kIDENTITY && node.attrs.getInt("reformat", 0) == 1;
+    auto const check = [&](std::vector<nvinfer1::TensorFormat> const& formats, size_t k, char const* side,
+                           char const* attribute) -> Status {
+        nvinfer1::TensorFormat const found = k < formats.size() ? formats[k] : nvinfer1::TensorFormat::kLINEAR;
+        nvinfer1::TensorFormat const wanted
+            = reformat && k == 0 ? static_cast<nvinfer1::TensorFormat>(node.attrs.getInt(attribute, 0))
+                                 : nvinfer1::TensorFormat::kLINEAR;
+        if (found == wanted)
+        {
+            return Status::ok();
+        }
+        std::string const rule = reformat ? std::string("the node's \"") + attribute + "\" attribute says "
+                + formatName(wanted)
+                                          : std::string("the kernel reads and writes kLINEAR tensors only");
+        return invalidArgument("node '" + node.name + "': " + side + " " + std::to_string(k) + " has format "
+            + formatName(found) + ", but " + rule);
+    };
+    for (size_t k = 0; k < setup.inputTypes.size(); ++k)
+    {
+        KILN_RETURN_IF_ERROR(check(setup.inputFormats, k, "input", "inFormat"));
+    }
+    for (size_t k = 0; k < setup.outputTypes.size(); ++k)
+    {
+        KILN_RETURN_IF_ERROR(check(setup.outputFormats, k, "output", "outFormat"));
+    }
+    return Status::ok();
 }
 
 std::vector<int64_t> contiguousStrides(nvinfer1::Dims const& dims)

@@ -29,6 +29,15 @@ public:
     }
     int64_t bytes() const { return mMemory.size(); }
 
+    //! Point the weights views of `setup` (the kernel setup of `node`) at their device copies.
+    void attach(PlanNode const& node, KernelSetup& setup) const
+    {
+        for (size_t w = 0; w < node.weights.size() && w < setup.weights.size(); ++w)
+        {
+            setup.weights[w].device = at(node.weights[w]);
+        }
+    }
+
 private:
     DeviceBuffer mMemory;
     std::vector<int64_t> mOffsets; // per weights record, -1 when empty

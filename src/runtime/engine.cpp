@@ -9,6 +9,7 @@
 #include "engine/engineWriter.h"
 #include "engine/planValidation.h"
 #include "runtime/engineInspector.h"
+#include "runtime/engineKernelCheck.h"
 #include "runtime/executionContext.h"
 #include "runtime/runtimeConfig.h"
 #include "runtime/shapeBinding.h"
@@ -61,6 +62,7 @@ StatusOr<std::unique_ptr<Engine>> createEngine(
         }
         KILN_ASSIGN_OR_RETURN(deviceWeights, DeviceWeights::upload(data->plan, backend, loadOptions.allocator));
     }
+    KILN_RETURN_IF_ERROR(checkEngineKernels(*data, deviceWeights.get()));
     KILN_ASSIGN_OR_RETURN(auto plugins, EnginePlugins::load(*data, loadOptions, engineLogger));
     nvinfer1::IGpuAllocator* const allocator = backend.usesDeviceMemory() ? loadOptions.allocator : nullptr;
     return std::make_unique<Engine>(

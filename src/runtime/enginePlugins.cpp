@@ -41,6 +41,18 @@ Status loadNode(EnginePlugin& plugin, PlanNode const& node, PluginRegistry& regi
         return internalError(layer + ": recreating plugin '" + r.name + "' gave no plugin object");
     }
     plugin.adapter->setLayerName(node.name);
+    if (!v3)
+    {
+        // The kernel gives the plugin one pointer per recorded output. (A V3 object created for the runtime phase
+        // need not answer getNbOutputs, which belongs to its build capability.)
+        KILN_ASSIGN_OR_RETURN(int32_t const nbOutputs, plugin.adapter->nbOutputs());
+        if (static_cast<size_t>(nbOutputs) != node.outputs.size())
+        {
+            return invalidArgument(layer + ": the engine records " + std::to_string(node.outputs.size())
+                + " outputs for plugin '" + r.name + "', but the plugin reports " + std::to_string(nbOutputs)
+                + " (getNbOutputs)");
+        }
+    }
     if (v3)
     {
         KILN_RETURN_IF_ERROR(plugin.adapter->setTactic(r.tactic));

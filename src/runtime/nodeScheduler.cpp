@@ -133,10 +133,7 @@ Status NodeScheduler::createKernels()
         setup.plugin = mPluginBindings[n].get();
         if (deviceWeights != nullptr)
         {
-            for (size_t w = 0; w < node.weights.size(); ++w)
-            {
-                setup.weights[w].device = deviceWeights->at(node.weights[w]);
-            }
+            deviceWeights->attach(node, setup);
         }
         // Plugin nodes run the context's plugin object with the backend's pointers (backends/common/pluginKernel.h).
         StatusOr<std::unique_ptr<Kernel>> kernel

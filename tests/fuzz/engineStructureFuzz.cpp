@@ -96,10 +96,13 @@ void loadAndRun(uint8_t const* data, size_t size)
     }
 }
 
-//! A value near `v` or an extreme, for integer fields.
+//! A value near `v` or an extreme, for integer fields. The arithmetic wraps (in uint64_t): an extreme field that was
+//! mutated before must not make the mutator itself overflow (UBSan stopped a run on v * 2).
 int64_t nearOrExtreme(int64_t v, std::mt19937_64& rng)
 {
-    int64_t const picks[] = {v + 1, v - 1, 0, -1, v * 2, v / 2, 255, 256, int64_t{1} << 31, -(int64_t{1} << 40)};
+    uint64_t const u = static_cast<uint64_t>(v);
+    int64_t const picks[] = {static_cast<int64_t>(u + 1), static_cast<int64_t>(u - 1), 0, -1,
+        static_cast<int64_t>(u * 2), v / 2, 255, 256, int64_t{1} << 31, -(int64_t{1} << 40)};
     return picks[rng() % (sizeof(picks) / sizeof(picks[0]))];
 }
 

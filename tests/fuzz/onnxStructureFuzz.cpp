@@ -22,10 +22,13 @@
 namespace
 {
 
+//! A value near `v` or an extreme. The arithmetic wraps (in uint64_t), so that the mutator never overflows itself
+//! on an attribute that is already extreme (INT64_MIN, INT64_MAX).
 int64_t extremeInt(int64_t v, std::mt19937_64& rng)
 {
-    int64_t const picks[] = {v + 1, v - 1, 0, -1, -v, 100000, 100001, 200000, int64_t{1} << 31, int64_t{1} << 62,
-        -(int64_t{1} << 62)};
+    uint64_t const u = static_cast<uint64_t>(v);
+    int64_t const picks[] = {static_cast<int64_t>(u + 1), static_cast<int64_t>(u - 1), 0, -1,
+        static_cast<int64_t>(0 - u), 100000, 100001, 200000, int64_t{1} << 31, int64_t{1} << 62, -(int64_t{1} << 62)};
     return picks[rng() % (sizeof(picks) / sizeof(picks[0]))];
 }
 

@@ -689,6 +689,9 @@ TEST_P(ConvolutionLayerTest, InvalidNetworksFailToBuild)
     expectBuildFailure({1, 2, 5, 5}, DataType::kFLOAT, 3, {3, 3}, 54,
         [](NetworkRunner&, IConvolutionLayer& c) { c.setStrideNd(makeDims({1, 1, 1})); }, "stride");
     expectBuildFailure({1, -1, 5, 5}, DataType::kFLOAT, 3, {3, 3}, 54, none, "build-time constant");
+    // K * C/G * kernel volume beyond int64 (found by onnxStructureFuzz under UBSan: a signed overflow).
+    expectBuildFailure({1, int64_t{1} << 62, 5, 5}, DataType::kFLOAT, 4, {3, 3}, 54, none,
+        "the kernel's element count (4 * 4611686018427387904 * kernel volume 9) overflows 64-bit integers");
     expectBuildFailure({1, 2, 5, 5}, DataType::kFLOAT, 3, {3, 3}, 0, none, "no kernel");
     expectBuildFailure({1, 2, 5, 5}, DataType::kFLOAT, 3, {3, 3}, 54,
         [](NetworkRunner& r, IConvolutionLayer& c) {

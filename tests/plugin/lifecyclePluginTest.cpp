@@ -470,7 +470,8 @@ TEST(LifecyclePlugin, V2DynamicExtCallsFollowTheDocumentedOrder)
     EXPECT_EQ(std::count(builderCalls.begin(), builderCalls.end(), "enqueue"), 0);
     EXPECT_TRUE(noCallAfterDestroy(build));
 
-    // Engine load in a fresh runtime: deserializePlugin, then initialize on the engine's object.
+    // Engine load in a fresh runtime: deserializePlugin, getNbOutputs (checked against the node's recorded outputs,
+    // runtime/enginePlugins.cpp), then initialize on the engine's object.
     CapturingLogger logger;
     std::unique_ptr<IRuntime> runtime;
     auto engine = samplesupport::loadInFreshRuntime(runner.engineBytes(), logger, runtime);
@@ -485,7 +486,7 @@ TEST(LifecyclePlugin, V2DynamicExtCallsFollowTheDocumentedOrder)
         }
     }
     ASSERT_GE(engineId, 0) << "the engine must come back through IPluginCreator::deserializePlugin";
-    EXPECT_EQ(callsOf(load, engineId), (std::vector<std::string>{"deserializePlugin", "initialize"}));
+    EXPECT_EQ(callsOf(load, engineId), (std::vector<std::string>{"deserializePlugin", "getNbOutputs", "initialize"}));
 
     // Context: clone + attachToContext; configurePlugin on the first run and on the shape change only.
     runThreeTimes(*engine, logger);

@@ -385,23 +385,39 @@ TEST(ExecutionContextTest, KernelFailureNamesTheNode)
     EXPECT_TRUE(l.logger.hasError("node 'second' (Identity) failed")) << l.logger.allErrors();
 }
 
-TEST(ExecutionContextTest, MissingKernelFailsContextCreation)
+//! Deserialize `plan` expecting a refusal (the kernel check of engine load, runtime/engineKernelCheck.cpp); the
+//! logged errors.
+std::string refusedAtLoad(Plan const& plan)
+{
+    CapturingLogger logger;
+    std::vector<uint8_t> const bytes = serializePlan(plan);
+    std::unique_ptr<nvinfer1::IRuntime> runtime(nvinfer1::createInferRuntime(logger));
+    EXPECT_NE(runtime, nullptr);
+    EXPECT_FALSE(bytes.empty());
+    if (runtime == nullptr || bytes.empty())
+    {
+        return {};
+    }
+    std::unique_ptr<nvinfer1::ICudaEngine> engine(runtime->deserializeCudaEngine(bytes.data(), bytes.size()));
+    EXPECT_EQ(engine, nullptr) << "an engine whose kernel cannot be created was accepted";
+    return logger.allErrors();
+}
+
+// A node whose kernel cannot be created fails at engine load (before any context), naming the node.
+TEST(ExecutionContextTest, MissingKernelFailsEngineLoad)
 {
     Plan plan = makeChainPlan();
     plan.nodes[1].kind = LayerType::kRAGGED_SOFTMAX;
-    LoadedEngine l(plan);
-    EXPECT_EQ(l.engine->createExecutionContext(), nullptr);
-    EXPECT_TRUE(l.logger.hasError("node 'second'")) << l.logger.allErrors();
-    EXPECT_TRUE(l.logger.hasError("RaggedSoftMax")) << l.logger.allErrors();
+    std::string const errors = refusedAtLoad(plan);
+    EXPECT_NE(errors.find("invalid engine: node 'second' (RaggedSoftMax"), std::string::npos) << errors;
 }
 
-TEST(ExecutionContextTest, FailingKernelFactoryFailsContextCreation)
+TEST(ExecutionContextTest, FailingKernelFactoryFailsEngineLoad)
 {
     Plan plan = makeChainPlan();
     plan.nodes[0].inputs.push_back(0); // Identity takes exactly one input
-    LoadedEngine l(plan);
-    EXPECT_EQ(l.engine->createExecutionContext(), nullptr);
-    EXPECT_TRUE(l.logger.hasError("node 'first' (Identity")) << l.logger.allErrors();
+    std::string const errors = refusedAtLoad(plan);
+    EXPECT_NE(errors.find("invalid engine: node 'first' (Identity"), std::string::npos) << errors;
 }
 
 TEST(ExecutionContextTest, CpuSpecificSettings)

@@ -27,6 +27,7 @@ public:
         {
             return unsupported(std::string("the CPU backend does not implement ") + layerKindName(node.kind) + " layers");
         }
+        KILN_RETURN_IF_ERROR(checkKernelFormats(setup));
         KILN_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory(setup));
         if (kernel == nullptr)
         {

@@ -58,6 +58,7 @@ public:
             return unsupported(std::string("the CUDA backend does not implement ") + layerKindName(node.kind)
                 + " layers yet");
         }
+        KILN_RETURN_IF_ERROR(checkKernelFormats(setup));
         KernelSetup withLibraries = setup;
         withLibraries.sessionState = &mLibraries;
         KILN_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory(withLibraries));

@@ -435,15 +435,22 @@ Status inferConvolutionLike(InferContext& ctx, bool deconvolution)
     {
         return ctx.error("nbOutputMaps " + std::to_string(k) + " is not divisible by nbGroups " + std::to_string(groups));
     }
-    int64_t kernelVolume = 1;
-    for (int64_t e : p.kernel)
-    {
-        kernelVolume *= e;
-    }
     // Kernel layout: convolution [K, C/G, k...] (GKCRS), deconvolution [C, K/G, k...] (CKRS per group).
     std::vector<int64_t> kernelShape{deconvolution ? c : k, deconvolution ? k / groups : c / groups};
     kernelShape.insert(kernelShape.end(), p.kernel.begin(), p.kernel.end());
-    int64_t const kernelCount = kernelShape[0] * kernelShape[1] * kernelVolume;
+    int64_t kernelVolume = 1;
+    for (int64_t e : p.kernel)
+    {
+        kernelVolume *= e; // at most kMAX_WINDOW_VOLUME: the setters check it
+    }
+    int64_t kernelCount = 0;
+    if (__builtin_mul_overflow(kernelShape[0], kernelShape[1], &kernelCount)
+        || __builtin_mul_overflow(kernelCount, kernelVolume, &kernelCount))
+    {
+        return ctx.error("the kernel's element count (" + std::to_string(kernelShape[0]) + " * "
+            + std::to_string(kernelShape[1]) + " * kernel volume " + std::to_string(kernelVolume)
+            + ") overflows 64-bit integers");
+    }
 
     bool const kernelTensor = ctx.hasInput(1);
     if (kernelTensor && ctx.hasWeights(0))
