@@ -46,19 +46,33 @@ Status checkKernelFormats(KernelSetup const& setup)
 {
     PlanNode const& node = *setup.node;
     bool const reformat = node.kind == nvinfer1::LayerType::kIDENTITY && node.attrs.getInt("reformat", 0) == 1;
+    // Channel-last nodes (the builder's channelLastPass): the data input, the fused addition (the last input) and the
+    // output are kHWC8.
+    bool const channelLast = node.attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
+    size_t const fusedAdd = node.attrs.getInt("fuse.add", 0) != 0 && !setup.inputTypes.empty()
+        ? setup.inputTypes.size() - 1
+        : 0;
     auto const check = [&](std::vector<nvinfer1::TensorFormat> const& formats, size_t k, char const* side,
                            char const* attribute) -> Status {
         nvinfer1::TensorFormat const found = k < formats.size() ? formats[k] : nvinfer1::TensorFormat::kLINEAR;
-        nvinfer1::TensorFormat const wanted
-            = reformat && k == 0 ? static_cast<nvinfer1::TensorFormat>(node.attrs.getInt(attribute, 0))
-                                 : nvinfer1::TensorFormat::kLINEAR;
+        nvinfer1::TensorFormat wanted = nvinfer1::TensorFormat::kLINEAR;
+        if (reformat && k == 0)
+        {
+            wanted = static_cast<nvinfer1::TensorFormat>(node.attrs.getInt(attribute, 0));
+        }
+        else if (channelLast && (k == 0 || (attribute[0] == 'i' && k == fusedAdd && fusedAdd > 0)))
+        {
+            wanted = nvinfer1::TensorFormat::kHWC8;
+        }
         if (found == wanted)
         {
             return Status::ok();
         }
         std::string const rule = reformat ? std::string("the node's \"") + attribute + "\" attribute says "
                 + formatName(wanted)
-                                          : std::string("the kernel reads and writes kLINEAR tensors only");
+                                          : (channelLast ? std::string("a channel-last node's data input, fused "
+                                                                       "addition and output are kHWC8, the rest kLINEAR")
+                                                         : std::string("the kernel reads and writes kLINEAR tensors only"));
         return invalidArgument("node '" + node.name + "': " + side + " " + std::to_string(k) + " has format "
             + formatName(found) + ", but " + rule);
     };

@@ -8,6 +8,8 @@
 #include "engine/engineWriter.h"
 #include "plugin/samplePluginsTestUtils.h"
 
+#include "core/tensorFormat.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -218,6 +220,25 @@ TEST(EngineKernelCheck, KernelFormatsAreLinearExceptWhatAReformatConverts)
     EXPECT_NE(st.message().find("input 0 has format kHWC8, but the node's \"inFormat\" attribute says kLINEAR"),
         std::string::npos)
         << st.message();
+
+    // A channel-last node (channelLastPass): data input, fused addition (the last input) and output are kHWC8.
+    PlanNode conv;
+    conv.kind = nvinfer1::LayerType::kCONVOLUTION;
+    conv.name = "conv";
+    conv.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
+    EXPECT_TRUE(checkKernelFormats(formatSetup(conv, TensorFormat::kHWC8, TensorFormat::kHWC8)).isOk());
+    st = checkKernelFormats(formatSetup(conv, TensorFormat::kLINEAR, TensorFormat::kHWC8));
+    EXPECT_NE(st.message().find("input 0 has format kLINEAR, but a channel-last node's data input"), std::string::npos)
+        << st.message();
+    conv.attrs.setInt("fuse.add", 1);
+    KernelSetup withAdd = formatSetup(conv, TensorFormat::kHWC8, TensorFormat::kHWC8);
+    withAdd.inputTypes.push_back(DataType::kFLOAT);
+    withAdd.inputPresent.push_back(true);
+    withAdd.inputRanks.push_back(4);
+    withAdd.inputFormats.push_back(TensorFormat::kHWC8);
+    EXPECT_TRUE(checkKernelFormats(withAdd).isOk());
+    withAdd.inputFormats.back() = TensorFormat::kLINEAR;
+    EXPECT_FALSE(checkKernelFormats(withAdd).isOk());
 
     // The CPU backend's kernel-create path applies the rule.
     auto session = cpuBackend().createSession();

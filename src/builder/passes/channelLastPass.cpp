@@ -155,7 +155,13 @@ private:
     {
         PlanNode node = original;
         node.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
-        KernelSetup const setup = makeKernelSetup(mPlan, node);
+        KernelSetup setup = makeKernelSetup(mPlan, node);
+        // The formats the pass is about to give the activations.
+        for (size_t s : slots)
+        {
+            setup.inputFormats[s] = TensorFormat::kHWC8;
+        }
+        setup.outputFormats[0] = TensorFormat::kHWC8;
         std::vector<std::string> const tactics = mCtx.backend->tactics(setup);
         if (tactics.empty())
         {
