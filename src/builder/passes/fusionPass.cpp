@@ -223,6 +223,22 @@ std::optional<float> constantScalar(FusionGraph const& g, Plan const& plan, int3
     }
 }
 
+int32_t fuseAtEveryNode(FusionGraph& g, bool (*fuseAt)(FusionGraph&, int32_t))
+{
+    int32_t count = 0;
+    size_t n = 0;
+    while (n < g.plan().nodes.size())
+    {
+        if (fuseAt(g, static_cast<int32_t>(n)))
+        {
+            ++count; // the head was removed from position n (the fused node sits later): look at n again
+            continue;
+        }
+        ++n;
+    }
+    return count;
+}
+
 std::string joinedNames(Plan const& plan, std::vector<int32_t> const& nodes)
 {
     std::string s;

@@ -174,18 +174,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
 
 int32_t fuseAttention(FusionGraph& g)
 {
-    int32_t count = 0;
-    size_t n = 0;
-    while (n < g.plan().nodes.size())
-    {
-        if (fuseAt(g, static_cast<int32_t>(n)))
-        {
-            ++count; // the head was removed from position n (the fused node sits later): look at n again
-            continue;
-        }
-        ++n;
-    }
-    return count;
+    return fuseAtEveryNode(g, fuseAt);
 }
 
 } // namespace kiln::fusion

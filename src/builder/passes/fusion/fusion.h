@@ -62,6 +62,10 @@ std::optional<float> constantScalar(FusionGraph const& g, Plan const& plan, int3
 //! are erased. Tensors that only they referenced stay in the plan, unreferenced (indices remain stable).
 void spliceNodes(Plan& plan, std::vector<int32_t> const& fused, PlanNode replacement);
 
+//! Calls fuseAt(g, n) for every node position n in order (again at n after a fusion, which removes the head from
+//! there); returns the number of fusions.
+int32_t fuseAtEveryNode(FusionGraph& g, bool (*fuseAt)(FusionGraph&, int32_t));
+
 //! "a + b + c" of the nodes' names (TensorRT's naming of fused layers).
 std::string joinedNames(Plan const& plan, std::vector<int32_t> const& nodes);
 
