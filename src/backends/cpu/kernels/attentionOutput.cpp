@@ -5,6 +5,7 @@
 // contiguous keys), and every inner loop is an axpy that the compiler vectorises. Planes (batch, head) are split over
 // the CPU thread pool.
 #include "backends/common/attentionParams.h"
+#include "backends/cpu/kernels/fastMath.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
@@ -101,10 +102,14 @@ KILN_CPU_CLONES void normaliseRow(RowContext const& rc, int64_t b, int64_t h, in
         }
         return;
     }
+    for (int64_t j = 0; j < n; ++j)
+    {
+        scores[j] -= maxScore;
+    }
+    expNonPositiveInPlace(scores, n);
     double sum = 0.0;
     for (int64_t j = 0; j < n; ++j)
     {
-        scores[j] = std::exp(scores[j] - maxScore);
         sum += static_cast<double>(scores[j]);
     }
     float const inv = static_cast<float>(1.0 / sum);

@@ -2,6 +2,7 @@
 // storage computes in float, sums accumulate in double. The slices (outer x inner) are split over the CPU thread
 // pool; a slice along the innermost axis is computed in place in the output, others through per-task scratch.
 #include "backends/common/softMaxParams.h"
+#include "backends/cpu/kernels/fastMath.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
@@ -84,12 +85,15 @@ KILN_CPU_CLONES void softMaxRows(float const* in, float* out, int64_t begin, int
         {
             maxValue = lane > maxValue ? lane : maxValue;
         }
+        for (j = 0; j < n; ++j)
+        {
+            y[j] = x[j] - maxValue;
+        }
+        expNonPositiveInPlace(y, n); // vectorised (fastMath.h); NaN rows stay NaN
         double sum = 0.0;
         for (j = 0; j < n; ++j)
         {
-            float const e = std::exp(x[j] - maxValue);
-            y[j] = e;
-            sum += static_cast<double>(e);
+            sum += static_cast<double>(y[j]);
         }
         float const scale = static_cast<float>(1.0 / sum);
         for (j = 0; j < n; ++j)
