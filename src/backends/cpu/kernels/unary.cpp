@@ -2,7 +2,9 @@
 // (wrapping like two's complement); kNOT on BOOL. kROUND rounds half to even; kISINF/kISNAN write BOOL.
 #include "backends/common/unaryParams.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
+#include "backends/cpu/kernels/fastMath.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 
 namespace kiln
 {
@@ -20,6 +22,12 @@ void each(float const* x, float* r, int64_t n, F&& f)
     {
         r[i] = f(x[i]);
     }
+}
+
+//! erf through the vectorised polynomial, compiled per instruction set (simd.h).
+KILN_CPU_CLONES void erfRows(float const* x, float* r, int64_t n)
+{
+    erfInto(x, r, n);
 }
 
 void applyFloat(Op op, float const* x, float* r, int64_t n)
@@ -45,7 +53,7 @@ void applyFloat(Op op, float const* x, float* r, int64_t n)
     case Op::kATANH: each(x, r, n, [](float v) { return std::atanh(v); }); break;
     case Op::kCEIL: each(x, r, n, [](float v) { return std::ceil(v); }); break;
     case Op::kFLOOR: each(x, r, n, [](float v) { return std::floor(v); }); break;
-    case Op::kERF: each(x, r, n, [](float v) { return std::erf(v); }); break;
+    case Op::kERF: erfRows(x, r, n); break; // vectorised (fastMath.h)
     case Op::kNOT: each(x, r, n, [](float v) { return v == 0.F ? 1.F : 0.F; }); break;
     case Op::kSIGN:
         each(x, r, n, [](float v) { return std::isnan(v) ? v : (v > 0.F ? 1.F : (v < 0.F ? -1.F : 0.F)); });
