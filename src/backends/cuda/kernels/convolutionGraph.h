@@ -1,9 +1,10 @@
 // cuDNN graph-API convolutions (through the header-only cuDNN frontend): one operation graph per convolution shape,
 // conv_fprop with its epilogue fused (bias, residual add, activation) where cuDNN has an engine for it, the
 // execution plan chosen by cuDNN's heuristics and built once at reshape, and a run that is one cudnnBackendExecute
-// with a variant pack built once per set of addresses (ConvGraphLaunch, held by the kernel). Plans are shared process-wide by
-// their full description, so identical layers and contexts build each plan once. Compiled to a stub that always
-// refuses when Kiln is built without cuDNN or without the frontend headers (KILN_HAVE_CUDNN_FRONTEND=0).
+// with a variant pack built once per set of addresses, later replayed as a captured CUDA graph (ConvGraphLaunch, held
+// by the kernel). Tensors are packed NCDHW or channel-last (NHWC, kernel KRSC). Plans are shared process-wide by their
+// full description, so identical layers and contexts build each plan once. Compiled to a stub that always refuses
+// when Kiln is built without cuDNN or without the frontend headers (KILN_HAVE_CUDNN_FRONTEND=0).
 #pragma once
 
 #include "backends/common/convolutionParams.h"
