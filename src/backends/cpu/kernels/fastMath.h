@@ -69,44 +69,37 @@ __attribute__((always_inline)) inline void erf8(Float8& v)
     Float8 const signedLarge = x < 0.F ? -large : large;
     v = a < 0.5F ? small : signedLarge;
 }
-} // namespace detail
 
-__attribute__((always_inline)) inline void expNonPositiveInPlace(float* v, int64_t n)
+//! r[i] = F(x[i]) eight at a time (the tail through a zero-padded vector); x and r may be the same.
+template <void (*F)(Float8&)>
+__attribute__((always_inline)) inline void eachEight(float const* x, float* r, int64_t n)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
     {
-        detail::Float8 x;
-        std::memcpy(&x, v + i, sizeof(x));
-        detail::expNonPositive8(x);
-        std::memcpy(v + i, &x, sizeof(x));
-    }
-    if (i < n)
-    {
-        detail::Float8 x{};
-        std::memcpy(&x, v + i, static_cast<size_t>(n - i) * sizeof(float));
-        detail::expNonPositive8(x);
-        std::memcpy(v + i, &x, static_cast<size_t>(n - i) * sizeof(float));
-    }
-}
-
-__attribute__((always_inline)) inline void erfInto(float const* x, float* r, int64_t n)
-{
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-    {
-        detail::Float8 v;
+        Float8 v;
         std::memcpy(&v, x + i, sizeof(v));
-        detail::erf8(v);
+        F(v);
         std::memcpy(r + i, &v, sizeof(v));
     }
     if (i < n)
     {
-        detail::Float8 v{};
+        Float8 v{};
         std::memcpy(&v, x + i, static_cast<size_t>(n - i) * sizeof(float));
-        detail::erf8(v);
+        F(v);
         std::memcpy(r + i, &v, static_cast<size_t>(n - i) * sizeof(float));
     }
+}
+} // namespace detail
+
+__attribute__((always_inline)) inline void expNonPositiveInPlace(float* v, int64_t n)
+{
+    detail::eachEight<detail::expNonPositive8>(v, v, n);
+}
+
+__attribute__((always_inline)) inline void erfInto(float const* x, float* r, int64_t n)
+{
+    detail::eachEight<detail::erf8>(x, r, n);
 }
 
 } // namespace kiln
