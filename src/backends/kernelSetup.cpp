@@ -52,37 +52,37 @@ Status checkKernelFormats(KernelSetup const& setup)
     size_t const fusedAdd = node.attrs.getInt("fuse.add", 0) != 0 && !setup.inputTypes.empty()
         ? setup.inputTypes.size() - 1
         : 0;
-    auto const check = [&](std::vector<nvinfer1::TensorFormat> const& formats, size_t k, char const* side,
-                           char const* attribute) -> Status {
-        nvinfer1::TensorFormat const found = k < formats.size() ? formats[k] : nvinfer1::TensorFormat::kLINEAR;
-        nvinfer1::TensorFormat wanted = nvinfer1::TensorFormat::kLINEAR;
+    // What slot k of a side must be: a reformat's attribute, kHWC8 on a channel-last node's activations, else kLINEAR.
+    auto const wantedFormat = [&](bool input, size_t k) {
         if (reformat && k == 0)
         {
-            wanted = static_cast<nvinfer1::TensorFormat>(node.attrs.getInt(attribute, 0));
+            return static_cast<nvinfer1::TensorFormat>(node.attrs.getInt(input ? "inFormat" : "outFormat", 0));
         }
-        else if (channelLast && (k == 0 || (attribute[0] == 'i' && k == fusedAdd && fusedAdd > 0)))
-        {
-            wanted = nvinfer1::TensorFormat::kHWC8;
-        }
+        bool const activation = k == 0 || (input && fusedAdd > 0 && k == fusedAdd);
+        return channelLast && activation ? nvinfer1::TensorFormat::kHWC8 : nvinfer1::TensorFormat::kLINEAR;
+    };
+    auto const check = [&](std::vector<nvinfer1::TensorFormat> const& formats, size_t k, bool input) -> Status {
+        nvinfer1::TensorFormat const found = k < formats.size() ? formats[k] : nvinfer1::TensorFormat::kLINEAR;
+        nvinfer1::TensorFormat const wanted = wantedFormat(input, k);
         if (found == wanted)
         {
             return Status::ok();
         }
-        std::string const rule = reformat ? std::string("the node's \"") + attribute + "\" attribute says "
-                + formatName(wanted)
-                                          : (channelLast ? std::string("a channel-last node's data input, fused "
-                                                                       "addition and output are kHWC8, the rest kLINEAR")
-                                                         : std::string("the kernel reads and writes kLINEAR tensors only"));
-        return invalidArgument("node '" + node.name + "': " + side + " " + std::to_string(k) + " has format "
-            + formatName(found) + ", but " + rule);
+        std::string const rule = reformat
+            ? std::string("the node's \"") + (input ? "inFormat" : "outFormat") + "\" attribute says " + formatName(wanted)
+            : (channelLast ? std::string("a channel-last node's data input, fused addition and output are kHWC8, the rest "
+                                         "kLINEAR")
+                           : std::string("the kernel reads and writes kLINEAR tensors only"));
+        return invalidArgument("node '" + node.name + "': " + (input ? "input " : "output ") + std::to_string(k)
+            + " has format " + formatName(found) + ", but " + rule);
     };
     for (size_t k = 0; k < setup.inputTypes.size(); ++k)
     {
-        KILN_RETURN_IF_ERROR(check(setup.inputFormats, k, "input", "inFormat"));
+        KILN_RETURN_IF_ERROR(check(setup.inputFormats, k, true));
     }
     for (size_t k = 0; k < setup.outputTypes.size(); ++k)
     {
-        KILN_RETURN_IF_ERROR(check(setup.outputFormats, k, "output", "outFormat"));
+        KILN_RETURN_IF_ERROR(check(setup.outputFormats, k, false));
     }
     return Status::ok();
 }

@@ -106,6 +106,17 @@ bool FusionGraph::isFusibleNode(PlanNode const& node) const
     return true;
 }
 
+int32_t FusionGraph::soleReader(int32_t t, nvinfer1::LayerType kind, PlanNode const& head) const
+{
+    if (!isInternal(t))
+    {
+        return -1;
+    }
+    int32_t const c = mConsumers[static_cast<size_t>(t)].front();
+    PlanNode const& node = mCtx.plan.nodes[static_cast<size_t>(c)];
+    return node.kind == kind && isFusibleNode(node) && node.precision == head.precision ? c : -1;
+}
+
 bool FusionGraph::sameDims(int32_t t, int32_t u) const
 {
     Plan const& plan = mCtx.plan;

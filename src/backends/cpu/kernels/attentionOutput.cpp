@@ -5,6 +5,7 @@
 // contiguous keys), and every inner loop is an axpy that the compiler vectorises. Planes (batch, head) are split over
 // the CPU thread pool.
 #include "backends/common/attentionParams.h"
+#include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/fastMath.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/simd.h"
@@ -29,10 +30,7 @@ namespace
 //! `count` elements of `src` (storage `type`) as floats in `dst`.
 void toFloat(void const* src, DataType type, int64_t count, float* dst)
 {
-    for (int64_t i = 0; i < count; ++i)
-    {
-        dst[i] = static_cast<float>(loadElement(src, type, i));
-    }
+    ew::loadChunk(src, type, 0, 1, count, dst);
 }
 
 //! Planes of at least this head dimension and key count go through oneDNN's sgemm (when Kiln has oneDNN); smaller
@@ -272,14 +270,10 @@ public:
             int64_t const planes = s.batch * s.headsKV;
             for (int64_t p = 0; p < planes; ++p)
             {
-                for (int64_t j = 0; j < s.seqKV; ++j)
+                for (int64_t c = 0; c < s.headDim; ++c)
                 {
-                    for (int64_t c = 0; c < s.headDim; ++c)
-                    {
-                        int64_t const from = (p * s.seqKV + j) * s.headDim + c;
-                        mKeyT[static_cast<size_t>((p * s.headDim + c) * s.seqKV + j)]
-                            = static_cast<float>(loadElement(inputs[1].data, type, from));
-                    }
+                    ew::loadChunk(inputs[1].data, type, p * s.seqKV * s.headDim + c, s.headDim, s.seqKV,
+                        mKeyT.data() + (p * s.headDim + c) * s.seqKV);
                 }
             }
             kt = mKeyT.data();
@@ -332,10 +326,7 @@ private:
         }
         if (!direct)
         {
-            for (int64_t e = 0; e < s.seqQ * s.valueDim; ++e)
-            {
-                storeElement(out.data, out.type, at + e, rows[e]);
-            }
+            ew::storeChunk(out.data, out.type, at, s.seqQ * s.valueDim, rows);
         }
         return Status::ok();
     }

@@ -16,18 +16,6 @@ using nvinfer1::MatrixOperation;
 namespace
 {
 
-//! The single reader of internal tensor `t` when it is a fusible node of `kind` with `head`'s precision, else -1.
-int32_t readerOf(FusionGraph& g, int32_t t, LayerType kind, PlanNode const& head)
-{
-    if (!g.isInternal(t))
-    {
-        return -1;
-    }
-    int32_t const c = g.consumers(t).front();
-    PlanNode const& node = g.plan().nodes[static_cast<size_t>(c)];
-    return node.kind == kind && g.isFusibleNode(node) && node.precision == head.precision ? c : -1;
-}
-
 bool isOp(PlanNode const& node, ElementWiseOperation op)
 {
     return node.attrs.getInt("operation", -1) == static_cast<int64_t>(op) && node.inputs.size() == 2;
@@ -69,7 +57,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
     std::vector<int32_t> fused{n};
     double scale = 1.0;
     // Optional scaling by a constant scalar.
-    int32_t step = readerOf(g, cur, LayerType::kELEMENTWISE, bmm1);
+    int32_t step = g.soleReader(cur, LayerType::kELEMENTWISE, bmm1);
     if (step >= 0)
     {
         PlanNode const& e = plan.nodes[static_cast<size_t>(step)];
@@ -83,7 +71,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
             scale = divides ? 1.0 / c : c;
             fused.push_back(step);
             cur = e.outputs[0];
-            step = readerOf(g, cur, LayerType::kELEMENTWISE, bmm1);
+            step = g.soleReader(cur, LayerType::kELEMENTWISE, bmm1);
         }
     }
     // Optional mask addition.
@@ -106,7 +94,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
         cur = e.outputs[0];
     }
     // Softmax over the last axis.
-    int32_t const softmax = readerOf(g, cur, LayerType::kSOFTMAX, bmm1);
+    int32_t const softmax = g.soleReader(cur, LayerType::kSOFTMAX, bmm1);
     if (softmax < 0 || plan.nodes[static_cast<size_t>(softmax)].attrs.getInt("axes", 0) != (1 << 3))
     {
         return false;
@@ -114,7 +102,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
     fused.push_back(softmax);
     cur = plan.nodes[static_cast<size_t>(softmax)].outputs[0];
     // The second matrix multiply, probabilities times value.
-    int32_t const bmm2 = readerOf(g, cur, LayerType::kMATRIX_MULTIPLY, bmm1);
+    int32_t const bmm2 = g.soleReader(cur, LayerType::kMATRIX_MULTIPLY, bmm1);
     if (bmm2 < 0)
     {
         return false;

@@ -20,25 +20,16 @@ bool takesEpilogue(LayerType kind)
         || kind == LayerType::kMATRIX_MULTIPLY;
 }
 
-//! The single consumer of internal tensor `t` when it is a fusible node of `kind` with `head`'s precision, else -1.
+//! The single reader of `t` (FusionGraph::soleReader) when its output also keeps `t`'s type, else -1.
 int32_t nextNode(FusionGraph const& g, Plan const& plan, int32_t t, LayerType kind, PlanNode const& head)
 {
-    if (!g.isInternal(t))
+    int32_t const c = g.soleReader(t, kind, head);
+    if (c < 0)
     {
         return -1;
     }
-    int32_t const c = g.consumers(t).front();
-    PlanNode const& node = plan.nodes[static_cast<size_t>(c)];
-    if (node.kind != kind || !g.isFusibleNode(node) || node.precision != head.precision)
-    {
-        return -1;
-    }
-    int32_t const out = node.outputs[0];
-    if (plan.tensors[static_cast<size_t>(out)].type != plan.tensors[static_cast<size_t>(t)].type)
-    {
-        return -1;
-    }
-    return c;
+    int32_t const out = plan.nodes[static_cast<size_t>(c)].outputs[0];
+    return plan.tensors[static_cast<size_t>(out)].type == plan.tensors[static_cast<size_t>(t)].type ? c : -1;
 }
 
 //! Tries to fuse an epilogue into node `n`; returns true when the plan changed.

@@ -31,6 +31,8 @@ public:
     bool isInternal(int32_t t) const;
     //! True when the node may be fused: not a plugin, not inside a loop or conditional, one output.
     bool isFusibleNode(PlanNode const& node) const;
+    //! The only node reading internal tensor `t` when it is a fusible node of `kind` with `head`'s precision, else -1.
+    int32_t soleReader(int32_t t, nvinfer1::LayerType kind, PlanNode const& head) const;
 
     //! Dims of tensor `t` equal those of `u` (same rank, the same expressions).
     bool sameDims(int32_t t, int32_t u) const;
