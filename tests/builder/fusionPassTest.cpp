@@ -601,5 +601,57 @@ TEST(FusionPass, NotAnAttentionStaysUnfused)
     }
 }
 
+//! The exported form: q, k, v [b, 6, 2, 8] split into heads by transposes (the key to [b, 2, 8, 6]), the result merged
+//! back. The CPU attention kernel reads [b, h, s, d] only, so the fusion's probe refuses the variant with the
+//! transposes taken in and the CPU plan fuses the five layers with the transposes kept.
+TEST(FusionPass, AttentionKeepsTheTransposesWhereTheKernelRefusesThem)
+{
+    NetworkFn const fn = [](NetworkRunner& r) {
+        INetworkDefinition& n = r.network();
+        auto transposed = [&](ITensor* t, Permutation perm, char const* name) {
+            auto* s = n.addShuffle(*t);
+            s->setFirstTranspose(perm);
+            s->setName(name);
+            return s->getOutput(0);
+        };
+        ITensor* q = r.addInput("q", DataType::kFLOAT, {-1, 6, 2, 8});
+        ITensor* k = r.addInput("k", DataType::kFLOAT, {-1, 6, 2, 8});
+        ITensor* v = r.addInput("v", DataType::kFLOAT, {-1, 6, 2, 8});
+        for (ITensor* t : {q, k, v})
+        {
+            t->setDimensionName(0, "batch");
+        }
+        auto* bmm1 = n.addMatrixMultiply(*transposed(q, Permutation{{0, 2, 1, 3}}, "qt"), MatrixOperation::kNONE,
+            *transposed(k, Permutation{{0, 2, 3, 1}}, "kt"), MatrixOperation::kNONE);
+        bmm1->setName("bmm1");
+        auto* soft = n.addSoftMax(*bmm1->getOutput(0));
+        soft->setAxes(1U << 3);
+        soft->setName("softmax");
+        auto* bmm2 = n.addMatrixMultiply(*soft->getOutput(0), MatrixOperation::kNONE,
+            *transposed(v, Permutation{{0, 2, 1, 3}}, "vt"), MatrixOperation::kNONE);
+        bmm2->setName("bmm2");
+        r.markOutput(transposed(bmm2->getOutput(0), Permutation{{0, 2, 1, 3}}, "ot"), "out");
+        for (char const* name : {"q", "k", "v"})
+        {
+            r.setProfileDims(name, {1, 6, 2, 8}, {2, 6, 2, 8}, {3, 6, 2, 8});
+        }
+    };
+    std::mt19937 rng(97);
+    std::map<std::string, HostTensor> inputs;
+    for (char const* name : {"q", "k", "v"})
+    {
+        inputs[name] = HostTensor::random(DataType::kFLOAT, makeDims({2, 6, 2, 8}), rng, -1.0, 1.0);
+    }
+    BuiltRun const plain = buildAndRun(fn, "0", inputs);
+    BuiltRun const fused = buildAndRun(fn, "1", inputs);
+    EXPECT_TRUE(hasLayer(fused, "bmm1 + softmax + bmm2")) << layerList(fused);
+    for (char const* transpose : {"qt", "kt", "vt", "ot"})
+    {
+        EXPECT_TRUE(hasLayer(fused, transpose)) << transpose << ": " << layerList(fused);
+    }
+    ASSERT_EQ(fused.outputs.count("out"), 1U);
+    EXPECT_TRUE(allClose(fused.outputs.at("out"), plain.outputs.at("out"), 1e-5, 1e-5));
+}
+
 } // namespace
 } // namespace kiln::test

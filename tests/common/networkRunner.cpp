@@ -248,6 +248,20 @@ bool CapturingLogger::hasError(std::string const& text) const
     return false;
 }
 
+std::string CapturingLogger::messagesContaining(std::string const& text) const
+{
+    std::lock_guard<std::mutex> lock(mMutex);
+    std::string out;
+    for (auto const& [s, m] : mMessages)
+    {
+        if (m.find(text) != std::string::npos)
+        {
+            out += m + "\n";
+        }
+    }
+    return out;
+}
+
 int32_t CapturingLogger::countMessages(std::string const& text) const
 {
     std::lock_guard<std::mutex> lock(mMutex);

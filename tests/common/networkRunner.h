@@ -59,6 +59,8 @@ public:
     std::string allErrors() const;
     //! How many messages of any severity contain `text`.
     int32_t countMessages(std::string const& text) const;
+    //! The messages of any severity that contain `text`, one per line.
+    std::string messagesContaining(std::string const& text) const;
     void clear();
     //! Print every message to stderr too (debugging).
     bool echo{false};

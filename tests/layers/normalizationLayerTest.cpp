@@ -151,8 +151,8 @@ TEST_P(NormalizationLayerTest, LayerNorm)
     }
 }
 
-//! Layer norm over trailing axes with per-member scale (the CUDA row kernel): two trailing axes, rows longer than its
-//! register cache, and a scale varying along a statistics axis (the general kernel).
+//! Layer norm over trailing axes with per-member scale (the CUDA row kernels): two trailing axes, rows longer than its
+//! register cache, a scale varying along a statistics axis (the general kernel), and the warp-per-row kernel's cases.
 TEST_P(NormalizationLayerTest, LayerNormRows)
 {
     std::mt19937 rng(409);
@@ -160,6 +160,11 @@ TEST_P(NormalizationLayerTest, LayerNormRows)
     runCase(rng, DataType::kFLOAT, {{2, 9000}, {1, 9000}, 0b10, 1, true, 1e-5F});
     runCase(rng, DataType::kHALF, {{4, 768}, {1, 768}, 0b10, 1, true, 1e-5F});
     runCase(rng, DataType::kFLOAT, {{2, 5, 16}, {1, 5, 16}, 0b100, 1, true, 1e-5F});
+    // The CUDA warp-per-row kernel (FP16/BF16, members a multiple of 8 up to 1,024): a ragged last vector per lane,
+    // its largest row, and a row longer than it takes.
+    runCase(rng, DataType::kHALF, {{9, 1000}, {1, 1000}, 0b10, 1, true, 1e-5F});
+    runCase(rng, DataType::kBF16, {{3, 5, 1024}, {1, 1, 1024}, 0b100, 1, true, 1e-5F});
+    runCase(rng, DataType::kHALF, {{2, 1032}, {1, 1032}, 0b10, 1, true, 1e-5F});
 }
 
 TEST_P(NormalizationLayerTest, InstanceNormAndOddAxes)

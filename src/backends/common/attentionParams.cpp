@@ -43,6 +43,20 @@ StatusOr<AttentionParams> readAttentionParams(KernelSetup const& setup)
     p.causal = a.getInt("causal", 0) != 0;
     p.scale = static_cast<float>(a.getFloat("scale", 1.0));
     p.keyTransposed = a.getInt("keyTransposed", 0) != 0;
+    for (int32_t i = 0; i < 4; ++i)
+    {
+        int64_t const layout = a.getInt(kATTENTION_LAYOUT_ATTRIBUTES[i], 0);
+        if (layout != 0 && layout != 1)
+        {
+            return attentionError(setup, std::string(kATTENTION_LAYOUT_ATTRIBUTES[i]) + " " + std::to_string(layout)
+                + " is not 0 ([b, h, s, d]) or 1 ([b, s, h, d])");
+        }
+        p.seqMajor[i] = layout == 1;
+    }
+    if (p.keyTransposed && p.seqMajor[kATTENTION_KEY])
+    {
+        return attentionError(setup, "a key stored [b, s, h, d] cannot also be transposed");
+    }
     if (setup.inputTypes.size() != 4 || setup.outputTypes.size() != 1 || setup.inputPresent.size() != 4)
     {
         return attentionError(setup, "expects query, key, value and an optional mask, and one output");
@@ -94,25 +108,31 @@ StatusOr<AttentionShape> attentionShapes(KernelSetup const& setup, AttentionPara
     {
         return attentionError(setup, "query, key, value and output must be 4-D");
     }
+    // (heads, sequence) of each tensor by its layout.
+    auto heads = [&](nvinfer1::Dims const& d, int32_t which) { return p.seqMajor[which] ? d.d[2] : d.d[1]; };
+    auto seq = [&](nvinfer1::Dims const& d, int32_t which) { return p.seqMajor[which] ? d.d[1] : d.d[2]; };
     AttentionShape s;
     s.batch = q.d[0];
-    s.headsQ = q.d[1];
-    s.seqQ = q.d[2];
+    s.headsQ = heads(q, kATTENTION_QUERY);
+    s.seqQ = seq(q, kATTENTION_QUERY);
     s.headDim = q.d[3];
-    s.headsKV = k.d[1];
-    s.seqKV = p.keyTransposed ? k.d[3] : k.d[2];
+    s.headsKV = heads(k, kATTENTION_KEY);
+    s.seqKV = p.keyTransposed ? k.d[3] : seq(k, kATTENTION_KEY);
     int64_t const keyDim = p.keyTransposed ? k.d[2] : k.d[3];
     s.valueDim = v.d[3];
-    bool const ok = k.d[0] == s.batch && v.d[0] == s.batch && keyDim == s.headDim && v.d[1] == s.headsKV
-        && v.d[2] == s.seqKV && s.headsKV > 0 && s.headsQ % s.headsKV == 0;
+    bool const ok = k.d[0] == s.batch && v.d[0] == s.batch && keyDim == s.headDim
+        && heads(v, kATTENTION_VALUE) == s.headsKV && seq(v, kATTENTION_VALUE) == s.seqKV && s.headsKV > 0
+        && s.headsQ % s.headsKV == 0;
     if (!ok)
     {
         return attentionError(setup, "query " + dimsText(q) + ", key " + dimsText(k) + (p.keyTransposed ? " (transposed)" : "")
             + " and value " + dimsText(v) + " do not fit one attention");
     }
-    if (o.d[0] != s.batch || o.d[1] != s.headsQ || o.d[2] != s.seqQ || o.d[3] != s.valueDim)
+    if (o.d[0] != s.batch || heads(o, kATTENTION_OUTPUT) != s.headsQ || seq(o, kATTENTION_OUTPUT) != s.seqQ
+        || o.d[3] != s.valueDim)
     {
-        return attentionError(setup, "output " + dimsText(o) + " is not [b, hq, sq, dv]");
+        return attentionError(setup, "output " + dimsText(o)
+            + (p.seqMajor[kATTENTION_OUTPUT] ? " is not [b, sq, hq, dv]" : " is not [b, hq, sq, dv]"));
     }
     if (p.hasMask)
     {

@@ -7,7 +7,9 @@
 //   output  : [b, hq, sq, dv]; hq is a multiple of hkv (grouped-query attention)
 //   attrs   : "normOp" (AttentionNormalizationOp: 0 none, 1 softmax over skv), "causal" (0/1: key j > query i is
 //             masked, the diagonal anchored top-left), "scale" (float, default 1), "keyTransposed" (0/1),
-//             "fuse.names" (the fused layers)
+//             "layout.q", "layout.k", "layout.v", "layout.out" (0: [b, h, s, d] as above; 1: the tensor is stored
+//             [b, s, h, d], the head transposes of an exported model absorbed by the fusion; a key in that layout is
+//             not "keyTransposed"), "fuse.names" (the fused layers)
 #pragma once
 
 #include "backends/kernel.h"
@@ -27,7 +29,18 @@ struct AttentionParams
     bool keyTransposed{false};
     bool hasMask{false};
     bool boolMask{false};
+    //! Per tensor (kQUERY, kKEY, kVALUE, kOUTPUT): stored [b, s, h, d] instead of [b, h, s, d].
+    bool seqMajor[4]{};
+    bool anySeqMajor() const { return seqMajor[0] || seqMajor[1] || seqMajor[2] || seqMajor[3]; }
 };
+
+//! Indices into AttentionParams::seqMajor.
+constexpr int32_t kATTENTION_QUERY = 0;
+constexpr int32_t kATTENTION_KEY = 1;
+constexpr int32_t kATTENTION_VALUE = 2;
+constexpr int32_t kATTENTION_OUTPUT = 3;
+//! The attribute naming each tensor's layout.
+constexpr char const* kATTENTION_LAYOUT_ATTRIBUTES[4] = {"layout.q", "layout.k", "layout.v", "layout.out"};
 
 //! The run's extents and the mask's element strides over [b, hq, sq, skv] (0 where it broadcasts).
 struct AttentionShape

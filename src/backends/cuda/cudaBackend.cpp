@@ -118,7 +118,9 @@ public:
             c.deviceMemory = true;
             c.timesTactics = true;
             c.capturesGraphs = true;
-            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM);
+            // Attention: cuDNN's flash attention for FP16/BF16 (the fusion asks the kernel for each candidate).
+            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM)
+                | static_cast<uint32_t>(Fusion::kATTENTION);
             c.reducedPrecisions = (1U << static_cast<uint32_t>(nvinfer1::DataType::kHALF))
                 | (1U << static_cast<uint32_t>(nvinfer1::DataType::kBF16));
             // cuDNN's tensor-core convolutions read NHWC: NCHW tensors cost a transpose of the data before and of

@@ -83,7 +83,7 @@ KindEntry kindEntry(LayerType kind)
 
     // Not implemented on the GPU yet.
     case LayerType::kATTENTION_INPUT: return {nullptr, nullptr};
-    case LayerType::kATTENTION_OUTPUT: return {nullptr, nullptr};
+    case LayerType::kATTENTION_OUTPUT: return {createAttentionOutputCudaKernel, kilnOnly}; // fused attention (cuDNN SDPA)
     case LayerType::kDEQUANTIZE: return {nullptr, nullptr};
     case LayerType::kDIST_COLLECTIVE: return {nullptr, nullptr};
     case LayerType::kDYNAMIC_QUANTIZE: return {nullptr, nullptr};

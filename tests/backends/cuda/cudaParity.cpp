@@ -444,6 +444,15 @@ bool checkKernel(PlanNode const& node, std::vector<HostTensor> const& inputs, st
     std::vector<TensorView> ins;
     for (HostTensor const& h : inputs)
     {
+        if (h.bytes.empty() && h.dims.nbDims == 0)
+        {
+            // A default-constructed HostTensor: an absent optional input.
+            setup.inputTypes.push_back(nvinfer1::DataType::kFLOAT);
+            setup.inputPresent.push_back(false);
+            setup.inputRanks.push_back(0);
+            ins.emplace_back();
+            continue;
+        }
         setup.inputTypes.push_back(h.type);
         setup.inputPresent.push_back(true);
         setup.inputRanks.push_back(h.dims.nbDims);

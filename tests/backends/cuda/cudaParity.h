@@ -52,7 +52,8 @@ struct ParityOptions
 int32_t checkParity(NetworkFn const& build, ParityOptions const& options = {});
 
 //! One node without a network (for kinds the builder folds away, e.g. fills and shapes of static tensors): runs the
-//! CPU reference kernel on `inputs` into tensors shaped like `outputs`, then the CUDA kernel, and compares. False
+//! CPU reference kernel on `inputs` into tensors shaped like `outputs`, then the CUDA kernel, and compares. A
+//! default-constructed HostTensor among `inputs` is an absent optional input. False
 //! (after a test failure, or a skip without a GPU) when they differ or a step fails.
 bool checkKernel(PlanNode const& node, std::vector<HostTensor> const& inputs, std::vector<HostTensor> const& outputs,
     std::vector<WeightsView> const& weights = {}, Tolerance const& tolerance = {});

@@ -360,6 +360,10 @@ StatusOr<std::unique_ptr<Kernel>> createAttentionOutputKernel(KernelSetup const&
         return internalError("Attention kernel: no plan node");
     }
     KILN_ASSIGN_OR_RETURN(AttentionParams params, readAttentionParams(setup));
+    if (params.anySeqMajor())
+    {
+        return attentionError(setup, "the CPU attention kernel reads [b, h, s, d] tensors only (layout.* = 0)");
+    }
     return std::unique_ptr<Kernel>(std::make_unique<AttentionCpuKernel>(setup, params));
 }
 

@@ -11,6 +11,7 @@ namespace kiln::cuda
 {
 
 StatusOr<std::unique_ptr<Kernel>> createActivationCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<Kernel>> createAttentionOutputCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createCastCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createConcatenationCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createConstantCudaKernel(KernelSetup const& setup);

@@ -4,10 +4,15 @@
 // through float. One block per statistics key (a row of layer norm, a group of group norm, a channel of instance
 // norm); its threads share the members and reduce in double with warp shuffles. Layer norm over contiguous trailing
 // axes with per-member scale and bias (BERT's, ViT's) takes a leaner kernel with the same arithmetic: the row's
-// values stay in registers between the passes and no index map is evaluated.
+// values stay in registers between the passes and no index map is evaluated. FP16/BF16 rows of at most 1,024 members
+// (a multiple of 8) run one warp per row with 16-byte accesses and float statistics: the layer norms of BERT-sized
+// transformers, which the block-per-row kernel ran at 14x their memory floor.
 #include "backends/common/normalizationParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <algorithm>
 
@@ -155,6 +160,87 @@ __global__ void __launch_bounds__(kROW_THREADS) normalizationRowsKernel(int64_t 
     }
 }
 
+constexpr int32_t kWARP_ROW_VECTORS = 4; //!< 16-byte vectors per lane in the warp-per-row kernel (rows up to 1,024)
+constexpr int32_t kWARP_ROWS_PER_BLOCK = 4;
+
+//! Layer norm of short FP16/BF16 rows (members a multiple of 8, at most 32 · 8 · kWARP_ROW_VECTORS): one warp per row,
+//! 16-byte loads and stores, the row in registers, statistics in float (mean, then the squared deviations from it).
+//! What BERT-sized models run (768 or 1,024 members).
+template <typename T>
+__global__ void __launch_bounds__(32 * kWARP_ROWS_PER_BLOCK) normalizationWarpRowsKernel(int64_t rows, int32_t members,
+    float eps, T const* x, void const* scale, DataType ts, void const* bias, DataType tb, T* y)
+{
+    constexpr int32_t kLANES = 32;
+    int32_t const lane = threadIdx.x & 31;
+    int64_t const row = static_cast<int64_t>(blockIdx.x) * kWARP_ROWS_PER_BLOCK + (threadIdx.x >> 5);
+    if (row >= rows)
+    {
+        return;
+    }
+    int32_t const vectors = members / 8;
+    uint4 raw[kWARP_ROW_VECTORS];
+    float sum = 0.F;
+    uint4 const* in = reinterpret_cast<uint4 const*>(x + row * members);
+#pragma unroll
+    for (int32_t i = 0; i < kWARP_ROW_VECTORS; ++i)
+    {
+        int32_t const vec = lane + i * kLANES;
+        raw[i] = vec < vectors ? in[vec] : make_uint4(0, 0, 0, 0);
+        T const* e = reinterpret_cast<T const*>(&raw[i]);
+#pragma unroll
+        for (int32_t j = 0; j < 8; ++j)
+        {
+            sum += static_cast<float>(e[j]);
+        }
+    }
+    for (int32_t offset = 16; offset > 0; offset >>= 1)
+    {
+        sum += __shfl_xor_sync(0xffffffffU, sum, offset);
+    }
+    float const mean = sum / static_cast<float>(members);
+    float squares = 0.F;
+#pragma unroll
+    for (int32_t i = 0; i < kWARP_ROW_VECTORS; ++i)
+    {
+        if (lane + i * kLANES < vectors)
+        {
+            T const* e = reinterpret_cast<T const*>(&raw[i]);
+#pragma unroll
+            for (int32_t j = 0; j < 8; ++j)
+            {
+                float const d = static_cast<float>(e[j]) - mean;
+                squares += d * d;
+            }
+        }
+    }
+    for (int32_t offset = 16; offset > 0; offset >>= 1)
+    {
+        squares += __shfl_xor_sync(0xffffffffU, squares, offset);
+    }
+    float const invStd = rsqrtf(squares / static_cast<float>(members) + eps);
+    uint4* out = reinterpret_cast<uint4*>(y + row * members);
+#pragma unroll
+    for (int32_t i = 0; i < kWARP_ROW_VECTORS; ++i)
+    {
+        int32_t const vec = lane + i * kLANES;
+        if (vec < vectors)
+        {
+            T const* e = reinterpret_cast<T const*>(&raw[i]);
+            uint4 result;
+            T* r = reinterpret_cast<T*>(&result);
+#pragma unroll
+            for (int32_t j = 0; j < 8; ++j)
+            {
+                int64_t const m = static_cast<int64_t>(vec) * 8 + j;
+                float const v = (static_cast<float>(e[j]) - mean) * invStd * dev::loadFloat(scale, ts, m)
+                    + dev::loadFloat(bias, tb, m);
+                r[j] = static_cast<T>(v);
+            }
+            out[vec] = result;
+        }
+    }
+}
+
 //! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and the
 //! index maps of the statistics keys and their members; run: one launch.
 class NormalizationCudaKernel final : public Kernel
@@ -239,6 +325,27 @@ public:
         TensorView const& bias = inputs[2];
         TensorView const& y = outputs[0];
         auto const blocks = static_cast<uint32_t>(std::min<int64_t>(mKeys, int64_t{1} << 20));
+        bool const narrow = y.type == DataType::kHALF || y.type == DataType::kBF16;
+        if (mRows && narrow && inputs[0].type == y.type && mMembers % 8 == 0 && mMembers <= 256 * kWARP_ROW_VECTORS
+            && reinterpret_cast<uintptr_t>(inputs[0].data) % 16 == 0 && reinterpret_cast<uintptr_t>(y.data) % 16 == 0)
+        {
+            auto const warpBlocks = static_cast<uint32_t>((mKeys + kWARP_ROWS_PER_BLOCK - 1) / kWARP_ROWS_PER_BLOCK);
+            auto const members = static_cast<int32_t>(mMembers);
+            auto const eps = static_cast<float>(mEps);
+            if (y.type == DataType::kHALF)
+            {
+                normalizationWarpRowsKernel<__half><<<warpBlocks, 32 * kWARP_ROWS_PER_BLOCK, 0, ctx.stream>>>(mKeys,
+                    members, eps, static_cast<__half const*>(inputs[0].data), scale.data, scale.type, bias.data,
+                    bias.type, static_cast<__half*>(y.data));
+            }
+            else
+            {
+                normalizationWarpRowsKernel<__nv_bfloat16><<<warpBlocks, 32 * kWARP_ROWS_PER_BLOCK, 0, ctx.stream>>>(
+                    mKeys, members, eps, static_cast<__nv_bfloat16 const*>(inputs[0].data), scale.data, scale.type,
+                    bias.data, bias.type, static_cast<__nv_bfloat16*>(y.data));
+            }
+            return launchStatus("Normalization kernel");
+        }
         if (mRows)
         {
             // Enough threads that most rows fit the register cache, in whole warps, 64 to kROW_THREADS.

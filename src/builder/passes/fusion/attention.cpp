@@ -4,8 +4,14 @@
 // one attention node (kind kATTENTION_OUTPUT, backends/common/attentionParams.h) whose kernel never stores the
 // scores. Every tensor is 4-D of one float type, the batch and head extents of query, key and value are the same
 // expressions, and every intermediate has a single reader. Runs before the epilogue and pointwise fusions, which
-// would otherwise take the mask addition and the scaling.
+// would otherwise take the mask addition and the scaling. Pure transposes that split the heads before and merge
+// them after the attention are taken in too where the backend's kernel reads [b, s, h, d] tensors (layout.*). The
+// fused node is kept only when the backend's attention kernel accepts it at every profile shape (KernelProbe).
 #include "builder/passes/fusion/fusion.h"
+
+#include "backends/common/attentionParams.h"
+
+#include <algorithm>
 
 namespace kiln::fusion
 {
@@ -29,6 +35,68 @@ int64_t matmulOp(PlanNode const& node, char const* key)
 bool rank4Float(Plan const& plan, int32_t t)
 {
     return isFloatTensor(plan, t) && plan.tensors[static_cast<size_t>(t)].dims.size() == 4;
+}
+
+//! True when mask `m` may broadcast to scores `s` without growing them: each extent is the scores' expression, the
+//! constant 1, or an expression of its own (exported masks often take their batch from another network input than
+//! the query); the kernel checks the last kind at run time (attentionShapes) and fails cleanly where the unfused
+//! addition would have broadcast the scores up to the mask.
+bool maskMayBroadcast(FusionGraph& g, int32_t m, int32_t s)
+{
+    Plan const& plan = g.plan();
+    ShapeGraph const& shapes = plan.shapes;
+    auto const& md = plan.tensors[static_cast<size_t>(m)].dims;
+    auto const& sd = plan.tensors[static_cast<size_t>(s)].dims;
+    for (size_t i = 0; i < md.size(); ++i)
+    {
+        bool const unit = shapes.isConstant(md[i]) && shapes.constantValue(md[i]) == 1;
+        bool const bothConstant = shapes.isConstant(md[i]) && shapes.isConstant(sd[i]);
+        if (!g.sameExtent(md[i], sd[i]) && !unit && bothConstant)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+//! True when `node` is a Shuffle that only permutes a 4-D tensor by `perm` (no reshape, no second transpose).
+bool isPureTranspose(FusionGraph& g, PlanNode const& node, int64_t const (&perm)[4])
+{
+    Plan const& plan = g.plan();
+    if (node.kind != LayerType::kSHUFFLE || !g.isFusibleNode(node) || node.inputs.empty() || node.outputs.size() != 1
+        || (node.inputs.size() > 1 && node.inputs[1] >= 0) || node.inputs[0] < 0)
+    {
+        return false;
+    }
+    std::vector<int64_t> const first = node.attrs.getInts("first_transpose");
+    std::vector<int64_t> const second = node.attrs.getInts("second_transpose");
+    auto const& in = plan.tensors[static_cast<size_t>(node.inputs[0])].dims;
+    auto const& out = plan.tensors[static_cast<size_t>(node.outputs[0])].dims;
+    // The network stores each permutation with Dims::MAX_DIMS entries; the first `rank` count.
+    if (first.size() < 4 || second.size() < 4 || in.size() != 4 || out.size() != 4)
+    {
+        return false;
+    }
+    for (size_t i = 0; i < 4; ++i)
+    {
+        if (first[i] != perm[i] || second[i] != static_cast<int64_t>(i)
+            || !g.sameExtent(out[i], in[static_cast<size_t>(perm[i])]))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+//! The Shuffle node writing `t` when it is a pure transpose by `perm` whose output only the attention reads, else -1.
+int32_t pureTransposeProducer(FusionGraph& g, int32_t t, int64_t const (&perm)[4])
+{
+    int32_t const p = g.producer(t);
+    if (p < 0 || !g.isInternal(t) || g.uses(t) != 1)
+    {
+        return -1;
+    }
+    return isPureTranspose(g, g.plan().nodes[static_cast<size_t>(p)], perm) ? p : -1;
 }
 
 //! Tries to fuse the attention whose first matrix multiply is node `n`; true when the plan changed.
@@ -85,7 +153,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
         }
         int32_t const other = e.inputs[0] == cur ? e.inputs[1] : e.inputs[0];
         if (!rank4Float(plan, other) || plan.tensors[static_cast<size_t>(other)].type != type
-            || !g.sameDims(e.outputs[0], cur) || !g.broadcastsTo(other, cur))
+            || !maskMayBroadcast(g, other, cur))
         {
             return false;
         }
@@ -138,10 +206,9 @@ bool fuseAt(FusionGraph& g, int32_t n)
         }
     }
     fused.push_back(bmm2);
-    std::string const name = joinedNames(plan, fused);
+    bool const keyTransposed = op1 == static_cast<int64_t>(MatrixOperation::kNONE);
     PlanNode node;
     node.kind = LayerType::kATTENTION_OUTPUT;
-    node.name = name;
     node.metadata = bmm1.metadata;
     node.precision = bmm1.precision;
     node.inputs = {query, key, value, mask};
@@ -149,13 +216,64 @@ bool fuseAt(FusionGraph& g, int32_t n)
     node.attrs.setInt("normOp", 1);
     node.attrs.setInt("causal", 0);
     node.attrs.setFloat("scale", scale);
-    node.attrs.setInt("keyTransposed", op1 == static_cast<int64_t>(MatrixOperation::kNONE) ? 1 : 0);
-    node.attrs.setString("fuse.names", name);
-    g.ctx().logger.verbose("fusion: attention '" + name + "' (scale " + std::to_string(scale)
-        + (mask >= 0 ? ", with a mask" : "") + ")");
-    spliceNodes(plan, fused, std::move(node));
-    g.refresh();
-    return true;
+    node.attrs.setInt("keyTransposed", keyTransposed ? 1 : 0);
+
+    // The exported form transposes each head split [b, s, h, d] -> [b, h, s, d] before the attention (the key to
+    // [b, h, d, s]) and the result back after it: a backend whose kernel reads [b, s, h, d] takes those transposes
+    // in (layout.* = 1), so that they never run.
+    PlanNode absorbed = node;
+    std::vector<int32_t> absorbedNodes = fused;
+    int32_t const kept = static_cast<int32_t>(fused.size());
+    constexpr int64_t kHEADS_FIRST[4]{0, 2, 1, 3};
+    constexpr int64_t kKEY_TRANSPOSED[4]{0, 2, 3, 1};
+    for (int32_t slot = 0; slot < 3; ++slot)
+    {
+        bool const transposedKey = slot == kATTENTION_KEY && keyTransposed;
+        int32_t const shuffle = pureTransposeProducer(g, node.inputs[static_cast<size_t>(slot)],
+            transposedKey ? kKEY_TRANSPOSED : kHEADS_FIRST);
+        if (shuffle >= 0)
+        {
+            absorbed.inputs[static_cast<size_t>(slot)] = plan.nodes[static_cast<size_t>(shuffle)].inputs[0];
+            absorbed.attrs.setInt(kATTENTION_LAYOUT_ATTRIBUTES[slot], 1);
+            absorbedNodes.push_back(shuffle);
+            if (transposedKey)
+            {
+                absorbed.attrs.setInt("keyTransposed", 0);
+            }
+        }
+    }
+    int32_t const after = g.soleReader(out, LayerType::kSHUFFLE, bmm1);
+    if (after >= 0 && isPureTranspose(g, plan.nodes[static_cast<size_t>(after)], kHEADS_FIRST))
+    {
+        absorbed.outputs = {plan.nodes[static_cast<size_t>(after)].outputs[0]};
+        absorbed.attrs.setInt(kATTENTION_LAYOUT_ATTRIBUTES[kATTENTION_OUTPUT], 1);
+        absorbedNodes.push_back(after);
+    }
+    std::sort(absorbedNodes.begin(), absorbedNodes.end());
+    bool const anyAbsorbed = static_cast<int32_t>(absorbedNodes.size()) > kept;
+
+    // The backend's attention kernel must run the node at every profile shape (CUDA: cuDNN's SDPA has FP16/BF16
+    // engines with limits on the head size and the layouts); otherwise the layers stay as they are.
+    std::string refusal;
+    for (int32_t variant = anyAbsorbed ? 0 : 1; variant < 2; ++variant)
+    {
+        PlanNode& candidate = variant == 0 ? absorbed : node;
+        std::vector<int32_t> const& nodes = variant == 0 ? absorbedNodes : fused;
+        std::string const name = joinedNames(plan, nodes);
+        candidate.name = name;
+        candidate.attrs.setString("fuse.names", name);
+        refusal = g.probe().refusal(candidate, makeKernelSetup(plan, candidate));
+        if (refusal.empty())
+        {
+            g.ctx().logger.verbose("fusion: attention '" + name + "' (scale " + std::to_string(scale)
+                + (mask >= 0 ? ", with a mask" : "") + (variant == 0 ? ", head transposes absorbed" : "") + ")");
+            spliceNodes(plan, nodes, std::move(candidate));
+            g.refresh();
+            return true;
+        }
+        g.ctx().logger.verbose("fusion: attention left unfused ('" + name + "'): " + refusal);
+    }
+    return false;
 }
 
 } // namespace

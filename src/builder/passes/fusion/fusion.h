@@ -5,6 +5,7 @@
 #pragma once
 
 #include "builder/buildContext.h"
+#include "builder/kernelProbe.h"
 
 #include <optional>
 #include <string>
@@ -44,10 +45,13 @@ public:
     bool isUnitVolume(int32_t t) const;
 
     BuildContext& ctx() { return mCtx; }
+    //! The backend's kernels, asked about candidate fused nodes (one session for the whole pass).
+    KernelProbe& probe() { return mProbe; }
     Plan& plan() { return mCtx.plan; }
 
 private:
     BuildContext& mCtx;
+    KernelProbe mProbe{mCtx};
     std::vector<int32_t> mUses;
     std::vector<int32_t> mProducer;
     std::vector<std::vector<int32_t>> mConsumers;

@@ -1,0 +1,144 @@
+// attentionGpuTest.cpp — the attention fusion on the CUDA backend: a strongly typed FP16 network with BERT's attention
+// (matmul with the transposed key, division by a constant, a [b, 1, 1, s] mask addition, softmax, matmul with the
+// value) builds into one fused attention layer (cuDNN flash attention) for kCUDA, and its outputs match the CPU
+// backend's unfused layers at two batch sizes of one dynamic profile. The same network in FP32 stays unfused on
+// kCUDA (the CUDA attention kernel refuses FP32) and still matches. The exported form, with the head split and merge
+// transposes around the attention ([b, s, h, d] inputs and output), fuses with those transposes absorbed.
+#include "gpuTestUtils.h"
+
+#include <cmath>
+#include <random>
+
+namespace kiln::test::gpu
+{
+namespace
+{
+using namespace nvinfer1;
+
+constexpr int64_t kHEADS = 4;
+constexpr int64_t kSEQ = 48;
+constexpr int64_t kDIM = 64;
+
+ITensor* transposed(INetworkDefinition& net, ITensor& t, Permutation perm)
+{
+    auto* shuffle = net.addShuffle(t);
+    shuffle->setFirstTranspose(perm);
+    return shuffle->getOutput(0);
+}
+
+//! `exported`: inputs and output [b, s, h, d] with the transposes an ONNX export has (the key to [b, h, d, s]).
+std::function<void(NetworkRunner&)> attentionBody(DataType type, bool exported)
+{
+    return [type, exported](NetworkRunner& r) {
+        INetworkDefinition& net = r.network();
+        std::vector<int64_t> const shape
+            = exported ? std::vector<int64_t>{-1, kSEQ, kHEADS, kDIM} : std::vector<int64_t>{-1, kHEADS, kSEQ, kDIM};
+        ITensor* q = r.addInput("q", type, shape);
+        ITensor* k = r.addInput("k", type, shape);
+        ITensor* v = r.addInput("v", type, shape);
+        ITensor* mask = r.addInput("mask", type, {-1, 1, 1, kSEQ});
+        // One batch extent for query, key and value (the fusion needs them equal); the mask keeps its own, as an
+        // exported BERT's does, and the kernel checks it at run time.
+        for (ITensor* t : {q, k, v})
+        {
+            t->setDimensionName(0, "batch");
+        }
+        MatrixOperation keyOp = MatrixOperation::kTRANSPOSE;
+        if (exported)
+        {
+            q = transposed(net, *q, Permutation{{0, 2, 1, 3}});
+            k = transposed(net, *k, Permutation{{0, 2, 3, 1}});
+            v = transposed(net, *v, Permutation{{0, 2, 1, 3}});
+            keyOp = MatrixOperation::kNONE;
+        }
+        static float const divisorF = 8.F;
+        static uint16_t const divisorH = 0x4800; // 8.0 in FP16
+        Weights const w = type == DataType::kHALF ? Weights{DataType::kHALF, &divisorH, 1} : Weights{DataType::kFLOAT, &divisorF, 1};
+        ITensor* divisor = net.addConstant(makeDims({1, 1, 1, 1}), w)->getOutput(0);
+        auto* scores = net.addMatrixMultiply(*q, MatrixOperation::kNONE, *k, keyOp);
+        auto* scaled = net.addElementWise(*scores->getOutput(0), *divisor, ElementWiseOperation::kDIV);
+        auto* masked = net.addElementWise(*scaled->getOutput(0), *mask, ElementWiseOperation::kSUM);
+        auto* probs = net.addSoftMax(*masked->getOutput(0));
+        probs->setAxes(1U << 3);
+        ITensor* out = net.addMatrixMultiply(*probs->getOutput(0), MatrixOperation::kNONE, *v, MatrixOperation::kNONE)
+                           ->getOutput(0);
+        if (exported)
+        {
+            out = transposed(net, *out, Permutation{{0, 2, 1, 3}});
+        }
+        r.markOutput(out, "y");
+        std::vector<int64_t> lo = shape;
+        std::vector<int64_t> mid = shape;
+        std::vector<int64_t> hi = shape;
+        lo[0] = 1;
+        mid[0] = 2;
+        hi[0] = 3;
+        for (char const* name : {"q", "k", "v"})
+        {
+            r.setProfileDims(name, lo, mid, hi);
+        }
+        r.setProfileDims("mask", {1, 1, 1, kSEQ}, {2, 1, 1, kSEQ}, {3, 1, 1, kSEQ});
+    };
+}
+
+std::map<std::string, HostTensor> attentionInputs(DataType type, bool exported, int64_t batch, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::map<std::string, HostTensor> in;
+    for (char const* name : {"q", "k", "v"})
+    {
+        in[name] = HostTensor::random(type,
+            exported ? makeDims({batch, kSEQ, kHEADS, kDIM}) : makeDims({batch, kHEADS, kSEQ, kDIM}), rng, -1.0, 1.0);
+    }
+    in["mask"] = HostTensor::random(type, makeDims({batch, 1, 1, kSEQ}), rng, -4.0, 0.0);
+    return in;
+}
+
+//! Builds for both backends, checks whether the CUDA plan fused (and absorbed the transposes), and compares.
+void checkAgainstCpu(DataType type, bool exported, char const* expectedFusion)
+{
+    KILN_REQUIRE_CUDA_BACKEND();
+    uint32_t const flags = 1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kSTRONGLY_TYPED);
+    auto cpu = buildFor(kiln::BackendKind::kCPU, attentionBody(type, exported), flags);
+    auto gpu = buildFor(kiln::BackendKind::kCUDA, attentionBody(type, exported), flags);
+    ASSERT_NE(cpu, nullptr);
+    ASSERT_NE(gpu, nullptr);
+    std::string const fusions = gpu->logger().messagesContaining("fusion: attention");
+    if (expectedFusion != nullptr)
+    {
+        EXPECT_NE(fusions.find(expectedFusion), std::string::npos) << fusions;
+    }
+    else
+    {
+        EXPECT_EQ(gpu->logger().countMessages("fusion: attention '"), 0) << fusions;
+    }
+    for (int64_t batch : {1, 3})
+    {
+        auto const inputs = attentionInputs(type, exported, batch, 11 + static_cast<uint32_t>(batch));
+        std::map<std::string, HostTensor> expected;
+        std::map<std::string, HostTensor> actual;
+        std::string error;
+        ASSERT_TRUE(runEngine(cpu->engine(), kiln::BackendKind::kCPU, inputs, expected, error)) << error;
+        ASSERT_TRUE(runEngine(gpu->engine(), kiln::BackendKind::kCUDA, inputs, actual, error)) << error;
+        double const tol = type == DataType::kHALF ? 1e-2 : 1e-4;
+        EXPECT_TRUE(allClose(actual["y"], expected["y"], tol, tol)) << "batch " << batch;
+    }
+}
+
+TEST(AttentionGpu, Fp16AttentionFusesAndMatchesCpu)
+{
+    checkAgainstCpu(DataType::kHALF, false, "(scale 0.125000, with a mask)");
+}
+
+TEST(AttentionGpu, ExportedFormFusesWithItsTransposesAbsorbed)
+{
+    checkAgainstCpu(DataType::kHALF, true, "head transposes absorbed");
+}
+
+TEST(AttentionGpu, Fp32AttentionStaysUnfusedAndMatchesCpu)
+{
+    checkAgainstCpu(DataType::kFLOAT, false, nullptr);
+}
+
+} // namespace
+} // namespace kiln::test::gpu
