@@ -239,10 +239,10 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     manifest_path = os.path.join(args.out, "models.json")
     previous = load_manifest(manifest_path) if args.reuse else {}
-    import torch
-
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    manifest = {"seed": args.seed, "opset": OPSET, "device": device, "torch": torch.__version__, "models": {}}
+    manifest = {"seed": args.seed, "opset": OPSET, "models": {}}
+    for key in ("device", "torch"):
+        if key in previous:
+            manifest[key] = previous[key]
     failed = 0
     for name in names:
         old = (previous.get("models") or {}).get(name)
@@ -250,6 +250,10 @@ def main(argv=None):
             manifest["models"][name] = old
             print(f"[export] {name}: reusing {', '.join(old['files'][p]['file'] for p in precisions)}", flush=True)
             continue
+        import torch  # only when a model is exported (a run that reuses every file needs no torch)
+
+        device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        manifest.update(device=device, torch=torch.__version__)
         entry = dict(model_spec(name))
         entry["files"] = {}
         entry["title"] = model_table.title(name)

@@ -1,6 +1,7 @@
-"""The models of the GPU benchmark in one table, read by every script of bench/gpu (no torch import here):
+"""The models of the GPU benchmark in one table, read by every script of bench/gpu and by run.sh (`python3
+model_table.py MODELS` prints the model list, "all" expanded); no torch import here:
 input and output names, per-sample input shapes and types, the token-id range of integer inputs, the table title
-and unit, the default batches, the output check's rule, and the time each model adds to one run of run.sh.
+and unit, the default batches and the output check's rule (the time each model adds to a run: README.md).
 
   resnet50     torchvision.models.resnet50(weights=None)             input [B,3,224,224] -> logits [B,1000], img/s
   mobilenetv3  torchvision.models.mobilenet_v3_large(weights=None)   same I/O, img/s (depthwise, hard-swish, SE)
@@ -28,24 +29,23 @@ HIDDEN_RULE = {"kind": "abs", "value": 5e-2}
 MODELS = {
     "resnet50": {"title": "ResNet-50", "unit": "img/s", "inputs": IMAGE, "outputs": ["logits"],
                  "classifier": "logits", "threshold": CLASSIFIER_RULE, "batches": [1, 32],
-                 "source": "torchvision `resnet50(weights=None)`", "added_s": 60},
+                 "source": "torchvision `resnet50(weights=None)`"},
     "mobilenetv3": {"title": "MobileNetV3-Large", "unit": "img/s", "inputs": IMAGE, "outputs": ["logits"],
                     "classifier": "logits", "threshold": CLASSIFIER_RULE, "batches": [1, 32],
-                    "source": "torchvision `mobilenet_v3_large(weights=None)`", "added_s": 60},
+                    "source": "torchvision `mobilenet_v3_large(weights=None)`"},
     "efficientnet": {"title": "EfficientNet-B0", "unit": "img/s", "inputs": IMAGE, "outputs": ["logits"],
                      "classifier": "logits", "threshold": CLASSIFIER_RULE, "batches": [1, 32],
-                     "source": "torchvision `efficientnet_b0(weights=None)`", "added_s": 70},
+                     "source": "torchvision `efficientnet_b0(weights=None)`"},
     "bert": {"title": f"BERT-base (seq {BERT_SEQ})", "unit": "seq/s",
              "inputs": [{"name": "input_ids", "shape": [BERT_SEQ], "type": "int64", "vocab": BERT_VOCAB},
                         {"name": "attention_mask", "shape": [BERT_SEQ], "type": "int64", "ones": True}],
              "outputs": ["last_hidden_state", "pooler_output"], "threshold": HIDDEN_RULE, "batches": [1, 32],
              "source": f"transformers `BertModel(BertConfig())`, eager attention, sequence {BERT_SEQ}, all-ones "
-                       "attention mask", "added_s": 90},
+                       "attention mask"},
     "gpt2": {"title": f"GPT-2 (seq {GPT2_SEQ})", "unit": "seq/s",
              "inputs": [{"name": "input_ids", "shape": [GPT2_SEQ], "type": "int64", "vocab": GPT2_VOCAB}],
              "outputs": ["last_hidden_state"], "threshold": HIDDEN_RULE, "batches": [1, 8],
-             "source": f"transformers `GPT2Model(GPT2Config())`, eager causal attention, sequence {GPT2_SEQ}",
-             "added_s": 90},
+             "source": f"transformers `GPT2Model(GPT2Config())`, eager causal attention, sequence {GPT2_SEQ}"},
 }
 ORDER = ["resnet50", "bert", "mobilenetv3", "efficientnet", "gpt2"]
 DEFAULT_MODELS = "resnet50,bert"
@@ -121,3 +121,14 @@ def threshold(model):
 
 def classifier_output(model):
     return MODELS.get(model, {}).get("classifier")
+
+
+if __name__ == "__main__":
+    # run.sh: `python3 model_table.py MODELS` prints the model list (all -> the five) or names the unknown model.
+    import sys
+
+    try:
+        print(",".join(model_names(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_MODELS)))
+    except ValueError as err:
+        print(f"MODELS: {err}", file=sys.stderr)
+        sys.exit(2)

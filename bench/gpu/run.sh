@@ -44,7 +44,7 @@ build="${KILN_BUILD:-/tmp/kiln-gpu-build}"
 batches="${BATCHES:-}"
 models="${MODELS:-resnet50,bert}"
 python="${PYTHON:-python3}"
-[[ "$models" == "all" ]] && models="resnet50,bert,mobilenetv3,efficientnet,gpt2"
+models="$("$python" "$here/model_table.py" "$models")" || exit 2   # all -> the five; an unknown name stops here
 nModels=$(( $(tr -cd , <<<"$models" | wc -c) + 1 ))
 # Per-model batches (BATCHES_gpt2=1,8 ...) for the scripts' --model-batches.
 modelBatches=""

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kiln's runs of the GPU performance table: for every model and batch of the manifest written by export_models.py,
 kilnexec builds one engine (--fp16 --backend=cuda, min = opt = max = the batch, as trtexec --shapes does) and runs it
-three times from the saved engine:
+four times from the saved engine:
 
   plain    timed enqueueV3 runs, KILN_AUTO_CUDA_GRAPH=0 -> GPU compute time per inference, enqueue (host) time
   auto     the same with Kiln's defaults                -> automatic CUDA graphs (no flag): the same figures
