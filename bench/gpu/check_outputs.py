@@ -2,11 +2,13 @@
 """Whole-model output check of the GPU benchmark: feeds the same random inputs to onnxruntime (CPU) and to a Kiln
 engine (kilnexec, CUDA backend by default) and compares the outputs.
 
-Cases are model:batch pairs (default resnet50:1,bert:1,bert:2). Per case:
+Cases are model:batch pairs. Default: one case per model of models.json (the models of the run), at batch 1, or
+at the model's smallest batch in kiln.json when batch 1 was not run; and bert:2 when BERT is there. Per case:
 
   inputs     fixed seed; float inputs uniform in [-1, 1] (rounded to FP16 for the FP16 model, and the same values
-             given to an FP32 reference); BERT input_ids uniform in [0, --vocab), attention_mask all ones (as the
-             export and run_kiln.py use)
+             given to an FP32 reference); input_ids uniform over the model's vocabulary (BERT [0, 30522), GPT-2
+             [0, 50257): models.json's "vocab", else model_table.py's; --vocab overrides both), attention masks all
+             ones (as the export and run_kiln.py use)
   reference  onnxruntime CPUExecutionProvider on the same ONNX file Kiln ran (<model>_fp16.onnx); when ORT cannot
              load or run it, the FP32 export (<model>_fp32.onnx, EXPORT_FP32=1) if there is one
   Kiln       the engine run_kiln.py saved for that model and batch (kiln.json), run once with --loadInputs and
@@ -16,17 +18,19 @@ Cases are model:batch pairs (default resnet50:1,bert:1,bert:2). Per case:
   compare    per output: max abs diff, mean abs diff, max rel diff over the reference values with
              |ref| >= 10% of max |ref|, non-finite values; for classifier logits the top-1 class of every row
 
-Verdict (THRESHOLDS below, stated in the table notes): ResNet-50 logits: max abs diff <= 5% of the reference logit
-range (max - min) and the same top-1 class in every row (a "near tie", where the reference's logits of the two
-classes differ by less than 1% of the range, counts as agreement and is marked); BERT outputs: max abs diff <= 0.05
-(the values are O(1)). Any NaN/Inf in Kiln's output where the reference is finite, a shape mismatch, a missing output
+Verdict (THRESHOLDS below, one table from model_table.py, stated in the table notes): the classifiers' logits
+(ResNet-50, MobileNetV3-Large, EfficientNet-B0): max abs diff <= 5% of the reference logit range (max - min; batch
+norm in eval mode with random weights can make the logits large, so the rule is relative) and the same top-1 class
+in every row (a "near tie", where the reference's logits of the two classes differ by less than 1% of the range,
+counts as agreement and is marked); BERT and GPT-2 outputs: max abs diff <= 0.05 (the values are O(1), after a
+layer norm). A model not in the table: max abs diff <= 0.05 × max(1, max |ref|). Any NaN/Inf in Kiln's output where the reference is finite, a shape mismatch, a missing output
 or a failed run is a failure.
 
 check.json is rewritten after every case (a run cut short by run.sh's timeout keeps the finished cases; the others
 stay "pending" and the table shows them as FAILED). The script always exits 0 unless its arguments are wrong.
 
 Usage: python3 bench/gpu/check_outputs.py --kilnexec K --models DIR --kiln-json kiln.json --work DIR --out check.json
-           [--cases resnet50:1,bert:1,bert:2] [--backend cuda] [--budget-s 40] [--seed 7]
+           [--cases resnet50:1,bert:1,bert:2] [--backend cuda] [--budget-s 40] [--seed 7] [--vocab N]
 """
 import argparse
 import json
@@ -38,13 +42,13 @@ import time
 
 import numpy as np
 
-DEFAULT_VOCAB = 30522
-CLASSIFIERS = {"resnet50": "logits"}          # model -> output checked for top-1 agreement
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_table  # noqa: E402
+
+# model -> output checked for top-1 agreement
+CLASSIFIERS = {m: model_table.classifier_output(m) for m in model_table.MODELS if model_table.classifier_output(m)}
 # Pass thresholds. "range": max abs diff <= factor * (max - min of the reference output); "abs": <= the value.
-THRESHOLDS = {
-    "resnet50": {"kind": "range", "value": 5e-2, "tie": 1e-2},
-    "bert": {"kind": "abs", "value": 5e-2},
-}
+THRESHOLDS = {m: model_table.threshold(m) for m in model_table.MODELS}
 DEFAULT_THRESHOLD = {"kind": "scale", "value": 5e-2}   # <= value * max(1, max |ref|) for any other model
 REL_FLOOR = 0.1                                          # max rel diff over |ref| >= REL_FLOOR * max |ref|
 
@@ -62,18 +66,18 @@ def threshold_text(model):
     return text
 
 
-def make_inputs(spec, batch, seed, float_dtype, vocab):
-    """Named numpy inputs for one case: the same values for every consumer (the FP32 reference gets them cast)."""
+def make_inputs(model, spec, batch, seed, float_dtype, vocab=None):
+    """Named numpy inputs for one case: the same values for every consumer (the FP32 reference gets them cast).
+    Integer inputs: model_table.int_input_range (masks all ones, token ids over the vocabulary; `vocab` overrides)."""
     rng = np.random.default_rng(seed)
     feeds = {}
     for i in spec["inputs"]:
         shape = [batch] + list(i["shape"])
         if i["type"] == "float":
             feeds[i["name"]] = rng.uniform(-1.0, 1.0, size=shape).astype(float_dtype)
-        elif i["name"] == "attention_mask":
-            feeds[i["name"]] = np.ones(shape, dtype=np.int64)
         else:
-            feeds[i["name"]] = rng.integers(0, vocab, size=shape, dtype=np.int64)
+            low, high = model_table.int_input_range(model, i, vocab)
+            feeds[i["name"]] = rng.integers(low, high, size=shape, dtype=np.int64)
     return feeds
 
 
@@ -224,7 +228,7 @@ def run_case(args, manifest, kiln, reference, case, deadline):
         return
     onnx_path = os.path.join(args.models, info["file"])
     float_dtype = np.float16 if kiln_precision == "fp16" else np.float32
-    feeds = make_inputs(spec, batch, args.seed + batch, float_dtype, args.vocab)
+    feeds = make_inputs(model, spec, batch, args.seed + batch, float_dtype, args.vocab)
     tag = f"{model}_b{batch}"
     os.makedirs(args.work, exist_ok=True)
     load = []
@@ -323,6 +327,18 @@ def save(path, result):
     os.replace(path + ".tmp", path)
 
 
+def default_cases(manifest, kiln):
+    """One case per model of the manifest: batch 1, or the model's smallest batch in kiln.json when batch 1 has no
+    run there (a saved engine then serves the case); and bert:2 (built here if it fits) when BERT is there."""
+    cases = []
+    for model in (manifest or {}).get("models", {}):
+        ran = sorted({r["batch"] for r in (kiln or {}).get("runs", []) if r.get("model") == model and "batch" in r})
+        cases.append(f"{model}:{1 if not ran or 1 in ran else ran[0]}")
+        if model == "bert":
+            cases.append("bert:2")
+    return ",".join(cases)
+
+
 def parse_cases(text):
     cases = []
     for item in [c for c in text.split(",") if c]:
@@ -340,39 +356,48 @@ def main(argv=None):
     parser.add_argument("--kiln-json", default=None, help="run_kiln.py's kiln.json (its engines are reused)")
     parser.add_argument("--work", required=True, help="folder for inputs, outputs and logs")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--cases", default="resnet50:1,bert:1,bert:2")
+    parser.add_argument("--cases", default="", help="model:batch list (default: one per model of models.json)")
     parser.add_argument("--backend", default="cuda", help="kilnexec --backend value ('' to leave it out)")
     parser.add_argument("--precision", default="fp16", choices=["fp16", "fp32", "bf16"])
     parser.add_argument("--budget-s", type=float, default=40.0, help="no new case starts after this many seconds")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds allowed to one kilnexec command")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--vocab", type=int, default=DEFAULT_VOCAB, help="BERT input_ids are in [0, vocab)")
+    parser.add_argument("--vocab", type=int, default=None,
+                        help="input_ids are in [0, vocab) (default: each model's vocabulary)")
     args = parser.parse_args(argv)
     try:
         cases = parse_cases(args.cases)
     except ValueError as err:
         parser.error(str(err))
-
-    deadline = time.monotonic() + args.budget_s
-    result = {"backend": args.backend, "precision": args.precision, "seed": args.seed, "cases": cases,
-              "thresholds": {m: threshold_text(m) for m in sorted({c["model"] for c in cases})},
-              "rel_floor": f"over the reference values with |ref| >= {REL_FLOOR:g} × max |ref|"}
-    save(args.out, result)
+    manifest, manifest_error = None, None
     try:
         with open(os.path.join(args.models, "models.json")) as f:
             manifest = json.load(f)
     except (OSError, ValueError) as err:
-        for c in cases:
-            c.update(status="failed", reason=f"no models.json: {err}")
-        save(args.out, result)
-        return 0
+        manifest_error = err
     kiln = None
+    kiln_error = None
     if args.kiln_json and os.path.exists(args.kiln_json):
         try:
             with open(args.kiln_json) as f:
                 kiln = json.load(f)
         except (OSError, ValueError) as err:
-            result["kiln_json_error"] = str(err)   # no saved engines: every case builds its own
+            kiln_error = str(err)   # no saved engines: every case builds its own
+    if not args.cases:
+        cases = parse_cases(default_cases(manifest, kiln))
+
+    deadline = time.monotonic() + args.budget_s
+    result = {"backend": args.backend, "precision": args.precision, "seed": args.seed, "cases": cases,
+              "thresholds": {m: threshold_text(m) for m in sorted({c["model"] for c in cases})},
+              "rel_floor": f"over the reference values with |ref| >= {REL_FLOOR:g} × max |ref|"}
+    if kiln_error:
+        result["kiln_json_error"] = kiln_error
+    save(args.out, result)
+    if manifest is None:
+        for c in cases:
+            c.update(status="failed", reason=f"no models.json: {manifest_error}")
+        save(args.out, result)
+        return 0
     reference = Reference(args.models, manifest)
     for case in cases:
         if time.monotonic() >= deadline:

@@ -6,12 +6,18 @@ the layer cannot beat on this GPU, and how far the measured time is from it.
                    layer read or written once, plus its weights once (each at its element size; floating-point
                    weights counted at the output's element size, since the kernels convert them to that type)
   compute floor  = FLOPs / dense FP16 tensor-core peak, for the layers whose work is a matrix product
-                   (Convolution, Deconvolution, MatrixMultiply; not Einsum); the others have no compute floor
+                   (Convolution, Deconvolution, MatrixMultiply, the fused attention: AttentionOutput, or Attention;
+                   not Einsum); the others have no compute floor
   floor          = max(memory floor, compute floor); ratio = measured / floor
 
-FLOPs: convolution 2 * output volume * (weight count / output channels); deconvolution 2 * input volume * (weight
-count / input channels); matrix multiply 2 * output volume * K (K from input 0's dimensions and its "op0"
-operation). The layer information is the engine inspector's JSON (kilnexec --exportLayerInfo, ProfilingVerbosity
+FLOPs: convolution 2 * output volume * (input channels / groups) * kernel area, deconvolution 2 * input volume *
+(output channels / groups) * kernel area (groups = the layer's nbGroups: a depthwise convolution has as many groups
+as channels; kernelSize from the layer; without those attributes, the weight count / output (input) channels,
+which is the same number); matrix multiply 2 * output volume * K (K from input 0's dimensions and its "op0"
+operation); attention (inputs query [b,h,sq,d], key, value [b,h,skv,dv], optional mask; output [b,h,sq,dv])
+2*b*h*sq*skv*d + 2*b*h*sq*skv*dv, i.e. 4*b*h*sq*skv*d, counted in full for causal attention too (a kernel that
+skips the masked blocks can do half: its ratio can then fall below 1). Bytes of an attention: query, key, value,
+mask and output once (the scores are never stored). The layer information is the engine inspector's JSON (kilnexec --exportLayerInfo, ProfilingVerbosity
 kDETAILED, shapes of the inference context); the times are kilnexec --exportProfile's averageMs.
 
 The peaks are published datasheet figures of the GPU named by nvidia-smi (table PEAKS below); --peak-tflops and
@@ -43,6 +49,8 @@ PEAKS = [
 TYPE_BYTES = {"FP32": 4, "FP16": 2, "BF16": 2, "INT8": 1, "UINT8": 1, "FP8": 1, "INT32": 4, "INT64": 8, "BOOL": 1,
               "E8M0": 1, "INT4": 0.5, "FP4": 0.5}
 FLOAT_TYPES = {"FP32", "FP16", "BF16"}
+# The inspector's name of the builder's fused attention (kATTENTION_OUTPUT), and TensorRT's "Attention" name.
+ATTENTION_KINDS = ("AttentionOutput", "Attention")
 
 
 def gpu_name_from_smi():
@@ -92,15 +100,31 @@ def layer_flops(layer):
         return None
     out_dims = outputs[0].get("Dimensions", [])
     if kind in ("Convolution", "Deconvolution"):
+        in_dims = inputs[0].get("Dimensions", []) if inputs else []
+        kernel_size = layer.get("kernelSize")
+        groups = int(layer.get("nbGroups", 1) or 1)
+        if isinstance(kernel_size, list) and kernel_size and len(in_dims) > 1 and len(out_dims) > 1 and groups > 0:
+            per_output = volume(kernel_size)
+            if kind == "Convolution":
+                return 2 * volume(out_dims) * (int(in_dims[1]) // groups) * per_output
+            return 2 * volume(in_dims) * (int(out_dims[1]) // groups) * per_output
+        # No attributes: the kernel's weight count is out channels * in channels / groups * kernel area already.
         kernel = max((int(w.get("Count", 0)) for w in weights), default=0)
         if kernel == 0 and len(inputs) > 1:  # kernel given as a tensor input
             kernel = volume(inputs[1].get("Dimensions", []))
         if kind == "Convolution":
             channels = out_dims[1] if len(out_dims) > 1 else 0
             return 2 * volume(out_dims) * kernel // channels if channels else None
-        in_dims = inputs[0].get("Dimensions", []) if inputs else []
         channels = in_dims[1] if len(in_dims) > 1 else 0
         return 2 * volume(in_dims) * kernel // channels if channels else None
+    if kind in ATTENTION_KINDS:
+        if len(inputs) < 3:
+            return None
+        query, value = inputs[0].get("Dimensions", []), inputs[2].get("Dimensions", [])
+        if len(query) < 2 or len(value) < 2:
+            return None
+        skv = int(value[-2])
+        return 2 * volume(query) * skv + 2 * volume(out_dims) * skv
     if kind == "MatrixMultiply" and inputs:
         a = inputs[0].get("Dimensions", [])
         op0 = int(layer.get("op0", 0))

@@ -7,7 +7,9 @@
                 and layer information files named there are read from its work folder
   check.json    check_outputs.py (optional, --check): Kiln's outputs against onnxruntime on the same inputs
 
-Tables: (1) batch-1 latency and batch-32 throughput of Kiln, eager and torch.compile, with Kiln/peer ratios;
+Titles and units come from model_table.py (ResNet-50, MobileNetV3-Large, EfficientNet-B0: img/s; BERT-base, GPT-2:
+seq/s); every model gets the rows of the batches it ran (e.g. GPT-2 1 and 8, the others 1 and 32).
+Tables: (1) batch-1 latency and larger-batch throughput of Kiln, eager and torch.compile, with Kiln/peer ratios;
 (2) enqueue (host) time per inference with and without CUDA graphs; (3) the slowest layers of each engine against
 their memory and compute floors (floors.py); (4) with --check, the output check (max abs/rel diff, top-1
 agreement, verdict per model, batch and output; a missing check.json or a failed case shows as FAILED). Missing or failed runs show as "—" or "failed", with the reason in
@@ -23,9 +25,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import floors  # noqa: E402
+import model_table  # noqa: E402
 
-MODEL_TITLES = {"resnet50": "ResNet-50", "bert": "BERT-base (seq 128)"}
-UNITS = {"resnet50": "img/s", "bert": "seq/s"}
+MODEL_TITLES = {m: model_table.title(m) for m in model_table.MODELS}
+UNITS = {m: model_table.unit(m) for m in model_table.MODELS}
 
 
 def load(path):
@@ -89,7 +92,7 @@ def status_torch(run):
     return None
 
 
-def header(system, torch_data, kiln_data):
+def header(system, torch_data, kiln_data, models=()):
     s = system or {}
     lines = [f"## GPU backend — {s.get('date', '?')}", ""]
     lines.append(f"**Machine:** {s.get('gpu', '?')} (driver {s.get('driver', '?')}, CUDA {s.get('cuda', '?')}), "
@@ -99,8 +102,10 @@ def header(system, torch_data, kiln_data):
                  f"torchvision {(torch_data or {}).get('torchvision', '?')}, transformers "
                  f"{(torch_data or {}).get('transformers', '?')}.")
     lines.append("")
-    lines.append("Models: ResNet-50 (torchvision, random weights) and BERT-base (transformers `BertModel(BertConfig())`, "
-                 "random weights, sequence 128, all-ones attention mask), exported to FP16 ONNX (opset 17, dynamic "
+    names = [m for m in model_table.ORDER if m in set(models)] + [m for m in models if m not in model_table.MODELS]
+    described = "; ".join(f"{model_table.title(m)}: {model_table.MODELS[m]['source']}" if m in model_table.MODELS
+                          else m for m in names)
+    lines.append("Models (random weights): " + (described or "none") + ". Exported to FP16 ONNX (opset 17, dynamic "
                  "batch) by `bench/gpu/export_models.py` in the same run. Kiln: `kilnexec --fp16 --backend=cuda`, one "
                  "engine per batch (min = opt = max), `--noDataTransfers` (inputs uploaded once), time = GPU compute "
                  "time per inference (CUDA events around `enqueueV3`, median), throughput = batch / mean compute "
@@ -121,13 +126,13 @@ def speed_table(torch_data, kiln_data, models, batches, modes):
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "---|" * len(cols))
     for model in models:
-        for batch in batches:
+        for batch in batches.get(model, []):
             k = kl.get((model, batch), {})
             kiln_plain = metric_kiln(k.get("plain"), batch)
             kiln_graph = metric_kiln(k.get("graph"), batch) if (k.get("graph") or {}).get("graph_used") else None
             metric = "latency (ms, lower is better)" if batch == 1 else f"throughput ({UNITS.get(model, '/s')})"
             row = [MODEL_TITLES.get(model, model), str(batch), metric,
-                   fmt(kiln_plain) if kiln_plain is not None else ("failed" if k else "—"),
+                   fmt(kiln_plain) if kiln_plain is not None else kiln_status(k),
                    fmt(kiln_graph) if kiln_graph is not None else graph_status(k)]
             peers = []
             for m in modes:
@@ -147,10 +152,17 @@ def speed_table(torch_data, kiln_data, models, batches, modes):
     return lines
 
 
+def kiln_status(k):
+    """The word for a Kiln cell without a figure: not run at all, skipped for the time budget, or failed."""
+    if not k:
+        return "—"
+    return "skipped" if "skipped" in k else "failed"
+
+
 def graph_status(k):
     g = k.get("graph") if k else None
     if not g:
-        return "—"
+        return "skipped" if k and "skipped" in k else "—"
     if g.get("exit") != 0:
         return "failed"
     return "not used"
@@ -166,7 +178,7 @@ def enqueue_table(kiln_data, models, batches):
              "enqueue (ms), --useCudaGraph replay | GPU compute (ms), plain | GPU compute (ms), automatic graph | "
              "GPU compute (ms), --useCudaGraph | graph used |", "|---|---|---|---|---|---|---|---|---|"]
     for model in models:
-        for batch in batches:
+        for batch in batches.get(model, []):
             k = kl.get((model, batch), {})
             p, a, g = k.get("plain") or {}, k.get("auto") or {}, k.get("graph") or {}
             used = g.get("graph_used")
@@ -191,7 +203,7 @@ def floor_tables(kiln_data, system, models, batches, top, notes):
     lines = []
     peak_line = None
     for model in models:
-        for batch in batches:
+        for batch in batches.get(model, []):
             k = kl.get((model, batch), {})
             prof = k.get("profile") or {}
             if "profile_json" not in prof:
@@ -206,7 +218,8 @@ def floor_tables(kiln_data, system, models, batches, top, notes):
                 peak_line = (f"Floors use the {peak['label']} datasheet peaks: {peak['fp16_dense_tflops']} TFLOP/s "
                              f"dense FP16 tensor core, {peak['hbm_tbps']} TB/s HBM (bench/gpu/floors.py cites the "
                              "sources). Memory floor = bytes of the layer's inputs, outputs and weights / bandwidth; "
-                             "compute floor = FLOPs / peak (matrix products only); ratio = measured / max(floors).")
+                             "compute floor = FLOPs / peak (convolutions with their group count, matrix products, fused "
+                             "attention); ratio = measured / max(floors).")
             lines.append(f"**{MODEL_TITLES.get(model, model)}, batch {batch}** — {data['layers_profiled']} layers, "
                          f"{fmt(data['profile_total_ms'])} ms in the profile run (sum of layer times):")
             lines.append("")
@@ -292,6 +305,8 @@ def notes_for(torch_data, kiln_data):
         tag = f"Kiln {r.get('model')} batch {r.get('batch')}"
         if "error" in r:
             notes.append(f"{tag}: {r['error'].splitlines()[-1] if r['error'] else 'failed'}")
+        if "skipped" in r:
+            notes.append(f"{tag} skipped: {r['skipped']}")
         build = r.get("build") or {}
         if build.get("exit") == 0:
             notes.append(f"{tag}: engine build {fmt(build.get('engine_build_s'))} s as kilnexec reports it, "
@@ -311,14 +326,14 @@ def make_markdown(system, torch_data, kiln_data, top=8, check_data=None, with_ch
         for r in source:
             if r.get("model") and r["model"] not in models:
                 models.append(r["model"])
-    batches = sorted({r["batch"] for r in (kiln_data or {}).get("runs", []) + (torch_data or {}).get("runs", [])
-                      if "batch" in r})
+    batches = {m: sorted({r["batch"] for r in (kiln_data or {}).get("runs", []) + (torch_data or {}).get("runs", [])
+                          if "batch" in r and r.get("model") == m}) for m in models}
     modes = []
     for r in (torch_data or {}).get("runs", []):
         if r["mode"] not in modes:
             modes.append(r["mode"])
     notes = notes_for(torch_data, kiln_data)
-    lines = header(system, torch_data, kiln_data)
+    lines = header(system, torch_data, kiln_data, models)
     lines += ["### Latency and throughput", ""] + speed_table(torch_data, kiln_data, models, batches, modes)
     lines += ["### Enqueue (host) time per inference", ""] + enqueue_table(kiln_data, models, batches)
     lines += ["### Slowest layers against their floors", ""]

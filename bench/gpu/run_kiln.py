@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kiln's runs of the GPU performance table: for every model and batch of the manifest written by export_models.py,
 kilnexec builds one engine (--fp16 --backend=cuda, min = opt = max = the batch, as trtexec --shapes does) and runs it
-three times from the saved engine:
+four times from the saved engine:
 
   plain    timed enqueueV3 runs, KILN_AUTO_CUDA_GRAPH=0 -> GPU compute time per inference, enqueue (host) time
   auto     the same with Kiln's defaults                -> automatic CUDA graphs (no flag): the same figures
@@ -9,15 +9,21 @@ three times from the saved engine:
   profile  --dumpProfile --separateProfileRun ...     -> per-layer times (IProfiler), --exportLayerInfo (inspector)
 
 The timed runs use --noDataTransfers (the inputs are uploaded once), so the compute time is comparable with
-PyTorch's, whose inputs live on the GPU too. BERT gets token ids in [0, 30522) and an all-ones attention mask
-through --loadInputs; ResNet-50 gets kilnexec's random data in [-1, 1].
+PyTorch's, whose inputs live on the GPU too. Token-id inputs get ids in [0, vocabulary) of their model (BERT 30522,
+GPT-2 50257; the manifest's "vocab", else model_table.py's) and attention masks all ones, through --loadInputs; the
+image models get kilnexec's random data in [-1, 1].
+
+Batches: --batches applies to every model; without it each model gets model_table.py's default (1,32; GPT-2 1,8);
+--model-batches "gpt2=1,8;bert=1" overrides single models. With --budget-s, no new model/batch starts after that
+many seconds (the ones left are recorded as skipped), so a run under run.sh's time limit ends between engines.
 
 Per run, figures come from --exportTimes (per-inference computeMs, latencyMs, startEnqMs/endEnqMs) and from the
 report's "Throughput: N qps" line. Everything is written to --out as one JSON file; every kilnexec command line
 and its log are kept in --work.
 
 Usage: python3 bench/gpu/run_kiln.py --kilnexec build/bin/kilnexec --models DIR --work DIR --out kiln.json
-           [--batches 1,32] [--duration 2] [--iterations 100] [--backend cuda] [--precision fp16]
+           [--batches 1,32] [--model-batches gpt2=1,8] [--duration 2] [--iterations 100] [--backend cuda]
+           [--precision fp16] [--budget-s S]
 """
 import argparse
 import json
@@ -28,7 +34,8 @@ import subprocess
 import sys
 import time
 
-BERT_VOCAB = 30522
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_table  # noqa: E402
 
 
 def shape_spec(inputs, batch):
@@ -36,7 +43,7 @@ def shape_spec(inputs, batch):
 
 
 def write_inputs(name, inputs, batch, work, seed):
-    """--loadInputs files for the integer inputs (BERT); float inputs use kilnexec's own random data."""
+    """--loadInputs files for the integer inputs (token ids, masks); float inputs use kilnexec's own random data."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -45,10 +52,8 @@ def write_inputs(name, inputs, batch, work, seed):
         if i["type"] == "float":
             continue
         shape = [batch] + list(i["shape"])
-        if i["name"] == "attention_mask":
-            data = np.ones(shape, dtype=np.int64)
-        else:
-            data = rng.integers(0, BERT_VOCAB, size=shape, dtype=np.int64)
+        low, high = model_table.int_input_range(name, i)
+        data = rng.integers(low, high, size=shape, dtype=np.int64)
         path = os.path.join(work, f"{name}_b{batch}_{i['name']}.bin")
         data.tofile(path)
         specs.append(f"{i['name']}:{path}")
@@ -176,7 +181,9 @@ def main(argv=None):
     parser.add_argument("--models", required=True, help="the folder export_models.py wrote (with models.json)")
     parser.add_argument("--work", required=True, help="folder for engines, inputs, logs and JSON files")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--batches", default="1,32")
+    parser.add_argument("--batches", default="", help="batches of every model (default: model_table.py's)")
+    parser.add_argument("--model-batches", default="", help="per-model batches: gpt2=1,8;bert=1")
+    parser.add_argument("--budget-s", type=float, default=None, help="no new model/batch starts after this long")
     parser.add_argument("--only", default="", help="comma list of model names (default: all in the manifest)")
     parser.add_argument("--precision", default="fp16", choices=["fp16", "fp32", "bf16"],
                         help="the ONNX file to use (fp16 or fp32) and the builder flag (--fp16/--bf16)")
@@ -188,6 +195,11 @@ def main(argv=None):
     parser.add_argument("--timeout", type=int, default=300, help="seconds allowed to one kilnexec command")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    try:
+        only = model_table.model_names(args.only) if args.only else []
+        model_table.batches_for("resnet50", args.batches, args.model_batches)   # checks both lists
+    except ValueError as err:
+        parser.error(str(err))
 
     with open(os.path.join(args.models, "models.json")) as f:
         manifest = json.load(f)
@@ -196,17 +208,26 @@ def main(argv=None):
     result = {"kilnexec": os.path.abspath(args.kilnexec), "backend": args.backend, "precision": args.precision,
               "work": os.path.abspath(args.work), "iterations": args.iterations, "duration_s": args.duration,
               "runs": []}
-    only = [m for m in args.only.split(",") if m]
+    began = time.monotonic()
     for name, spec in manifest["models"].items():
         if only and name not in only:
             continue
         info = spec["files"].get(onnx_precision)
+        batches = model_table.batches_for(name, args.batches, args.model_batches)
         if info is None:
-            result["runs"].append({"model": name, "error": f"no {onnx_precision} export"})
+            why = (spec.get("errors") or {}).get(onnx_precision, "")
+            for batch in batches:
+                result["runs"].append({"model": name, "batch": batch,
+                                       "error": f"no {onnx_precision} export" + (f" ({why})" if why else "")})
             continue
         model_path = os.path.join(args.models, info["file"])
-        for batch in [int(b) for b in args.batches.split(",") if b]:
-            kiln_model(args, name, spec, model_path, batch, result)
+        for batch in batches:
+            if args.budget_s is not None and time.monotonic() - began > args.budget_s:
+                result["runs"].append({"model": name, "batch": batch, "precision": args.precision,
+                                       "skipped": f"time budget ({args.budget_s:.0f} s) spent"})
+                print(f"[kiln] {name}_b{batch}: skipped (budget)", flush=True)
+            else:
+                kiln_model(args, name, spec, model_path, batch, result)
             save(args.out, result)
     save(args.out, result)
     return 0

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""PyTorch baselines of the GPU performance table: the same models as export_models.py (random weights, FP16,
-eval, torch.inference_mode) run by PyTorch eager and by torch.compile, timed with CUDA events.
+"""PyTorch baselines of the GPU performance table: the same models as export_models.py (resnet50, mobilenetv3,
+efficientnet, bert, gpt2: random weights, FP16 `.half()`, eval, torch.inference_mode, the inputs of model_table.py:
+images from randn, token ids in the model's vocabulary, all-ones masks) run by PyTorch eager and by torch.compile,
+timed with CUDA events.
 
 Per model, batch and mode:
   latency     median of --iters runs, each between two CUDA events and synchronised on its own (GPU time of one
@@ -11,11 +13,14 @@ Per model, batch and mode:
 torch.compile modes: "default" (Inductor, no CUDA graphs) and "max-autotune-no-cudagraphs" (Inductor with Triton /
 cuBLAS template autotuning, no CUDA graphs), chosen with --modes. The models are compiled with dynamic=False, so
 every batch gets its own static compilation (no symbolic batch). torch.backends.cudnn.benchmark is on for every
-mode. A mode is skipped, and recorded as skipped, when
-the remaining --budget-s would not allow it.
+mode. No new compilation (model, mode, batch) starts once --budget-s has passed; those are recorded as skipped.
 
-Usage: python3 bench/gpu/torch_baseline.py --out torch.json [--models resnet50,bert] [--batches 1,32]
-           [--modes eager,default,max-autotune-no-cudagraphs] [--iters 50] [--warmup 10] [--budget-s 300]
+Batches: --batches applies to every model; without it each model gets model_table.py's default (1,32; GPT-2 1,8);
+--model-batches "gpt2=1,8;bert=1" overrides single models.
+
+Usage: python3 bench/gpu/torch_baseline.py --out torch.json [--models resnet50,bert|all] [--batches 1,32]
+           [--model-batches gpt2=1,8] [--modes eager,default,max-autotune-no-cudagraphs] [--iters 50]
+           [--warmup 10] [--budget-s 300]
 """
 import argparse
 import json
@@ -25,38 +30,19 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from export_models import SEQ_LEN, build_bert, build_resnet50  # noqa: E402  (also sets the HF offline switches)
+import model_table  # noqa: E402
+from export_models import make_inputs as export_inputs, make_module  # noqa: E402  (also sets the HF offline switches)
 
 
 def make_inputs(name, batch, device):
+    """The model's inputs (model_table.py): images from randn in FP16, token ids in its vocabulary, masks of ones."""
     import torch
 
-    if name == "resnet50":
-        return (torch.randn(batch, 3, 224, 224, dtype=torch.float16, device=device),)
-    ids = torch.randint(0, 30522, (batch, SEQ_LEN), dtype=torch.int64, device=device)
-    mask = torch.ones(batch, SEQ_LEN, dtype=torch.int64, device=device)
-    return (ids, mask)
+    return export_inputs(name, batch, device, torch.float16)
 
 
 def make_model(name, device):
-    import torch
-
-    if name == "resnet50":
-        model = build_resnet50()
-    else:
-        bert = build_bert()
-
-        class Wrapped(torch.nn.Module):
-            def __init__(self, inner):
-                super().__init__()
-                self.inner = inner
-
-            def forward(self, input_ids, attention_mask):
-                out = self.inner(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
-                return out.last_hidden_state, out.pooler_output
-
-        model = Wrapped(bert)
-    return model.eval().to(device).half()
+    return make_module(name).eval().to(device).half()
 
 
 def time_model_host(fn, inputs, iters, warmup):
@@ -106,8 +92,9 @@ def summarize(latencies, loop_ms, batch):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True)
-    parser.add_argument("--models", default="resnet50,bert")
-    parser.add_argument("--batches", default="1,32")
+    parser.add_argument("--models", default=model_table.DEFAULT_MODELS, help="comma list, or all")
+    parser.add_argument("--batches", default="", help="batches of every model (default: model_table.py's)")
+    parser.add_argument("--model-batches", default="", help="per-model batches: gpt2=1,8;bert=1")
     parser.add_argument("--modes", default="eager,default")
     parser.add_argument("--iters", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
@@ -128,7 +115,11 @@ def main(argv=None):
     sync = torch.cuda.synchronize if on_gpu else (lambda: None)
     timer = time_model if on_gpu else time_model_host
     began = time.perf_counter()
-    batches = [int(b) for b in args.batches.split(",") if b]
+    try:
+        names = model_table.model_names(args.models)
+        batches_of = {n: model_table.batches_for(n, args.batches, args.model_batches) for n in names}
+    except ValueError as err:
+        parser.error(str(err))
     modes = [m for m in args.modes.split(",") if m]
     result = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
               "gpu": torch.cuda.get_device_name(0) if on_gpu else "none (cpu test run)", "iters": args.iters,
@@ -148,27 +139,37 @@ def main(argv=None):
     except ImportError:
         pass
 
-    for name in [m for m in args.models.split(",") if m]:
+    for name in names:
         torch.manual_seed(args.seed)
-        model = make_model(name, device)
-        for mode in modes:
-            elapsed = time.perf_counter() - began
-            if mode != "eager" and elapsed > args.budget_s:
-                for batch in batches:
+        try:
+            model = make_model(name, device)
+        except Exception as err:  # noqa: BLE001 - a model that cannot be built fails its rows, not the script
+            for mode in modes:
+                for batch in batches_of[name]:
                     result["runs"].append({"model": name, "mode": mode, "batch": batch,
-                                           "skipped": f"time budget ({args.budget_s:.0f} s) spent"})
-                save(args.out, result, began)
-                print(f"[torch] {name} {mode}: skipped (budget)", flush=True)
-                continue
+                                           "error": f"building the model: {type(err).__name__}: {err}"[:500]})
+            save(args.out, result, began)
+            print(f"[torch] {name}: {type(err).__name__}: {err}", flush=True)
+            continue
+        for mode in modes:
             if mode == "eager":
                 fn = model
             else:
                 torch._dynamo.reset()
                 fn = torch.compile(model, mode=mode, dynamic=False)
-            for batch in batches:
+            for batch in batches_of[name]:
                 entry = {"model": name, "mode": mode, "batch": batch}
+                elapsed = time.perf_counter() - began
+                if mode != "eager" and elapsed > args.budget_s:
+                    # dynamic=False: every batch is a compilation of its own; none starts after the budget.
+                    entry["skipped"] = f"time budget ({args.budget_s:.0f} s) spent"
+                    result["runs"].append(entry)
+                    save(args.out, result, began)
+                    print(f"[torch] {name} {mode} b{batch}: skipped (budget)", flush=True)
+                    continue
                 try:
                     with torch.inference_mode():
+                        torch.manual_seed(args.seed + batch)
                         inputs = make_inputs(name, batch, device)
                         t0 = time.perf_counter()
                         fn(*inputs)
