@@ -228,7 +228,7 @@ TEST(EngineKernelCheck, KernelFormatsAreLinearExceptWhatAReformatConverts)
     conv.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
     EXPECT_TRUE(checkKernelFormats(formatSetup(conv, TensorFormat::kHWC8, TensorFormat::kHWC8)).isOk());
     st = checkKernelFormats(formatSetup(conv, TensorFormat::kLINEAR, TensorFormat::kHWC8));
-    EXPECT_NE(st.message().find("input 0 has format kLINEAR, but a channel-last node's data input"), std::string::npos)
+    EXPECT_NE(st.message().find("input 0 has format kLINEAR, but a region node's activations"), std::string::npos)
         << st.message();
     conv.attrs.setInt("fuse.add", 1);
     KernelSetup withAdd = formatSetup(conv, TensorFormat::kHWC8, TensorFormat::kHWC8);
