@@ -57,6 +57,10 @@ struct RegionFormat
     uint64_t agnosticKinds{0};
     //! Kinds that read a region tensor and write a linear one (CPU: the reduction of a global average pool).
     uint64_t readerKinds{0};
+    //! A layer joins a region even when none of its neighbours does (its reformats then stand where the kernel would
+    //! convert anyway: cuDNN's transposes on CUDA); false: such a lone layer stays linear (the CPU: oneDNN's own
+    //! reorders cost the same as the reformats, and the plan stays smaller).
+    bool loneLayers{true};
 
     static bool has(uint64_t mask, nvinfer1::LayerType k)
     {

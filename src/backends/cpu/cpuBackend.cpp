@@ -84,6 +84,7 @@ public:
                 c.region.agnosticKinds = RegionFormat::bit(LayerType::kACTIVATION) | RegionFormat::bit(LayerType::kUNARY)
                     | RegionFormat::bit(LayerType::kELEMENTWISE);
                 c.region.readerKinds = RegionFormat::bit(LayerType::kREDUCE);
+                c.region.loneLayers = false;
             }
             return c;
         }();

@@ -227,6 +227,54 @@ private:
     std::vector<std::vector<int64_t>> mShapeSets;
 };
 
+//! Unchooses region layers none of whose region inputs comes from a region layer and whose output no region layer
+//! reads, until none is left (a format-agnostic or reader layer goes too once one of its producers has left); returns
+//! how many.
+template <typename ReadsRegion>
+int32_t dropLoneLayers(Plan const& plan, RegionFormat const& region, std::vector<int32_t> const& producer,
+    std::vector<std::vector<std::pair<size_t, size_t>>> const& consumers, std::vector<bool>& chosen,
+    std::vector<bool>& writesRegion, ReadsRegion const& readsRegion)
+{
+    int32_t dropped = 0;
+    bool changed = true;
+    while (changed)
+    {
+        changed = false;
+        for (size_t k = 0; k < plan.nodes.size(); ++k)
+        {
+            PlanNode const& node = plan.nodes[k];
+            RegionSlots slots;
+            if (!chosen[k] || !regionSlots(node, node.inputs.size(), slots))
+            {
+                continue;
+            }
+            bool anyFed = false;
+            bool allFed = true;
+            for (size_t s : slots.inputs)
+            {
+                int32_t const p = node.inputs[s] >= 0 ? producer[static_cast<size_t>(node.inputs[s])] : -1;
+                bool const fed = p >= 0 && chosen[static_cast<size_t>(p)] && writesRegion[static_cast<size_t>(p)];
+                anyFed = anyFed || fed;
+                allFed = allFed && fed;
+            }
+            bool feeds = false;
+            for (auto const& [reader, slot] : consumers[static_cast<size_t>(node.outputs[0])])
+            {
+                feeds = feeds || (writesRegion[k] && readsRegion(reader, slot));
+            }
+            bool const primary = RegionFormat::has(region.kinds, node.kind);
+            if ((!anyFed && !feeds) || (!primary && !allFed))
+            {
+                chosen[k] = false;
+                writesRegion[k] = false;
+                ++dropped;
+                changed = true;
+            }
+        }
+    }
+    return dropped;
+}
+
 } // namespace
 
 Status channelLastPass(BuildContext& ctx)
@@ -289,10 +337,6 @@ Status channelLastPass(BuildContext& ctx)
             ctx.logger.verbose("layer '" + node.name + "' stays linear: " + *why);
         }
     }
-    if (chosenCount == 0)
-    {
-        return Status::ok();
-    }
     std::vector<std::vector<std::pair<size_t, size_t>>> consumers(plan.tensors.size()); // (node, input slot)
     std::vector<bool> isIo(plan.tensors.size(), false);
     for (int32_t io : plan.ioTensors)
@@ -314,6 +358,14 @@ Status channelLastPass(BuildContext& ctx)
         return chosen[node] && regionSlots(plan.nodes[node], plan.nodes[node].inputs.size(), slots)
             && std::find(slots.inputs.begin(), slots.inputs.end(), slot) != slots.inputs.end();
     };
+    if (!region.loneLayers)
+    {
+        chosenCount -= dropLoneLayers(plan, region, producer, consumers, chosen, writesRegion, readsRegion);
+    }
+    if (chosenCount == 0)
+    {
+        return Status::ok();
+    }
     FormatLayout layout;
     bool const channelLast = formatLayout(format, 4, layout) && layout.channelLast;
     std::string const suffix = channelLast ? std::string(" (channel-last)") : std::string(" (") + formatName(format) + ")";
