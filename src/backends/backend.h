@@ -37,6 +37,38 @@ enum class Fusion : uint32_t
     kATTENTION = 1U << 2,         //!< matmul, scale, mask add, softmax, matmul as one attention node
 };
 
+//! A tensor format that a backend's kernels of some layer kinds read and write directly, so that the builder keeps
+//! activations in it between such layers, with reformat nodes at the region's boundaries (channelLastPass.cpp). CUDA:
+//! kHWC8 FP16/BF16 for cuDNN's tensor-core convolutions and pooling; CPU with oneDNN: the layout oneDNN's FP32
+//! convolution picks on the machine (kHWC on AVX-512 with oneDNN 2.6, kCHW16 where it picks nChw16c).
+struct RegionFormat
+{
+    //! Kinds (bit 1 << LayerType) whose kernels run in `format`: convolution and pooling.
+    uint64_t kinds{0};
+    nvinfer1::TensorFormat format{nvinfer1::TensorFormat::kLINEAR};
+    //! Activation types (bit 1 << DataType).
+    uint32_t types{0};
+    //! Every activation but an ungrouped convolution's data input must have whole vectors of channels (no padding
+    //! channels); false: the kernels read and write the padding channels of `format` (oneDNN's padded blocks).
+    bool wholeVectors{true};
+    //! Kinds that compute element by element over equally shaped tensors (activations, unary layers, elementwise
+    //! layers without broadcasting), which stay inside a region when all their inputs come from it and no tensor
+    //! has padding channels.
+    uint64_t agnosticKinds{0};
+    //! Kinds that read a region tensor and write a linear one (CPU: the reduction of a global average pool).
+    uint64_t readerKinds{0};
+    //! A layer joins a region even when none of its neighbours does (its reformats then stand where the kernel would
+    //! convert anyway: cuDNN's transposes on CUDA); false: such a lone layer stays linear (the CPU: oneDNN's own
+    //! reorders cost the same as the reformats, and the plan stays smaller).
+    bool loneLayers{true};
+
+    static bool has(uint64_t mask, nvinfer1::LayerType k)
+    {
+        return static_cast<uint32_t>(k) < 64 && (mask & (uint64_t{1} << static_cast<uint32_t>(k))) != 0;
+    }
+    static uint64_t bit(nvinfer1::LayerType k) { return uint64_t{1} << static_cast<uint32_t>(k); }
+};
+
 //! What a backend offers. The builder asks these questions (and the backend's tactics) and never names a device.
 struct BackendCapabilities
 {
@@ -59,17 +91,13 @@ struct BackendCapabilities
     char const* workspaceFreeTactic{nullptr};
     //! Environment variable that forces a tactic by name for every node that has it (e.g. KILN_CPU_TACTIC), or nullptr.
     char const* forcedTacticVariable{nullptr};
-    //! Layer kinds (bit 1 << LayerType) whose kernels can keep 4-D FP16/BF16 activations channel-last (kHWC8) when
-    //! the node has kCHANNEL_LAST_ATTRIBUTE; the builder's channelLastPass still asks each node's kernel at every
-    //! profile shape before it chooses the format.
-    uint64_t channelLastKinds{0};
+    //! The format the backend keeps 4-D activations in between the layers that read and write it directly (the
+    //! builder's channelLastPass; kinds 0: none). The pass still asks each node's kernel at every profile shape.
+    RegionFormat region;
 
     bool fuses(Fusion f) const { return (fusions & static_cast<uint32_t>(f)) != 0; }
     bool lowersTo(nvinfer1::DataType t) const { return (reducedPrecisions & (1U << static_cast<uint32_t>(t))) != 0; }
-    bool runsChannelLast(nvinfer1::LayerType k) const
-    {
-        return static_cast<uint32_t>(k) < 64 && (channelLastKinds & (uint64_t{1} << static_cast<uint32_t>(k))) != 0;
-    }
+    bool runsInRegion(nvinfer1::LayerType k) const { return RegionFormat::has(region.kinds, k); }
 };
 
 //! A run captured from a stream and instantiated (a CUDA graph), replayable on any stream of its device.

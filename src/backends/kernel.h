@@ -137,9 +137,22 @@ using KernelFactory = StatusOr<std::unique_ptr<Kernel>> (*)(KernelSetup const& s
 //! The KernelSetup for `node` of `plan` (used by the builder's tactic pass and by execution contexts).
 KernelSetup makeKernelSetup(Plan const& plan, PlanNode const& node);
 
+//! The activations a node of the builder's region-format plan (kCHANNEL_LAST_ATTRIBUTE) stores in that format: the
+//! input slots, and whether the output is one (a reader such as a global average pool's reduction writes a linear
+//! output). Convolution: data input and fused addition; pooling, activation, unary, reduce: input 0; elementwise:
+//! inputs 0 and 1. False for other kinds and when `inputCount` (the node's inputs) does not fit, e.g. a convolution
+//! whose kernel or bias is a tensor input.
+struct RegionSlots
+{
+    std::vector<size_t> inputs;
+    bool output{false};
+};
+bool regionSlots(PlanNode const& node, size_t inputCount, RegionSlots& slots);
+
 //! The tensor formats the built-in kernels of the CPU and CUDA backends accept: kLINEAR for every input and output,
-//! except a reformat node (kIDENTITY with "reformat" = 1, inserted around plugins), whose input and output must have
-//! the formats its "inFormat" / "outFormat" attributes convert between. Plugin nodes negotiate their own formats and
+//! except a reformat node (kIDENTITY with "reformat" = 1, inserted around plugins and region boundaries), whose input
+//! and output must have the formats its "inFormat" / "outFormat" attributes convert between, and a region node
+//! (kCHANNEL_LAST_ATTRIBUTE), whose regionSlots have its kREGION_FORMAT_ATTRIBUTE format. Plugin nodes negotiate their own formats and
 //! are not checked here. Backends call it in BackendSession::createKernel; the error names the node and the tensor.
 Status checkKernelFormats(KernelSetup const& setup);
 

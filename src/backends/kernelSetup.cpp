@@ -1,8 +1,10 @@
 // makeKernelSetup: what a kernel of any backend is told about its node when it is created (types, ranks, formats,
-// weights), the format check of built-in kernels (checkKernelFormats), and contiguousStrides.
+// weights), the region-format slots of a node (regionSlots), the format check of built-in kernels
+// (checkKernelFormats), and contiguousStrides.
 #include "backends/kernel.h"
 #include "core/tensorFormat.h"
 
+#include <algorithm>
 #include <string>
 
 namespace kiln
@@ -42,24 +44,68 @@ KernelSetup makeKernelSetup(Plan const& plan, PlanNode const& node)
     return setup;
 }
 
+bool regionSlots(PlanNode const& node, size_t inputCount, RegionSlots& slots)
+{
+    using nvinfer1::LayerType;
+    slots = RegionSlots{};
+    slots.output = true;
+    switch (node.kind)
+    {
+    case LayerType::kCONVOLUTION:
+    {
+        bool const fusedAdd = node.attrs.getInt("fuse.add", 0) != 0;
+        if (inputCount != (fusedAdd ? 2U : 1U))
+        {
+            return false;
+        }
+        slots.inputs.push_back(0);
+        if (fusedAdd)
+        {
+            slots.inputs.push_back(1);
+        }
+        return true;
+    }
+    case LayerType::kPOOLING:
+    case LayerType::kACTIVATION:
+    case LayerType::kUNARY:
+    case LayerType::kREDUCE:
+        if (inputCount != 1)
+        {
+            return false;
+        }
+        slots.inputs.push_back(0);
+        slots.output = node.kind != LayerType::kREDUCE;
+        return true;
+    case LayerType::kELEMENTWISE:
+        if (inputCount != 2)
+        {
+            return false;
+        }
+        slots.inputs = {0, 1};
+        return true;
+    default: return false;
+    }
+}
+
 Status checkKernelFormats(KernelSetup const& setup)
 {
     PlanNode const& node = *setup.node;
     bool const reformat = node.kind == nvinfer1::LayerType::kIDENTITY && node.attrs.getInt("reformat", 0) == 1;
-    // Channel-last nodes (the builder's channelLastPass): the data input, the fused addition (the last input) and the
-    // output are kHWC8.
-    bool const channelLast = node.attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
-    size_t const fusedAdd = node.attrs.getInt("fuse.add", 0) != 0 && !setup.inputTypes.empty()
-        ? setup.inputTypes.size() - 1
-        : 0;
-    // What slot k of a side must be: a reformat's attribute, kHWC8 on a channel-last node's activations, else kLINEAR.
+    // Region nodes (the builder's channelLastPass): their regionSlots are in the region format (kHWC8 on CUDA).
+    RegionSlots slots;
+    bool const region = node.attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0 && regionSlots(node, setup.inputTypes.size(), slots);
+    auto const regionFormat = static_cast<nvinfer1::TensorFormat>(
+        node.attrs.getInt(kREGION_FORMAT_ATTRIBUTE, static_cast<int64_t>(nvinfer1::TensorFormat::kHWC8)));
+    // What slot k of a side must be: a reformat's attribute, the region format on a region node's activations, else
+    // kLINEAR.
     auto const wantedFormat = [&](bool input, size_t k) {
         if (reformat && k == 0)
         {
             return static_cast<nvinfer1::TensorFormat>(node.attrs.getInt(input ? "inFormat" : "outFormat", 0));
         }
-        bool const activation = k == 0 || (input && fusedAdd > 0 && k == fusedAdd);
-        return channelLast && activation ? nvinfer1::TensorFormat::kHWC8 : nvinfer1::TensorFormat::kLINEAR;
+        bool const activation = input ? std::find(slots.inputs.begin(), slots.inputs.end(), k) != slots.inputs.end()
+                                      : k == 0 && slots.output;
+        return region && activation ? regionFormat : nvinfer1::TensorFormat::kLINEAR;
     };
     auto const check = [&](std::vector<nvinfer1::TensorFormat> const& formats, size_t k, bool input) -> Status {
         nvinfer1::TensorFormat const found = k < formats.size() ? formats[k] : nvinfer1::TensorFormat::kLINEAR;
@@ -70,9 +116,9 @@ Status checkKernelFormats(KernelSetup const& setup)
         }
         std::string const rule = reformat
             ? std::string("the node's \"") + (input ? "inFormat" : "outFormat") + "\" attribute says " + formatName(wanted)
-            : (channelLast ? std::string("a channel-last node's data input, fused addition and output are kHWC8, the rest "
-                                         "kLINEAR")
-                           : std::string("the kernel reads and writes kLINEAR tensors only"));
+            : (region ? std::string("a region node's activations (data input, fused addition, output) are ")
+                      + formatName(regionFormat) + ", the rest kLINEAR"
+                      : std::string("the kernel reads and writes kLINEAR tensors only"));
         return invalidArgument("node '" + node.name + "': " + (input ? "input " : "output ") + std::to_string(k)
             + " has format " + formatName(found) + ", but " + rule);
     };

@@ -18,9 +18,11 @@ namespace kiln
 {
 
 //! Node attribute (int, 1 = on) set by the builder's channelLastPass on nodes whose 4-D activations (data input,
-//! fused addition, output) are stored channel-last (TensorFormat::kHWC8 with a channel count that needs no padding).
-//! Only backends whose capabilities list the node's kind (BackendCapabilities::channelLastKinds) get such nodes.
+//! fused addition, output; see regionSlots in backends/kernel.h) are stored in their backend's region format
+//! (BackendCapabilities::region: kHWC8 on CUDA, kHWC or kCHW16 on the CPU). The name predates the blocked formats.
 constexpr char const* kCHANNEL_LAST_ATTRIBUTE = "channelLast";
+//! Node attribute (int, nvinfer1::TensorFormat) set with kCHANNEL_LAST_ATTRIBUTE: the region format (absent: kHWC8).
+constexpr char const* kREGION_FORMAT_ATTRIBUTE = "regionFormat";
 //! Node attribute (text) the pass sets on a node of such a kind that stays linear: why (shown by the inspector).
 constexpr char const* kCHANNEL_LAST_REFUSAL_ATTRIBUTE = "channelLast.refused";
 

@@ -96,11 +96,17 @@ std::string formatAndType(nvinfer1::TensorFormat format, nvinfer1::DataType type
 }
 
 //! The attributes with every binary or long string value (plugin records: "plugin.data") replaced by its size and
-//! checksum, so that the inspector never prints raw bytes.
+//! checksum, so that the inspector never prints raw bytes, and the region format named.
 Attributes printableAttributes(Attributes const& attrs)
 {
     constexpr size_t kMAX_SHOWN = 256;
     Attributes out = attrs;
+    // The region format (channelLastPass) by name: "regionFormat": "kHWC".
+    if (attrs.has(kREGION_FORMAT_ATTRIBUTE))
+    {
+        out.setString(kREGION_FORMAT_ATTRIBUTE,
+            formatName(static_cast<nvinfer1::TensorFormat>(attrs.getInt(kREGION_FORMAT_ATTRIBUTE, 0))));
+    }
     for (auto& [key, value] : out.values())
     {
         auto* text = std::get_if<std::string>(&value);

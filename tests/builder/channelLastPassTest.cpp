@@ -27,8 +27,9 @@ kiln::BackendCapabilities channelLastCaps()
     kiln::BackendCapabilities caps;
     caps.fusions = static_cast<uint32_t>(kiln::Fusion::kEPILOGUE);
     caps.reducedPrecisions = 1U << static_cast<uint32_t>(DataType::kHALF);
-    caps.channelLastKinds = (uint64_t{1} << static_cast<uint32_t>(LayerType::kCONVOLUTION))
-        | (uint64_t{1} << static_cast<uint32_t>(LayerType::kPOOLING));
+    caps.region.kinds = kiln::RegionFormat::bit(LayerType::kCONVOLUTION) | kiln::RegionFormat::bit(LayerType::kPOOLING);
+    caps.region.format = TensorFormat::kHWC8;
+    caps.region.types = (1U << static_cast<uint32_t>(DataType::kHALF)) | (1U << static_cast<uint32_t>(DataType::kBF16));
     return caps;
 }
 
@@ -214,7 +215,7 @@ TEST(ChannelLastPass, OffWithoutTheCapabilityOrWhenDisabled)
 {
     std::string errors;
     kiln::BackendCapabilities caps = channelLastCaps();
-    caps.channelLastKinds = 0;
+    caps.region.kinds = 0;
     kiln::Plan const plain = build(caps, 8, errors);
     ASSERT_TRUE(errors.empty()) << errors;
     EXPECT_TRUE(reformats(plain).empty());

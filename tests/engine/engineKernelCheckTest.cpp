@@ -228,7 +228,7 @@ TEST(EngineKernelCheck, KernelFormatsAreLinearExceptWhatAReformatConverts)
     conv.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
     EXPECT_TRUE(checkKernelFormats(formatSetup(conv, TensorFormat::kHWC8, TensorFormat::kHWC8)).isOk());
     st = checkKernelFormats(formatSetup(conv, TensorFormat::kLINEAR, TensorFormat::kHWC8));
-    EXPECT_NE(st.message().find("input 0 has format kLINEAR, but a channel-last node's data input"), std::string::npos)
+    EXPECT_NE(st.message().find("input 0 has format kLINEAR, but a region node's activations"), std::string::npos)
         << st.message();
     conv.attrs.setInt("fuse.add", 1);
     KernelSetup withAdd = formatSetup(conv, TensorFormat::kHWC8, TensorFormat::kHWC8);
@@ -239,6 +239,27 @@ TEST(EngineKernelCheck, KernelFormatsAreLinearExceptWhatAReformatConverts)
     EXPECT_TRUE(checkKernelFormats(withAdd).isOk());
     withAdd.inputFormats.back() = TensorFormat::kLINEAR;
     EXPECT_FALSE(checkKernelFormats(withAdd).isOk());
+
+    // The region format named by the node (the CPU's kHWC); a reader (the global average pool's reduction) reads it
+    // and writes kLINEAR.
+    conv.attrs.setInt(kREGION_FORMAT_ATTRIBUTE, static_cast<int64_t>(TensorFormat::kHWC));
+    withAdd.inputFormats = {TensorFormat::kHWC, TensorFormat::kHWC};
+    withAdd.outputFormats = {TensorFormat::kHWC};
+    EXPECT_TRUE(checkKernelFormats(withAdd).isOk());
+    withAdd.outputFormats = {TensorFormat::kHWC8};
+    st = checkKernelFormats(withAdd);
+    EXPECT_NE(st.message().find("output 0 has format kHWC8, but a region node's activations (data input, fused "
+                                "addition, output) are kHWC"),
+        std::string::npos)
+        << st.message();
+    PlanNode gap;
+    gap.kind = nvinfer1::LayerType::kREDUCE;
+    gap.name = "gap";
+    gap.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
+    gap.attrs.setInt(kREGION_FORMAT_ATTRIBUTE, static_cast<int64_t>(TensorFormat::kCHW16));
+    EXPECT_TRUE(checkKernelFormats(formatSetup(gap, TensorFormat::kCHW16, TensorFormat::kLINEAR)).isOk());
+    EXPECT_FALSE(checkKernelFormats(formatSetup(gap, TensorFormat::kCHW16, TensorFormat::kCHW16)).isOk());
+    EXPECT_FALSE(checkKernelFormats(formatSetup(gap, TensorFormat::kLINEAR, TensorFormat::kLINEAR)).isOk());
 
     // The CPU backend's kernel-create path applies the rule.
     auto session = cpuBackend().createSession();

@@ -2,6 +2,7 @@
 // synchronous copies.
 #include "backends/backend.h"
 #include "backends/cpu/cpuKernel.h"
+#include "backends/cpu/kernels/oneDnnFormats.h"
 
 #include "network/inferContext.h"
 #include "backends/hostMemoryBackend.h"
@@ -68,6 +69,23 @@ public:
             // Pointwise programs stay off: the CPU interpreter measured no clear gain over the separate kernels
             // (docs/fusion.md).
             c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE);
+            // FP32 convolution and pooling keep their activations in the layout oneDNN's convolution picks (kHWC
+            // with oneDNN 2.6 on AVX-512): oneDNN would otherwise reorder NCHW data to it and back around every
+            // call. Activations, unary and same-shape elementwise layers compute element by element in any format
+            // without padding channels; a global average pool's reduction reads the format and writes kLINEAR.
+            nvinfer1::TensorFormat const region = cpuRegionFormat();
+            if (region != nvinfer1::TensorFormat::kLINEAR)
+            {
+                using nvinfer1::LayerType;
+                c.region.kinds = RegionFormat::bit(LayerType::kCONVOLUTION) | RegionFormat::bit(LayerType::kPOOLING);
+                c.region.format = region;
+                c.region.types = 1U << static_cast<uint32_t>(nvinfer1::DataType::kFLOAT);
+                c.region.wholeVectors = false;
+                c.region.agnosticKinds = RegionFormat::bit(LayerType::kACTIVATION) | RegionFormat::bit(LayerType::kUNARY)
+                    | RegionFormat::bit(LayerType::kELEMENTWISE);
+                c.region.readerKinds = RegionFormat::bit(LayerType::kREDUCE);
+                c.region.loneLayers = false;
+            }
             return c;
         }();
         return caps;

@@ -125,8 +125,10 @@ public:
                 | (1U << static_cast<uint32_t>(nvinfer1::DataType::kBF16));
             // cuDNN's tensor-core convolutions read NHWC: NCHW tensors cost a transpose of the data before and of
             // the result after each convolution (and its fused NHWC engines take the residual addition).
-            c.channelLastKinds = (uint64_t{1} << static_cast<uint32_t>(nvinfer1::LayerType::kCONVOLUTION))
-                | (uint64_t{1} << static_cast<uint32_t>(nvinfer1::LayerType::kPOOLING));
+            c.region.kinds = RegionFormat::bit(nvinfer1::LayerType::kCONVOLUTION)
+                | RegionFormat::bit(nvinfer1::LayerType::kPOOLING);
+            c.region.format = nvinfer1::TensorFormat::kHWC8;
+            c.region.types = c.reducedPrecisions;
             return c;
         }();
         return caps;

@@ -1,17 +1,24 @@
-// channelLastPass: on a backend whose capabilities list layer kinds that run channel-last (CUDA: convolution and
-// pooling, because cuDNN's tensor-core convolutions read NHWC and transpose NCHW data around every call), stores the
-// 4-D FP16/BF16 activations of such nodes in TensorFormat::kHWC8 and marks the nodes (kCHANNEL_LAST_ATTRIBUTE).
-// A node qualifies when its activations (data input, fused addition of the output's full shape, output) have a
-// channel count that is a multiple of 8 at every profile shape (an ungrouped convolution's data input may have any:
-// its kHWC8 copy then carries zero padding channels, which the kernel reads with zero weights) and its
-// kernel, created with the attribute, accepts every profile's kMIN/kOPT/kMAX shapes (on CUDA this builds the cuDNN
-// plans, which later contexts reuse). Between two qualifying nodes the tensor stays channel-last; a reformat node
-// (kIDENTITY, "reformat" = 1) converts where a linear tensor feeds a qualifying node or a qualifying node's output
-// feeds anything else (other layers, network outputs). KILN_CHANNEL_LAST=0 turns the pass off.
+// channelLastPass (the region-format pass): on a backend whose capabilities name a region format
+// (BackendCapabilities::region: CUDA keeps FP16/BF16 convolution and pooling activations in kHWC8, because cuDNN's
+// tensor-core convolutions read NHWC and transpose NCHW data around every call; the CPU keeps FP32 ones in the layout
+// oneDNN's convolution picks, kHWC or kCHW16, because oneDNN reorders NCHW data to it and back around every call),
+// stores the 4-D activations of such nodes in that format and marks the nodes (kCHANNEL_LAST_ATTRIBUTE and
+// kREGION_FORMAT_ATTRIBUTE). A node qualifies when its activations (regionSlots: data input, fused addition of the
+// output's full shape, output) have the region's types and, where the region asks for whole vectors, a channel count
+// that is a multiple of the format's vector at every profile shape (an ungrouped convolution's data input may have
+// any: its copy then carries zero padding channels, which the kernel reads with zero weights), and its kernel,
+// created with the formats, accepts every profile's kMIN/kOPT/kMAX shapes (on CUDA this builds the cuDNN plans, which
+// later contexts reuse). Format-agnostic layers (region.agnosticKinds: activations, unary and same-shape elementwise
+// layers) join a region when all their inputs come from it and no tensor has padding channels; reader layers
+// (region.readerKinds: the CPU's global-average-pool reduction) read a region tensor and write a linear one.
+// Between two region nodes the tensor stays in the format; a reformat node (kIDENTITY, "reformat" = 1) converts
+// where a linear tensor feeds a region node or a region node's output feeds anything else (other layers, network
+// outputs). KILN_CHANNEL_LAST=0 turns the pass off.
 // Runs after fusionPass (fused nodes carry their additions) and before tacticsPass.
 #include "builder/buildContext.h"
 #include "builder/planEdit.h"
 
+#include "core/dataType.h"
 #include "core/tensorFormat.h"
 
 #include <algorithm>
@@ -28,38 +35,6 @@ using nvinfer1::DataType;
 using nvinfer1::LayerType;
 using nvinfer1::TensorFormat;
 
-//! The input slots of `node` that carry activations in its kind's channel-last form; false when the node's inputs
-//! have another layout (a convolution kernel or bias given as a tensor).
-bool activationSlots(PlanNode const& node, std::vector<size_t>& slots)
-{
-    slots.clear();
-    switch (node.kind)
-    {
-    case LayerType::kCONVOLUTION:
-    {
-        bool const fusedAdd = node.attrs.getInt("fuse.add", 0) != 0;
-        if (node.inputs.size() != (fusedAdd ? 2U : 1U))
-        {
-            return false;
-        }
-        slots.push_back(0);
-        if (fusedAdd)
-        {
-            slots.push_back(1);
-        }
-        return true;
-    }
-    case LayerType::kPOOLING:
-        if (node.inputs.size() != 1)
-        {
-            return false;
-        }
-        slots.push_back(0);
-        return true;
-    default: return false;
-    }
-}
-
 //! Extents of tensor `t` given evaluated expression values.
 nvinfer1::Dims extents(PlanTensor const& t, std::vector<int64_t> const& values)
 {
@@ -72,13 +47,29 @@ nvinfer1::Dims extents(PlanTensor const& t, std::vector<int64_t> const& values)
     return d;
 }
 
-class ChannelLastChoice
+//! "FP16/BF16": the names of the types in a bit mask (bit 1 << DataType).
+std::string typeNames(uint32_t types)
+{
+    std::string names;
+    for (uint32_t t = 0; t < 32; ++t)
+    {
+        if ((types & (1U << t)) != 0)
+        {
+            names += (names.empty() ? "" : "/") + std::string(dataTypeName(static_cast<DataType>(t)));
+        }
+    }
+    return names;
+}
+
+class RegionChoice
 {
 public:
-    ChannelLastChoice(BuildContext& ctx, BackendSession& session)
+    RegionChoice(BuildContext& ctx, BackendSession& session, Backend const& backend)
         : mCtx(ctx)
         , mPlan(ctx.plan)
         , mSession(session)
+        , mBackend(backend)
+        , mRegion(backend.capabilities().region)
     {
     }
 
@@ -98,51 +89,65 @@ public:
         return Status::ok();
     }
 
-    //! Why node `k` cannot run channel-last (empty: it can): the kind's activation layout, the tensors' ranks, types
-    //! and channel counts at every profile shape, then the kernel's own answer. nullopt for nodes of kinds the
-    //! backend never runs channel-last (no reason is recorded for them).
+    //! Why node `k` cannot run in the region format (empty: it can): the kind's activation layout, the tensors'
+    //! ranks, types and channel counts at every profile shape, then the kernel's own answer. nullopt for nodes of
+    //! kinds the backend never runs in the format.
     std::optional<std::string> refusal(size_t k)
     {
         PlanNode const& node = mPlan.nodes[k];
-        std::vector<size_t> slots;
-        if (!mCtx.backend->capabilities().runsChannelLast(node.kind) || mShapeSets.empty())
+        bool const agnostic = RegionFormat::has(mRegion.agnosticKinds, node.kind);
+        if (!(RegionFormat::has(mRegion.kinds, node.kind) || agnostic
+                || RegionFormat::has(mRegion.readerKinds, node.kind))
+            || mShapeSets.empty())
         {
             return std::nullopt;
         }
-        if (!activationSlots(node, slots) || node.outputs.size() != 1)
+        RegionSlots slots;
+        if (!regionSlots(node, node.inputs.size(), slots) || node.outputs.size() != 1)
         {
-            return std::string("its kernel or bias is a tensor input");
+            return std::string(node.kind == LayerType::kCONVOLUTION ? "its kernel or bias is a tensor input"
+                                                                    : "its inputs are not all activations");
         }
         std::vector<int32_t> tensors{node.outputs[0]};
-        for (size_t s : slots)
+        for (size_t s : slots.inputs)
         {
             tensors.push_back(node.inputs[s]);
         }
         for (int32_t t : tensors)
         {
             PlanTensor const& pt = mPlan.tensors[static_cast<size_t>(t)];
-            if (t < 0 || pt.dims.size() != 4 || (pt.type != DataType::kHALF && pt.type != DataType::kBF16)
-                || pt.format != TensorFormat::kLINEAR || pt.hasValues || pt.hostShapeTensor)
+            bool const typeOk = static_cast<uint32_t>(pt.type) < 32 && (mRegion.types & (1U << static_cast<uint32_t>(pt.type))) != 0;
+            if (t < 0 || pt.dims.size() != 4 || !typeOk || pt.format != TensorFormat::kLINEAR || pt.hasValues
+                || pt.hostShapeTensor)
             {
-                return std::string("its tensors are not all 4-D linear FP16/BF16 activations");
+                return "its tensors are not all 4-D linear " + typeNames(mRegion.types) + " activations";
             }
         }
-        // The fused addition must have the output's full shape (no broadcast in the channel-last plan).
-        if (slots.size() > 1 && mPlan.tensors[static_cast<size_t>(tensors[2])].dims != mPlan.tensors[static_cast<size_t>(tensors[0])].dims)
+        // Added tensors (a convolution's fused addition, an elementwise layer's operands) must have the output's
+        // full shape (no broadcast in the region plan).
+        for (size_t i = 1; i < tensors.size(); ++i)
         {
-            return std::string("its fused addition broadcasts");
+            bool const added = node.kind == LayerType::kELEMENTWISE || i > 1;
+            if (added && mPlan.tensors[static_cast<size_t>(tensors[i])].dims != mPlan.tensors[static_cast<size_t>(tensors[0])].dims)
+            {
+                return std::string(node.kind == LayerType::kELEMENTWISE ? "it broadcasts" : "its fused addition broadcasts");
+            }
         }
-        // An ungrouped convolution may read a channel count that kHWC8 pads (the stem's 3 channels): its kernel reads
-        // the padding channels as zeros. Everything else needs whole vectors of 8.
+        // An ungrouped convolution may read a channel count that the format pads (the stem's 3 channels): its kernel
+        // reads the padding channels as zeros. Elsewhere the region may ask for whole vectors; format-agnostic
+        // layers always do (they would compute the padding channels).
+        int32_t const vector = formatComponents(mRegion.format);
         bool const paddedInput = node.kind == LayerType::kCONVOLUTION && node.attrs.getInt("nbGroups", 1) == 1;
         for (std::vector<int64_t> const& values : mShapeSets)
         {
             for (size_t i = 0; i < tensors.size(); ++i)
             {
                 nvinfer1::Dims const d = extents(mPlan.tensors[static_cast<size_t>(tensors[i])], values);
-                if (d.d[1] <= 0 || (d.d[1] % 8 != 0 && !(paddedInput && i == 1)))
+                bool const whole = (mRegion.wholeVectors || agnostic) && !(paddedInput && i == 1);
+                if (d.d[1] <= 0 || (whole && d.d[1] % vector != 0))
                 {
-                    return std::to_string(d.d[1]) + " channels would need kHWC8 padding channels";
+                    return std::to_string(d.d[1]) + " channels would need " + formatName(mRegion.format)
+                        + " padding channels";
                 }
             }
         }
@@ -150,22 +155,47 @@ public:
     }
 
 private:
-    //! Creates the node's kernel with the attribute and reshapes it at every profile shape; its error, or empty.
-    std::string kernelRefusal(PlanNode const& original, std::vector<size_t> const& slots)
+    //! Creates the node's kernel with the region's formats and reshapes it at every profile shape; its error, or
+    //! empty.
+    std::string kernelRefusal(PlanNode const& original, RegionSlots const& slots)
     {
         PlanNode node = original;
         node.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
+        node.attrs.setInt(kREGION_FORMAT_ATTRIBUTE, static_cast<int64_t>(mRegion.format));
         KernelSetup setup = makeKernelSetup(mPlan, node);
         // The formats the pass is about to give the activations.
-        for (size_t s : slots)
+        for (size_t s : slots.inputs)
         {
-            setup.inputFormats[s] = TensorFormat::kHWC8;
+            setup.inputFormats[s] = mRegion.format;
         }
-        setup.outputFormats[0] = TensorFormat::kHWC8;
-        std::vector<std::string> const tactics = mCtx.backend->tactics(setup);
+        if (slots.output)
+        {
+            setup.outputFormats[0] = mRegion.format;
+        }
+        std::vector<std::string> tactics = mBackend.tactics(setup);
+        // The tactics pass's choice: the workspace-free tactic under a kWORKSPACE limit of 0, a forced tactic where
+        // the node offers it linear (KILN_CPU_TACTIC=reference keeps the reference kernels, which read kLINEAR).
+        BackendCapabilities const& caps = mBackend.capabilities();
+        if (caps.workspaceFreeTactic != nullptr
+            && mCtx.config.getMemoryPoolLimit(nvinfer1::MemoryPoolType::kWORKSPACE) == 0)
+        {
+            tactics.erase(std::remove_if(tactics.begin(), tactics.end(),
+                              [&](std::string const& t) { return t != caps.workspaceFreeTactic; }),
+                tactics.end());
+        }
         if (tactics.empty())
         {
-            return "the backend has no channel-last implementation for these types";
+            return std::string("the backend has no ") + formatName(mRegion.format) + " implementation for these types";
+        }
+        char const* forced = caps.forcedTacticVariable != nullptr ? std::getenv(caps.forcedTacticVariable) : nullptr;
+        if (forced != nullptr && std::find(tactics.begin(), tactics.end(), forced) == tactics.end())
+        {
+            std::vector<std::string> const linear = mBackend.tactics(makeKernelSetup(mPlan, original));
+            if (std::find(linear.begin(), linear.end(), forced) != linear.end())
+            {
+                return std::string("the forced tactic '") + forced + "' has no " + formatName(mRegion.format)
+                    + " implementation";
+            }
         }
         node.tactic = tactics.front();
         auto kernel = mSession.createKernel(setup);
@@ -173,7 +203,7 @@ private:
         for (size_t set = 0; why.empty() && set < mShapeSets.size(); ++set)
         {
             std::vector<TensorView> ins(node.inputs.size());
-            for (size_t s : slots)
+            for (size_t s : slots.inputs)
             {
                 PlanTensor const& pt = mPlan.tensors[static_cast<size_t>(node.inputs[s])];
                 ins[s].type = pt.type;
@@ -192,43 +222,121 @@ private:
     BuildContext& mCtx;
     Plan& mPlan;
     BackendSession& mSession;
+    Backend const& mBackend;
+    RegionFormat const& mRegion;
     std::vector<std::vector<int64_t>> mShapeSets;
 };
+
+//! Unchooses region layers none of whose region inputs comes from a region layer and whose output no region layer
+//! reads, until none is left (a format-agnostic or reader layer goes too once one of its producers has left); returns
+//! how many.
+template <typename ReadsRegion>
+int32_t dropLoneLayers(Plan const& plan, RegionFormat const& region, std::vector<int32_t> const& producer,
+    std::vector<std::vector<std::pair<size_t, size_t>>> const& consumers, std::vector<bool>& chosen,
+    std::vector<bool>& writesRegion, ReadsRegion const& readsRegion)
+{
+    int32_t dropped = 0;
+    bool changed = true;
+    while (changed)
+    {
+        changed = false;
+        for (size_t k = 0; k < plan.nodes.size(); ++k)
+        {
+            PlanNode const& node = plan.nodes[k];
+            RegionSlots slots;
+            if (!chosen[k] || !regionSlots(node, node.inputs.size(), slots))
+            {
+                continue;
+            }
+            bool anyFed = false;
+            bool allFed = true;
+            for (size_t s : slots.inputs)
+            {
+                int32_t const p = node.inputs[s] >= 0 ? producer[static_cast<size_t>(node.inputs[s])] : -1;
+                bool const fed = p >= 0 && chosen[static_cast<size_t>(p)] && writesRegion[static_cast<size_t>(p)];
+                anyFed = anyFed || fed;
+                allFed = allFed && fed;
+            }
+            bool feeds = false;
+            for (auto const& [reader, slot] : consumers[static_cast<size_t>(node.outputs[0])])
+            {
+                feeds = feeds || (writesRegion[k] && readsRegion(reader, slot));
+            }
+            bool const primary = RegionFormat::has(region.kinds, node.kind);
+            if ((!anyFed && !feeds) || (!primary && !allFed))
+            {
+                chosen[k] = false;
+                writesRegion[k] = false;
+                ++dropped;
+                changed = true;
+            }
+        }
+    }
+    return dropped;
+}
 
 } // namespace
 
 Status channelLastPass(BuildContext& ctx)
 {
     Backend const& backend = ctx.backend != nullptr ? *ctx.backend : cpuBackend();
+    RegionFormat const& region = backend.capabilities().region;
     char const* env = std::getenv("KILN_CHANNEL_LAST");
-    if (backend.capabilities().channelLastKinds == 0 || (env != nullptr && std::string(env) == "0"))
+    if (region.kinds == 0 || region.format == TensorFormat::kLINEAR || (env != nullptr && std::string(env) == "0"))
     {
         return Status::ok();
     }
     Plan& plan = ctx.plan;
+    TensorFormat const format = region.format;
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<BackendSession> session, backend.createSession());
-    ChannelLastChoice choice(ctx, *session);
+    RegionChoice choice(ctx, *session, backend);
     KILN_RETURN_IF_ERROR(choice.evaluateProfiles());
     size_t const nodeCount = plan.nodes.size();
+    std::vector<int32_t> producer(plan.tensors.size(), -1);
+    for (size_t k = 0; k < nodeCount; ++k)
+    {
+        for (int32_t t : plan.nodes[k].outputs)
+        {
+            producer[static_cast<size_t>(t)] = static_cast<int32_t>(k);
+        }
+    }
+    // Nodes in plan (topological) order: a format-agnostic or reader node joins only when every activation input
+    // comes out of a region node.
     std::vector<bool> chosen(nodeCount, false);
+    std::vector<bool> writesRegion(nodeCount, false);
     int32_t chosenCount = 0;
     for (size_t k = 0; k < nodeCount; ++k)
     {
+        PlanNode& node = plan.nodes[k];
+        bool const primary = RegionFormat::has(region.kinds, node.kind);
+        RegionSlots slots;
+        if (!primary && regionSlots(node, node.inputs.size(), slots))
+        {
+            bool fed = true;
+            for (size_t s : slots.inputs)
+            {
+                int32_t const p = node.inputs[s] >= 0 ? producer[static_cast<size_t>(node.inputs[s])] : -1;
+                fed = fed && p >= 0 && writesRegion[static_cast<size_t>(p)];
+            }
+            if (!fed)
+            {
+                continue;
+            }
+        }
         std::optional<std::string> const why = choice.refusal(k);
         chosen[k] = why.has_value() && why->empty();
-        chosenCount += chosen[k] ? 1 : 0;
-        if (why.has_value() && !why->empty())
+        if (chosen[k])
+        {
+            ++chosenCount;
+            writesRegion[k] = regionSlots(node, node.inputs.size(), slots) && slots.output;
+        }
+        if (primary && why.has_value() && !why->empty())
         {
             // The engine inspector shows it with the layer's other attributes.
-            plan.nodes[k].attrs.setString(kCHANNEL_LAST_REFUSAL_ATTRIBUTE, *why);
-            ctx.logger.verbose("layer '" + plan.nodes[k].name + "' stays linear: " + *why);
+            node.attrs.setString(kCHANNEL_LAST_REFUSAL_ATTRIBUTE, *why);
+            ctx.logger.verbose("layer '" + node.name + "' stays linear: " + *why);
         }
     }
-    if (chosenCount == 0)
-    {
-        return Status::ok();
-    }
-    std::vector<int32_t> producer(plan.tensors.size(), -1);
     std::vector<std::vector<std::pair<size_t, size_t>>> consumers(plan.tensors.size()); // (node, input slot)
     std::vector<bool> isIo(plan.tensors.size(), false);
     for (int32_t io : plan.ioTensors)
@@ -237,10 +345,6 @@ Status channelLastPass(BuildContext& ctx)
     }
     for (size_t k = 0; k < nodeCount; ++k)
     {
-        for (int32_t t : plan.nodes[k].outputs)
-        {
-            producer[static_cast<size_t>(t)] = static_cast<int32_t>(k);
-        }
         for (size_t s = 0; s < plan.nodes[k].inputs.size(); ++s)
         {
             if (plan.nodes[k].inputs[s] >= 0)
@@ -249,11 +353,22 @@ Status channelLastPass(BuildContext& ctx)
             }
         }
     }
-    auto readsChannelLast = [&](size_t node, size_t slot) {
-        std::vector<size_t> slots;
-        return chosen[node] && activationSlots(plan.nodes[node], slots)
-            && std::find(slots.begin(), slots.end(), slot) != slots.end();
+    auto readsRegion = [&](size_t node, size_t slot) {
+        RegionSlots slots;
+        return chosen[node] && regionSlots(plan.nodes[node], plan.nodes[node].inputs.size(), slots)
+            && std::find(slots.inputs.begin(), slots.inputs.end(), slot) != slots.inputs.end();
     };
+    if (!region.loneLayers)
+    {
+        chosenCount -= dropLoneLayers(plan, region, producer, consumers, chosen, writesRegion, readsRegion);
+    }
+    if (chosenCount == 0)
+    {
+        return Status::ok();
+    }
+    FormatLayout layout;
+    bool const channelLast = formatLayout(format, 4, layout) && layout.channelLast;
+    std::string const suffix = channelLast ? std::string(" (channel-last)") : std::string(" (") + formatName(format) + ")";
     std::vector<PlanNode> front;
     std::vector<std::vector<PlanNode>> after(nodeCount);
     int32_t reformats = 0;
@@ -265,8 +380,8 @@ Status channelLastPass(BuildContext& ctx)
         (p < 0 ? front : after[static_cast<size_t>(p)]).push_back(std::move(r));
         ++reformats;
     };
-    // Outputs of chosen nodes: channel-last in place when every reader is a chosen node's activation input; else the
-    // node writes a channel-last copy that those readers take, and a reformat restores the linear tensor.
+    // Outputs of region nodes: in the format in place when every reader is a region node's activation input; else
+    // the node writes a copy in the format that those readers take, and a reformat restores the linear tensor.
     for (size_t k = 0; k < nodeCount; ++k)
     {
         if (!chosen[k])
@@ -274,50 +389,55 @@ Status channelLastPass(BuildContext& ctx)
             continue;
         }
         plan.nodes[k].attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
+        plan.nodes[k].attrs.setInt(kREGION_FORMAT_ATTRIBUTE, static_cast<int64_t>(format));
+        if (!writesRegion[k])
+        {
+            continue;
+        }
         int32_t const t = plan.nodes[k].outputs[0];
         bool linearNeeded = isIo[static_cast<size_t>(t)];
         for (auto const& [node, slot] : consumers[static_cast<size_t>(t)])
         {
-            linearNeeded = linearNeeded || !readsChannelLast(node, slot);
+            linearNeeded = linearNeeded || !readsRegion(node, slot);
         }
         PlanTensor& pt = plan.tensors[static_cast<size_t>(t)];
         if (!linearNeeded)
         {
-            pt.format = TensorFormat::kHWC8;
+            pt.format = format;
             continue;
         }
-        int32_t const copy = addDerivedTensor(plan, t, pt.name + " (channel-last)", pt.type, TensorFormat::kHWC8, -1.F);
+        int32_t const copy = addDerivedTensor(plan, t, pt.name + suffix, pt.type, format, -1.F);
         plan.nodes[k].outputs[0] = copy;
         producer.push_back(static_cast<int32_t>(k));
         for (auto const& [node, slot] : consumers[static_cast<size_t>(t)])
         {
-            if (readsChannelLast(node, slot))
+            if (readsRegion(node, slot))
             {
                 plan.nodes[node].inputs[slot] = copy;
             }
         }
         addReformat(copy, t);
     }
-    // Linear tensors read by chosen nodes: one channel-last copy each, made right after the tensor's producer.
+    // Linear tensors read by region nodes: one copy in the format each, made right after the tensor's producer.
     std::vector<int32_t> copies(plan.tensors.size(), -1);
     for (size_t k = 0; k < nodeCount; ++k)
     {
-        std::vector<size_t> slots;
-        if (!chosen[k] || !activationSlots(plan.nodes[k], slots))
+        RegionSlots slots;
+        if (!chosen[k] || !regionSlots(plan.nodes[k], plan.nodes[k].inputs.size(), slots))
         {
             continue;
         }
-        for (size_t s : slots)
+        for (size_t s : slots.inputs)
         {
             int32_t const t = plan.nodes[k].inputs[s];
-            if (plan.tensors[static_cast<size_t>(t)].format == TensorFormat::kHWC8)
+            if (plan.tensors[static_cast<size_t>(t)].format == format)
             {
                 continue;
             }
             if (copies[static_cast<size_t>(t)] < 0)
             {
                 PlanTensor const& pt = plan.tensors[static_cast<size_t>(t)];
-                int32_t const copy = addDerivedTensor(plan, t, pt.name + " (channel-last)", pt.type, TensorFormat::kHWC8, -1.F);
+                int32_t const copy = addDerivedTensor(plan, t, pt.name + suffix, pt.type, format, -1.F);
                 copies[static_cast<size_t>(t)] = copy;
                 producer.push_back(-1);
                 addReformat(t, copy);
@@ -326,7 +446,7 @@ Status channelLastPass(BuildContext& ctx)
         }
     }
     insertPlanNodes(plan, std::move(front), std::move(after));
-    ctx.logger.verbose("channel-last formats: " + std::to_string(chosenCount) + " layers run channel-last (kHWC8), "
+    ctx.logger.verbose("region formats: " + std::to_string(chosenCount) + " layers run in " + formatName(format) + ", "
         + std::to_string(reformats) + " reformat layers at the boundaries");
     return Status::ok();
 }

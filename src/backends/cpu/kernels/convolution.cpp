@@ -2,12 +2,17 @@
 // double precision, and a oneDNN implementation whose primitives are created at reshape per input shape and cached
 // in the kernel object. Kernel and bias come from weights or from inputs 1/2. A fused epilogue ("fuse.*": add of the
 // last input, activation) runs as oneDNN post-ops where oneDNN expresses it (oneDnnEpilogue.h); what remains (and the
-// whole epilogue on the reference path) is applied to the output afterwards (fusedEpilogueCpu.h).
+// whole epilogue on the reference path) is applied to the output afterwards (fusedEpilogueCpu.h). A convolution in the
+// builder's region plan (channelLastPass) reads its data input and fused addition and writes its output in the CPU's
+// region format (oneDnnFormats.h: kHWC or kCHW16), given to oneDNN as the memory layout, so that no reorder runs
+// when it is the layout the primitive picks; only the oneDNN path runs such nodes.
 #include "backends/common/convolutionParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/oneDnnEpilogue.h"
+#include "backends/cpu/kernels/oneDnnFormats.h"
+#include "core/tensorFormat.h"
 #include "network/layers/convolutionLayer.h"
 
 #include <algorithm>
@@ -132,14 +137,17 @@ struct OneDnnConvDescs
     dnnl::primitive_desc pd;
 };
 
-Tag plainTag(int32_t rank)
+//! The storage formats of a convolution's data input and output (kLINEAR, or the region format).
+struct ConvFormats
 {
-    return rank == 4 ? Tag::abcd : Tag::abcde;
-}
+    nvinfer1::TensorFormat src{nvinfer1::TensorFormat::kLINEAR};
+    nvinfer1::TensorFormat dst{nvinfer1::TensorFormat::kLINEAR};
+};
 
 //! Build descriptors for input dims `inDims` [N, C, in...] and output spatial geometry `ext`.
 OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::vector<int64_t> const& inDims,
-    std::vector<WindowExtent> const& ext, bool withBias, dnnl::primitive_attr const& attr = dnnl::primitive_attr())
+    std::vector<WindowExtent> const& ext, bool withBias, dnnl::primitive_attr const& attr = dnnl::primitive_attr(),
+    ConvFormats formats = ConvFormats())
 {
     WindowParams const& p = cfg.params;
     int32_t const nb = p.nbSpatial;
@@ -173,10 +181,14 @@ OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::
             }
         }
     }
-    std::vector<int64_t> const fullStrides = rowMajorStrides(inDims.data(), static_cast<int32_t>(inDims.size()));
     OneDnnConvDescs d;
-    d.userSrc = memory::desc(toDnnlDims(srcDims), dt, toDnnlDims(fullStrides));
-    d.userDst = memory::desc(toDnnlDims(dstDims), dt, plainTag(nb + 2));
+    // The input as stored; a view of its leading part when trailing input is never read.
+    d.userSrc = oneDnnFormatDesc(inDims, dt, formats.src);
+    if (srcDims != inDims)
+    {
+        d.userSrc = d.userSrc.submemory_desc(toDnnlDims(srcDims), memory::dims(inDims.size(), 0));
+    }
+    d.userDst = oneDnnFormatDesc(dstDims, dt, formats.dst);
     int64_t const cg = c / cfg.groups;
     int64_t const kg = cfg.k / cfg.groups;
     std::vector<int64_t> weiDims;
@@ -250,6 +262,7 @@ public:
         , mCfg(std::move(cfg))
         , mTactic(tactic)
         , mEpilogue(epilogue)
+        , mRegion(outputFormatOf(setup))
     {
         if (mSetup.weights.size() > 0 && mSetup.weights[0].present())
         {
@@ -297,6 +310,18 @@ public:
         if (mEntry != nullptr)
         {
             KILN_ASSIGN_OR_RETURN(mEpiloguePlan, prepareFusedEpilogueCpu(mEntry->remainder, out.type, out.dims, add));
+            // The CPU epilogue walks the storage as if linear: right for a region format without padding channels.
+            if (mRegion != nvinfer1::TensorFormat::kLINEAR && !mEntry->remainder.empty()
+                && formattedVolume(mRegion, dimsVector(out.dims)) != mOutVolume)
+            {
+                return unsupported("layer '" + mSetup.node->name + "': the part of the fused epilogue oneDNN does not "
+                    "run cannot be applied to " + formatName(mRegion) + " storage with padding channels");
+            }
+        }
+        else if (mRegion != nvinfer1::TensorFormat::kLINEAR)
+        {
+            return unsupported("layer '" + mSetup.node->name + "': oneDNN cannot run this shape, and the reference "
+                "convolution reads and writes kLINEAR tensors only, not " + formatName(mRegion));
         }
         else
 #endif
@@ -416,13 +441,23 @@ private:
     OneDnnConvDescs makeFusedDescs(memory::data_type dt, std::vector<int64_t> const& inDims, ConvShapes const& s,
         std::vector<int64_t> const& outDims, TensorView const* add, OneDnnEpiloguePlan& plan)
     {
-        OneDnnConvDescs plain = makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias);
+        ConvFormats const formats{mRegion, mRegion};
+        OneDnnConvDescs plain = makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias, dnnl::primitive_attr(), formats);
         plan = planOneDnnEpilogue(mEpilogue, outDims, add, true);
+        if (mRegion != nvinfer1::TensorFormat::kLINEAR && plan.add != OneDnnAdd::kNONE)
+        {
+            // The region plan's addition has the output's shape and format: the sum post-op copies it as stored.
+            if (plan.add != OneDnnAdd::kSUM)
+            {
+                throw std::runtime_error("a broadcast addition in a region format");
+            }
+            plan.addDesc = oneDnnFormatDesc(outDims, oneDnnType(add->type), mRegion);
+        }
         if (plan.fusesAnything())
         {
             try
             {
-                OneDnnConvDescs d = makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias, plan.attr);
+                OneDnnConvDescs d = makeConvDescs(mCfg, dt, inDims, s.ext, s.hasBias, plan.attr, formats);
                 if (sameOneDnnImpl(d.pd, plain.pd))
                 {
                     return d;
@@ -593,6 +628,7 @@ private:
     ConvConfig mCfg;
     CpuTactic mTactic;
     FusedEpilogue mEpilogue;
+    nvinfer1::TensorFormat mRegion; //!< format of the data input, fused addition and output (kLINEAR outside regions)
     std::vector<double> mSlotWeights;
     std::vector<double> mSlotBias;
     ConvShapes mShapes;
@@ -627,6 +663,14 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeKernel(KernelSetup const&
     if (setup.inputTypes.empty() || setup.outputTypes.size() != 1)
     {
         return invalidArgument("layer '" + setup.node->name + "': expected 1 to 3 inputs and 1 output");
+    }
+    nvinfer1::TensorFormat const region
+        = outputFormatOf(setup);
+    if (region != nvinfer1::TensorFormat::kLINEAR
+        && (deconvolution || tactic != CpuTactic::kONEDNN || !oneDnnHasFormat(region) || setup.outputRanks[0] != 4))
+    {
+        return unsupported("layer '" + setup.node->name + "': a convolution reads and writes " + formatName(region)
+            + " only as a 4-D convolution on the oneDNN tactic");
     }
     for (size_t i = 0; i < setup.weights.size() && i < 2; ++i)
     {
@@ -666,6 +710,13 @@ std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool d
     }
     // Probe oneDNN with a small shape of this configuration (channels from the weights when known).
     ConvConfig const& c = cfg.value();
+    // A convolution in a region format runs only on oneDNN (the reference kernel reads kLINEAR).
+    nvinfer1::TensorFormat const region = outputFormatOf(setup);
+    bool const inRegion = region != nvinfer1::TensorFormat::kLINEAR;
+    if (inRegion && (deconvolution || !oneDnnHasFormat(region) || c.params.nbSpatial != 2))
+    {
+        return {};
+    }
     int64_t const kernelVolume = product(c.params.kernel);
     int64_t perGroup = 1;
     if (!kernelTensor && !setup.weights.empty() && setup.weights[0].present())
@@ -694,21 +745,26 @@ std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool d
         || (setup.weights.size() > 1 && setup.weights[1].present());
     try
     {
-        OneDnnConvDescs d = makeConvDescs(c, oneDnnType(type), inDims, ext.value(), hasBias);
+        OneDnnConvDescs d = makeConvDescs(c, oneDnnType(type), inDims, ext.value(), hasBias, dnnl::primitive_attr(),
+            ConvFormats{region, region});
         if (isOneDnnReferenceImpl(d.pd))
         {
-            return referenceOnly;
+            return inRegion ? std::vector<std::string>{} : referenceOnly;
         }
     }
     catch (...)
     {
-        return referenceOnly;
+        return inRegion ? std::vector<std::string>{} : referenceOnly;
+    }
+    if (inRegion)
+    {
+        return {kTACTIC_ONEDNN};
     }
     return {kTACTIC_ONEDNN, kTACTIC_REFERENCE};
 #else
-    (void) setup;
     (void) deconvolution;
-    return referenceOnly;
+    bool const inRegion = outputFormatOf(setup) != nvinfer1::TensorFormat::kLINEAR;
+    return inRegion ? std::vector<std::string>{} : referenceOnly;
 #endif
 }
 

@@ -1,15 +1,20 @@
-// Reformat kernel (identity nodes with "reformat" = 1) and the tensor format layouts: see identityReformat.h.
+// Reformat kernel (identity nodes with "reformat" = 1) and the tensor format layouts: see identityReformat.h. A 4-D
+// reformat between formats oneDNN describes (kLINEAR, kHWC, kCHW4/16/32) of one type oneDNN has, without INT8 scales
+// (the region boundaries of the builder's channelLastPass), runs as a oneDNN reorder, which zero-fills the padding
+// channels; everything else through the per-element storage index tables.
 #include "backends/cpu/kernels/identityReformat.h"
 
 #include "backends/common/reformatParams.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/oneDnnFormats.h"
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 namespace kiln
 {
@@ -96,6 +101,7 @@ public:
         : mSetup(setup)
         , mInLayout(in)
         , mOutLayout(out)
+        , mInFormat(static_cast<TensorFormat>(setup.node->attrs.getInt("inFormat", 0)))
         , mOutFormat(static_cast<TensorFormat>(setup.node->attrs.getInt("outFormat", 0)))
         , mInScale(static_cast<float>(setup.node->attrs.getFloat("inScale", -1.0)))
         , mOutScale(static_cast<float>(setup.node->attrs.getFloat("outScale", -1.0)))
@@ -112,6 +118,14 @@ public:
         TensorView const& out = outputs[0];
         KILN_RETURN_IF_ERROR(ew::checkSameDims(mSetup, in.dims, out.dims, "input and output"));
         int64_t const n = in.volume();
+#if KILN_HAVE_ONEDNN
+        mReorder = OneDnnStep();
+        if (prepareReorder(in, out))
+        {
+            mVolume = n;
+            return Status::ok();
+        }
+#endif
         if (!mInLayout.linear)
         {
             storageIndices(mInLayout, in.dims, mInIndices);
@@ -141,6 +155,23 @@ public:
         {
             return Status::ok();
         }
+#if KILN_HAVE_ONEDNN
+        if (mReorder)
+        {
+            try
+            {
+                mFrom.set_data_handle(in.data);
+                mTo.set_data_handle(out.data);
+                mReorder.execute(*mStream);
+                mStream->wait();
+                return Status::ok();
+            }
+            catch (dnnl::error const& err)
+            {
+                return failedExecution("layer '" + mSetup.node->name + "': oneDNN reorder failed: " + err.what());
+            }
+        }
+#endif
         // 1. Source elements in logical (row-major) order.
         void const* src = in.data;
         if (!mInLayout.linear)
@@ -193,9 +224,50 @@ public:
     }
 
 private:
+#if KILN_HAVE_ONEDNN
+    //! A oneDNN reorder for these shapes when both formats and the type have oneDNN descriptors; false otherwise.
+    bool prepareReorder(TensorView const& in, TensorView const& out)
+    {
+        dnnl::memory::data_type const dt = oneDnnType(in.type);
+        if (in.type != out.type || in.dims.nbDims != 4 || dt == dnnl::memory::data_type::undef
+            || (in.type == DataType::kINT8 && (mInScale > 0.F || mOutScale > 0.F)) || in.volume() == 0)
+        {
+            return false;
+        }
+        std::vector<int64_t> const dims = dimsVector(in.dims);
+        dnnl::memory::desc const from = oneDnnFormatDesc(dims, dt, mInFormat);
+        dnnl::memory::desc const to = oneDnnFormatDesc(dims, dt, mOutFormat);
+        if (from.is_zero() || to.is_zero())
+        {
+            return false;
+        }
+        try
+        {
+            dnnl::engine& eng = oneDnnEngine();
+            if (!mStream)
+            {
+                mStream.emplace(eng);
+            }
+            mFrom = dnnl::memory(from, eng, nullptr);
+            mTo = dnnl::memory(to, eng, nullptr);
+            mReorder = OneDnnStep(dnnl::reorder(mFrom, mTo), {{DNNL_ARG_FROM, mFrom}, {DNNL_ARG_TO, mTo}});
+            return true;
+        }
+        catch (dnnl::error const&)
+        {
+            return false;
+        }
+    }
+
+    std::optional<dnnl::stream> mStream;
+    dnnl::memory mFrom;
+    dnnl::memory mTo;
+    OneDnnStep mReorder; //!< set when the reshape's shapes run as a oneDNN reorder
+#endif
     KernelSetup mSetup;
     FormatLayout mInLayout;
     FormatLayout mOutLayout;
+    TensorFormat mInFormat;
     TensorFormat mOutFormat;
     float mInScale;
     float mOutScale;

@@ -1,9 +1,13 @@
 // CPU pooling kernel: max, average (padding counted or not) and max-average blend over 2-D/3-D windows. A plain
 // reference implementation in double precision, and a oneDNN implementation created at reshape per input shape and
-// cached in the kernel object (shapes oneDNN cannot express exactly run on the reference path).
+// cached in the kernel object (shapes oneDNN cannot express exactly run on the reference path). A pooling layer in
+// the builder's region plan (channelLastPass) reads and writes the CPU's region format (oneDnnFormats.h), given to
+// oneDNN as the memory layout; only the oneDNN path runs such nodes (max or average, not the blend).
 #include "backends/common/poolingParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/oneDnnFormats.h"
+#include "core/tensorFormat.h"
 #include "network/layers/convolutionLayer.h"
 
 #include <algorithm>
@@ -113,9 +117,10 @@ Tag plainTag(int32_t rank)
     return rank == 4 ? Tag::abcd : Tag::abcde;
 }
 
-//! Build the oneDNN pooling primitives for one shape; returns false when oneDNN cannot match Kiln's semantics.
+//! Build the oneDNN pooling primitives for one shape, input and output stored in `format`; returns false when oneDNN
+//! cannot match Kiln's semantics.
 bool buildPoolEntry(OneDnnPoolEntry& e, PoolConfig const& cfg, memory::data_type dt, std::vector<int64_t> const& inDims,
-    std::vector<WindowExtent> const& ext)
+    std::vector<WindowExtent> const& ext, nvinfer1::TensorFormat format)
 {
     WindowParams const& p = cfg.params;
     int32_t const nb = p.nbSpatial;
@@ -156,10 +161,16 @@ bool buildPoolEntry(OneDnnPoolEntry& e, PoolConfig const& cfg, memory::data_type
         dstDims.push_back(x.out);
     }
     dnnl::engine& eng = oneDnnEngine();
-    std::vector<int64_t> const fullStrides = rowMajorStrides(inDims.data(), static_cast<int32_t>(inDims.size()));
-    memory::desc const view(toDnnlDims(srcDims), dt, toDnnlDims(fullStrides));
-    memory::desc const dense(toDnnlDims(srcDims), dt, plainTag(nb + 2));
-    memory::desc const dst(toDnnlDims(dstDims), dt, plainTag(nb + 2));
+    bool const linear = format == nvinfer1::TensorFormat::kLINEAR;
+    memory::desc view = oneDnnFormatDesc(inDims, dt, format);
+    if (srcDims != inDims)
+    {
+        view = view.submemory_desc(toDnnlDims(srcDims), memory::dims(inDims.size(), 0));
+    }
+    memory::desc const dense = linear ? memory::desc(toDnnlDims(srcDims), dt, plainTag(nb + 2))
+                                      : oneDnnFormatDesc(srcDims, dt, format);
+    memory::desc const dst = linear ? memory::desc(toDnnlDims(dstDims), dt, plainTag(nb + 2))
+                                    : oneDnnFormatDesc(dstDims, dt, format);
     e.userSrc = memory(view, eng, nullptr);
     e.copySrc = view != dense;
     if (e.copySrc)
@@ -209,6 +220,7 @@ public:
         : mSetup(setup)
         , mCfg(std::move(cfg))
         , mTactic(tactic)
+        , mRegion(outputFormatOf(setup))
     {
     }
 
@@ -237,6 +249,11 @@ public:
             return Status::ok();
         }
 #endif
+        if (mRegion != nvinfer1::TensorFormat::kLINEAR)
+        {
+            return unsupported("layer '" + mSetup.node->name + "': oneDNN cannot pool this shape, and the reference "
+                "pooling reads and writes kLINEAR tensors only, not " + formatName(mRegion));
+        }
         mGeometry = toGeometry3(mCfg.params, ext);
         mPlanes = in.dims.d[0] * in.dims.d[1];
         mX.resize(static_cast<size_t>(mInVolume));
@@ -291,7 +308,7 @@ private:
         {
             memory::data_type const dt = oneDnnType(in.type);
             entry->usable = dt != memory::data_type::undef && in.type == out.type
-                && buildPoolEntry(*entry, mCfg, dt, key, ext);
+                && buildPoolEntry(*entry, mCfg, dt, key, ext, mRegion);
             if (!mStream)
             {
                 mStream.emplace(oneDnnEngine());
@@ -360,6 +377,7 @@ private:
     KernelSetup mSetup;
     PoolConfig mCfg;
     CpuTactic mTactic;
+    nvinfer1::TensorFormat mRegion; //!< format of the input and output (kLINEAR outside regions)
     Geometry3 mGeometry;
     int64_t mPlanes{0}; //!< N * C
     int64_t mInVolume{0};
@@ -379,6 +397,15 @@ StatusOr<std::unique_ptr<Kernel>> createPoolingKernel(KernelSetup const& setup)
     }
     KILN_ASSIGN_OR_RETURN(PoolConfig cfg, readPoolConfig(*setup.node));
     KILN_ASSIGN_OR_RETURN(CpuTactic tactic, selectCpuTactic(*setup.node));
+    nvinfer1::TensorFormat const region
+        = outputFormatOf(setup);
+    if (region != nvinfer1::TensorFormat::kLINEAR
+        && (tactic != CpuTactic::kONEDNN || !oneDnnHasFormat(region) || cfg.type == PoolingType::kMAX_AVERAGE_BLEND
+            || cfg.params.nbSpatial != 2))
+    {
+        return unsupported("layer '" + setup.node->name + "': pooling reads and writes " + formatName(region)
+            + " only as 2-D max or average pooling on the oneDNN tactic");
+    }
     return std::unique_ptr<Kernel>(std::make_unique<PoolingKernel>(setup, std::move(cfg), tactic));
 }
 
@@ -392,6 +419,16 @@ std::vector<std::string> poolingTactics(KernelSetup const& setup)
     }
     auto cfg = readPoolConfig(*setup.node);
     DataType const type = setup.inputTypes[0];
+    // Pooling in a region format runs only on oneDNN (the reference kernel reads kLINEAR).
+    nvinfer1::TensorFormat const region = outputFormatOf(setup);
+    bool const inRegion = region != nvinfer1::TensorFormat::kLINEAR;
+    if (inRegion)
+    {
+        bool const ok = cfg.isOk() && setup.outputTypes[0] == type && oneDnnType(type) != dnnl::memory::data_type::undef
+            && oneDnnHasFormat(region) && cfg.value().type != PoolingType::kMAX_AVERAGE_BLEND
+            && cfg.value().params.nbSpatial == 2;
+        return ok ? std::vector<std::string>{kTACTIC_ONEDNN} : std::vector<std::string>{};
+    }
     if (!cfg.isOk() || setup.outputTypes[0] != type || oneDnnType(type) == dnnl::memory::data_type::undef)
     {
         return referenceOnly;
@@ -441,8 +478,8 @@ std::vector<std::string> poolingTactics(KernelSetup const& setup)
     }
     return {kTACTIC_ONEDNN, kTACTIC_REFERENCE};
 #else
-    (void) setup;
-    return referenceOnly;
+    bool const inRegion = outputFormatOf(setup) != nvinfer1::TensorFormat::kLINEAR;
+    return inRegion ? std::vector<std::string>{} : referenceOnly;
 #endif
 }
 

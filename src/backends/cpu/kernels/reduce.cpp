@@ -2,10 +2,13 @@
 // accumulates in double (NaN propagates through kMAX/kMIN); INT32/INT64 compute exactly with two's-complement
 // wrap-around, kAVG truncating toward zero. Empty reductions give TensorRT's identities (0, 1, lowest, highest; kAVG
 // gives NaN for floats and 0 for integers). The leading axes that are not reduced split the work over the CPU thread
-// pool.
+// pool. In the builder's region plan (channelLastPass) a reduction over the spatial axes of a 4-D FP32 tensor (a
+// global average pool) reads the region format (kHWC, kCHW16, ...) and writes its linear [N, C(, 1, 1)] output: the
+// spatial reduction of channel vectors (RegionReduceKernel).
 #include "backends/common/reduceParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "core/dataType.h"
+#include "core/tensorFormat.h"
 #include "core/threadPool.h"
 
 #include <cmath>
@@ -277,6 +280,97 @@ private:
     bool mReady{false};
 };
 
+//! kSUM, kAVG, kMAX or kMIN over axes 2 and 3 of a 4-D FP32 input stored in a vectorized or channel-last format
+//! (FormatLayout), output kLINEAR. create: the layout; reshape: the extents; run: per image, each channel vector of the
+//! storage accumulated in double over the spatial positions (padding channels skipped).
+class RegionReduceKernel final : public Kernel
+{
+public:
+    RegionReduceKernel(KernelSetup const& setup, ReduceParams params, FormatLayout layout)
+        : mSetup(setup)
+        , mParams(params)
+        , mLayout(layout)
+    {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        KILN_RETURN_IF_ERROR(reduceShapes(mSetup, mParams, inputs, outputs));
+        nvinfer1::Dims const& d = inputs[0].dims;
+        mImages = d.d[0];
+        mChannels = d.d[1];
+        mSpatial = d.d[2] * d.d[3];
+        int64_t const v = mLayout.vector;
+        int64_t const padded = (mChannels + v - 1) / v * v;
+        // Lanes of one stored channel vector, and vectors per spatial position group.
+        mLanes = mLayout.channelLast ? padded : v;
+        mGroups = mLayout.channelLast ? 1 : padded / v;
+        mAcc.assign(static_cast<size_t>(mImages * mGroups * mLanes), 0.0);
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Reduce");
+        }
+        auto const* x = static_cast<float const*>(inputs[0].data);
+        auto* y = static_cast<float*>(outputs[0].data);
+        ReduceOperation const op = mParams.op;
+        bool const extreme = op == ReduceOperation::kMAX || op == ReduceOperation::kMIN;
+        double const empty = op == ReduceOperation::kMAX ? -std::numeric_limits<double>::infinity()
+            : op == ReduceOperation::kMIN               ? std::numeric_limits<double>::infinity()
+                                                        : 0.0;
+        int64_t const perImage = mGroups * mLanes;
+        parallelFor(mImages, 1, [&](int64_t begin, int64_t end) {
+            for (int64_t n = begin; n < end; ++n)
+            {
+                for (int64_t g = 0; g < mGroups; ++g)
+                {
+                    double* acc = mAcc.data() + n * perImage + g * mLanes;
+                    std::fill(acc, acc + mLanes, empty);
+                    float const* base = x + (n * mGroups + g) * mSpatial * mLanes;
+                    for (int64_t sp = 0; sp < mSpatial; ++sp)
+                    {
+                        float const* row = base + sp * mLanes;
+                        for (int64_t l = 0; l < mLanes; ++l)
+                        {
+                            double const v = row[l];
+                            acc[l] = !extreme ? acc[l] + v
+                                : op == ReduceOperation::kMAX ? (std::isnan(v) || v > acc[l] ? v : acc[l])
+                                                              : (std::isnan(v) || v < acc[l] ? v : acc[l]);
+                        }
+                    }
+                }
+                double const scale = op == ReduceOperation::kAVG ? 1.0 / static_cast<double>(mSpatial) : 1.0;
+                for (int64_t c = 0; c < mChannels; ++c)
+                {
+                    double const a = mAcc[static_cast<size_t>(n * perImage + c)];
+                    y[n * mChannels + c] = static_cast<float>(mSpatial == 0 && op == ReduceOperation::kAVG
+                            ? std::numeric_limits<double>::quiet_NaN()
+                            : a * scale);
+                }
+            }
+        });
+        return Status::ok();
+    }
+
+private:
+    KernelSetup mSetup;
+    ReduceParams mParams;
+    FormatLayout mLayout;
+    int64_t mImages{0};
+    int64_t mChannels{0};
+    int64_t mSpatial{0};
+    int64_t mLanes{0};
+    int64_t mGroups{0};
+    std::vector<double> mAcc; //!< per image, the stored channel vectors' accumulators (channel c at index c)
+    bool mReady{false};
+};
+
 } // namespace
 
 StatusOr<std::unique_ptr<Kernel>> createReduceKernel(KernelSetup const& setup)
@@ -298,6 +392,20 @@ StatusOr<std::unique_ptr<Kernel>> createReduceKernel(KernelSetup const& setup)
     if (!supported)
     {
         return reduceError(setup, std::string("type ") + dataTypeName(setup.inputTypes[0]) + " is not supported");
+    }
+    nvinfer1::TensorFormat const format = setup.inputFormats.empty() ? nvinfer1::TensorFormat::kLINEAR : setup.inputFormats[0];
+    if (format != nvinfer1::TensorFormat::kLINEAR)
+    {
+        FormatLayout layout;
+        bool const spatial = params.mask == 0b1100 && setup.inputRanks[0] == 4;
+        bool const opOk = params.op != ReduceOperation::kPROD;
+        if (!formatLayout(format, 4, layout) || layout.linear || !spatial || !opOk
+            || setup.inputTypes[0] != nvinfer1::DataType::kFLOAT || setup.outputTypes[0] != nvinfer1::DataType::kFLOAT)
+        {
+            return unsupported("layer '" + setup.node->name + "' (Reduce): reads " + formatName(format)
+                + " only as an FP32 sum, average, maximum or minimum over axes 2 and 3 of a 4-D tensor");
+        }
+        return std::unique_ptr<Kernel>(std::make_unique<RegionReduceKernel>(setup, params, layout));
     }
     return std::unique_ptr<Kernel>(std::make_unique<ReduceKernel>(setup, params));
 }
