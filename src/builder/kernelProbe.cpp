@@ -54,7 +54,7 @@ Status KernelProbe::init()
     return mInit;
 }
 
-std::string KernelProbe::refusal(PlanNode const& original, KernelSetup setup)
+std::string KernelProbe::refusal(PlanNode const& original, KernelSetup setup, std::string const& tactic)
 {
     Status const ready = init();
     if (!ready.isOk())
@@ -64,12 +64,19 @@ std::string KernelProbe::refusal(PlanNode const& original, KernelSetup setup)
     Backend const& backend = mCtx.backend != nullptr ? *mCtx.backend : cpuBackend();
     PlanNode node = original;
     setup.node = &node;
-    std::vector<std::string> const tactics = backend.tactics(setup);
-    if (tactics.empty())
+    if (tactic.empty())
     {
-        return "the backend has no kernel for these types";
+        std::vector<std::string> const tactics = backend.tactics(setup);
+        if (tactics.empty())
+        {
+            return "the backend has no kernel for these types";
+        }
+        node.tactic = tactics.front();
     }
-    node.tactic = tactics.front();
+    else
+    {
+        node.tactic = tactic;
+    }
     auto kernel = mSession->createKernel(setup);
     if (!kernel.isOk())
     {

@@ -24,9 +24,17 @@ public:
     }
 
     //! Why the backend's kernel refuses `node`, with `setup` made from it by makeKernelSetup and possibly edited
-    //! (formats); empty when it accepts every profile shape. The probe's own failures (no session, shapes that do
-    //! not evaluate) are refusals too.
-    std::string refusal(PlanNode const& node, KernelSetup setup);
+    //! (formats), created with `tactic` (default: the backend's first for the setup); empty when it accepts every
+    //! profile shape. The probe's own failures (no session, shapes that do not evaluate) are refusals too.
+    std::string refusal(PlanNode const& node, KernelSetup setup, std::string const& tactic = std::string());
+
+    //! The expression values at every profile's kMIN, kOPT and kMAX (evaluated on first use; empty when they do not
+    //! evaluate, in which case refusal() says why).
+    std::vector<std::vector<int64_t>> const& shapeSets()
+    {
+        (void) init();
+        return mShapeSets;
+    }
 
     //! The extents of plan tensor `t` at evaluated expression values `values`.
     static nvinfer1::Dims extents(PlanTensor const& t, std::vector<int64_t> const& values);

@@ -16,6 +16,7 @@
 // outputs). KILN_CHANNEL_LAST=0 turns the pass off.
 // Runs after fusionPass (fused nodes carry their additions) and before tacticsPass.
 #include "builder/buildContext.h"
+#include "builder/kernelProbe.h"
 #include "builder/planEdit.h"
 
 #include "core/dataType.h"
@@ -35,15 +36,6 @@ using nvinfer1::DataType;
 using nvinfer1::LayerType;
 using nvinfer1::TensorFormat;
 
-//! Extents of tensor `t` given evaluated expression values.
-nvinfer1::Dims extents(PlanTensor const& t, std::vector<int64_t> const& values)
-{
-    nvinfer1::Dims d{};
-    d.nbDims = static_cast<int32_t>(t.dims.size());
-    for (size_t i = 0; i < t.dims.size() && i < static_cast<size_t>(nvinfer1::Dims::MAX_DIMS); ++i)
-    {
-        d.d[i] = values[static_cast<size_t>(t.dims[i])];
-    }
     return d;
 }
 
@@ -64,29 +56,13 @@ std::string typeNames(uint32_t types)
 class RegionChoice
 {
 public:
-    RegionChoice(BuildContext& ctx, BackendSession& session, Backend const& backend)
+    RegionChoice(BuildContext& ctx, Backend const& backend)
         : mCtx(ctx)
         , mPlan(ctx.plan)
-        , mSession(session)
+        , mProbe(ctx)
         , mBackend(backend)
         , mRegion(backend.capabilities().region)
     {
-    }
-
-    //! Evaluated expression values of every profile at kMIN, kOPT and kMAX.
-    Status evaluateProfiles()
-    {
-        for (PlanProfile const& profile : mPlan.profiles)
-        {
-            for (int32_t selector = 0; selector < 3; ++selector)
-            {
-                KILN_ASSIGN_OR_RETURN(std::vector<int64_t> symbols, profileSymbolValues(mPlan, profile, selector));
-                std::vector<int64_t> values;
-                KILN_RETURN_IF_ERROR(mPlan.shapes.evaluate(symbols, values));
-                mShapeSets.push_back(std::move(values));
-            }
-        }
-        return Status::ok();
     }
 
     //! Why node `k` cannot run in the region format (empty: it can): the kind's activation layout, the tensors'
@@ -98,7 +74,7 @@ public:
         bool const agnostic = RegionFormat::has(mRegion.agnosticKinds, node.kind);
         if (!(RegionFormat::has(mRegion.kinds, node.kind) || agnostic
                 || RegionFormat::has(mRegion.readerKinds, node.kind))
-            || mShapeSets.empty())
+            || mProbe.shapeSets().empty())
         {
             return std::nullopt;
         }
@@ -138,11 +114,11 @@ public:
         // layers always do (they would compute the padding channels).
         int32_t const vector = formatComponents(mRegion.format);
         bool const paddedInput = node.kind == LayerType::kCONVOLUTION && node.attrs.getInt("nbGroups", 1) == 1;
-        for (std::vector<int64_t> const& values : mShapeSets)
+        for (std::vector<int64_t> const& values : mProbe.shapeSets())
         {
             for (size_t i = 0; i < tensors.size(); ++i)
             {
-                nvinfer1::Dims const d = extents(mPlan.tensors[static_cast<size_t>(tensors[i])], values);
+                nvinfer1::Dims const d = KernelProbe::extents(mPlan.tensors[static_cast<size_t>(tensors[i])], values);
                 bool const whole = (mRegion.wholeVectors || agnostic) && !(paddedInput && i == 1);
                 if (d.d[1] <= 0 || (whole && d.d[1] % vector != 0))
                 {
@@ -197,34 +173,14 @@ private:
                     + " implementation";
             }
         }
-        node.tactic = tactics.front();
-        auto kernel = mSession.createKernel(setup);
-        std::string why = kernel.isOk() ? std::string() : kernel.status().message();
-        for (size_t set = 0; why.empty() && set < mShapeSets.size(); ++set)
-        {
-            std::vector<TensorView> ins(node.inputs.size());
-            for (size_t s : slots.inputs)
-            {
-                PlanTensor const& pt = mPlan.tensors[static_cast<size_t>(node.inputs[s])];
-                ins[s].type = pt.type;
-                ins[s].dims = extents(pt, mShapeSets[set]);
-            }
-            std::vector<TensorView> outs(1);
-            PlanTensor const& out = mPlan.tensors[static_cast<size_t>(node.outputs[0])];
-            outs[0].type = out.type;
-            outs[0].dims = extents(out, mShapeSets[set]);
-            Status const st = kernel.value()->reshape(ins, outs);
-            why = st.isOk() ? std::string() : st.message();
-        }
-        return why;
+        return mProbe.refusal(node, setup, tactics.front());
     }
 
     BuildContext& mCtx;
     Plan& mPlan;
-    BackendSession& mSession;
+    KernelProbe mProbe;
     Backend const& mBackend;
     RegionFormat const& mRegion;
-    std::vector<std::vector<int64_t>> mShapeSets;
 };
 
 //! Unchooses region layers none of whose region inputs comes from a region layer and whose output no region layer
@@ -288,9 +244,7 @@ Status channelLastPass(BuildContext& ctx)
     }
     Plan& plan = ctx.plan;
     TensorFormat const format = region.format;
-    KILN_ASSIGN_OR_RETURN(std::unique_ptr<BackendSession> session, backend.createSession());
-    RegionChoice choice(ctx, *session, backend);
-    KILN_RETURN_IF_ERROR(choice.evaluateProfiles());
+    RegionChoice choice(ctx, backend);
     size_t const nodeCount = plan.nodes.size();
     std::vector<int32_t> producer(plan.tensors.size(), -1);
     for (size_t k = 0; k < nodeCount; ++k)
