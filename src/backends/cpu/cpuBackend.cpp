@@ -66,8 +66,9 @@ public:
             c.forcedTacticVariable = "KILN_CPU_TACTIC";
             // Convolution, deconvolution and matrix multiply epilogues run as oneDNN post-ops (oneDnnEpilogue.h).
             // Pointwise programs stay off: the CPU interpreter measured no clear gain over the separate kernels
-            // (docs/fusion.md).
-            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE);
+            // (docs/fusion.md). Exported erf GELUs become one activation, which the epilogue then takes into the
+            // matrix multiply before it (oneDNN's gelu_erf post-op).
+            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kGELU);
             return c;
         }();
         return caps;
