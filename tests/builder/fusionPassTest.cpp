@@ -216,6 +216,24 @@ TEST(FusionPass, EpiloguesOnByDefaultOnTheCpuBackend)
     convResidualRelu(nullptr);
 }
 
+//! Checks y = GELU(x W + b) for x [2, 5, 8], W [8, 6], b [6], against a double-precision computation here.
+void expectGeluOfLinear(HostTensor const& y, HostTensor const& x, HostTensor const& wt, HostTensor const& bt,
+    std::string const& label)
+{
+    for (int64_t i = 0; i < y.volume(); ++i)
+    {
+        int64_t const col = i % 6;
+        int64_t const row = i / 6; // over the 2 x 5 rows
+        double h = bt.at(col);
+        for (int64_t k = 0; k < 8; ++k)
+        {
+            h += x.at(row * 8 + k) * wt.at(k * 6 + col);
+        }
+        double const g = 0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0)));
+        EXPECT_NEAR(y.at(i), g, 1e-5 + 1e-5 * std::fabs(g)) << label << "element " << i;
+    }
+}
+
 //! BERT's feed-forward start: x W + b, then the erf-GELU written out as layers.
 void matmulBiasGelu(NetworkRunner& r, WeightStore& w, std::mt19937& rng, Weights& weight, Weights& bias)
 {
@@ -257,22 +275,7 @@ TEST(FusionPass, MatmulBiasGeluChain)
     // The GELU rewrite makes the chain one kGELU_ERF activation, which the epilogue then takes.
     ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
     EXPECT_EQ(fused.layers[0], "mm + bias + half + div + erf + plus1 + gelu");
-    // Independent reference: GELU(x W + b) in double.
-    auto const& y = fused.outputs.at("y");
-    HostTensor const& wt = *w.tensors[0];
-    HostTensor const& bt = *w.tensors[1];
-    for (int64_t i = 0; i < y.volume(); ++i)
-    {
-        int64_t const col = i % 6;
-        int64_t const row = i / 6; // over the 2 x 5 rows
-        double h = bt.at(col);
-        for (int64_t k = 0; k < 8; ++k)
-        {
-            h += x.at(row * 8 + k) * wt.at(k * 6 + col);
-        }
-        double const g = 0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0)));
-        EXPECT_NEAR(y.at(i), g, 1e-5 + 1e-5 * std::fabs(g)) << "element " << i;
-    }
+    expectGeluOfLinear(fused.outputs.at("y"), x, *w.tensors[0], *w.tensors[1], "");
 }
 
 //! x W + b, then GELU written in one of its exported forms: 0 (x·0.5)·(1+erf(x/√2)), 1 (x·(1+erf(x·(1/√2))))·0.5,
@@ -326,25 +329,13 @@ TEST(FusionPass, GeluFormsFuseIntoTheMatmulByDefaultOnTheCpuBackend)
         Weights const weight = w.add(DataType::kFLOAT, {1, 8, 6}, rng);
         Weights const bias = w.add(DataType::kFLOAT, {1, 1, 6}, rng);
         HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 8}), rng, -2.0, 2.0);
-        auto const [plain, fused] = compareFused(geluNetwork(form, 0.5, w, weight, bias), {{"x", x}}, 1e-5, 1e-5, nullptr);
+        auto const [plain, fused]
+            = compareFused(geluNetwork(form, 0.5, w, weight, bias), {{"x", x}}, 1e-5, 1e-5, nullptr);
         EXPECT_EQ(plain.layers.size(), 7U) << "form " << form << ": " << layerList(plain);
         ASSERT_EQ(fused.layers.size(), 1U) << "form " << form << ": " << layerList(fused);
         EXPECT_EQ(fused.layers[0].rfind("mm + bias + ", 0), 0U) << fused.layers[0];
-        // Independent reference: GELU(x W + b) in double.
-        auto const& y = fused.outputs.at("y");
-        HostTensor const& wt = *w.tensors[0];
-        HostTensor const& bt = *w.tensors[1];
-        for (int64_t i = 0; i < y.volume(); ++i)
-        {
-            int64_t const col = i % 6;
-            double h = bt.at(col);
-            for (int64_t k = 0; k < 8; ++k)
-            {
-                h += x.at((i / 6) * 8 + k) * wt.at(k * 6 + col);
-            }
-            double const g = 0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0)));
-            EXPECT_NEAR(y.at(i), g, 1e-5 + 1e-5 * std::fabs(g)) << "form " << form << ", element " << i;
-        }
+        expectGeluOfLinear(
+            fused.outputs.at("y"), x, *w.tensors[0], *w.tensors[1], "form " + std::to_string(form) + ", ");
     }
 }
 

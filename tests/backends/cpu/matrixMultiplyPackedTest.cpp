@@ -92,7 +92,8 @@ Built build(PackedCase const& c, std::mt19937& rng, bool reference)
         r.setProfileDims("a", inputDims(c, 1), inputDims(c, 3), inputDims(c, 6));
     }
     std::vector<int64_t> const wDims = c.transposeB ? unitBatch(c, c.cols, c.depth) : unitBatch(c, c.depth, c.cols);
-    auto* w = net.addConstant(makeDims(wDims), Weights{DataType::kFLOAT, b.weights.data(), static_cast<int64_t>(b.weights.size())});
+    auto* w = net.addConstant(
+        makeDims(wDims), Weights{DataType::kFLOAT, b.weights.data(), static_cast<int64_t>(b.weights.size())});
     ITensor* wt = w->getOutput(0);
     if (c.type != DataType::kFLOAT)
     {

@@ -1,6 +1,6 @@
-// GELU recognition: the erf form of GELU written as pointwise layers, as ONNX exports have it (0.5·x·(1 + erf(x/√2)),
-// in any of its association orders, with x/√2 as a division or a product by 1/√2), becomes one activation layer of
-// type kGELU_ERF reading x. The epilogue rewrite that runs next can then fold it into the matrix multiply producing x
+// GELU recognition: the erf form of GELU written as pointwise layers, as ONNX exports have it
+// (0.5·x·(1 + erf(x/√2)), in any of its association orders, with x/√2 as a division or a product by 1/√2), becomes
+// one activation layer of type kGELU_ERF reading x. The epilogue rewrite that runs next can then fold it into the matrix multiply producing x
 // (the CPU backend runs it as oneDNN's gelu_erf post-op). Conditions: every tensor involved is FLOAT, HALF or BF16 of
 // one type with x's dims, the constants are single-element constants within 1e-4 of 0.5, 1 and √2 (or 1/√2), the
 // intermediate tensors are internal (fusion.h), and the layers share their precision.
