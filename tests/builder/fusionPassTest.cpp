@@ -234,8 +234,8 @@ void expectGeluOfLinear(HostTensor const& y, HostTensor const& x, HostTensor con
     }
 }
 
-//! BERT's feed-forward start: x W + b, then the erf-GELU written out as layers.
-void matmulBiasGelu(NetworkRunner& r, WeightStore& w, std::mt19937& rng, Weights& weight, Weights& bias)
+//! Input x [2, 5, 8], then x W + b (layers "mm" and "bias"); returns the sum.
+ITensor* linearBias(NetworkRunner& r, Weights weight, Weights bias)
 {
     auto& n = r.network();
     auto* x = r.addInput("x", DataType::kFLOAT, {2, 5, 8});
@@ -244,7 +244,14 @@ void matmulBiasGelu(NetworkRunner& r, WeightStore& w, std::mt19937& rng, Weights
     mm->setName("mm");
     auto* add = n.addElementWise(*mm->getOutput(0), *constant(n, bias, {1, 1, 6}, "B"), ElementWiseOperation::kSUM);
     add->setName("bias");
-    ITensor* h = add->getOutput(0);
+    return add->getOutput(0);
+}
+
+//! BERT's feed-forward start: x W + b, then the erf-GELU written out as layers.
+void matmulBiasGelu(NetworkRunner& r, WeightStore& w, std::mt19937& rng, Weights& weight, Weights& bias)
+{
+    auto& n = r.network();
+    ITensor* h = linearBias(r, weight, bias);
     auto* half = n.addElementWise(*h, *constant(n, w.scalar(DataType::kFLOAT, 0.5, 3), {1, 1, 1}, "c0.5"),
         ElementWiseOperation::kPROD);
     half->setName("half");
@@ -287,13 +294,7 @@ NetworkFn geluNetwork(int32_t form, double half, WeightStore& w, Weights weight,
         auto const scalar = [&](double v, char const* name) {
             return constant(n, w.scalar(DataType::kFLOAT, v, 3), {1, 1, 1}, name);
         };
-        auto* x = r.addInput("x", DataType::kFLOAT, {2, 5, 8});
-        auto* mm = n.addMatrixMultiply(*x, MatrixOperation::kNONE, *constant(n, weight, {1, 8, 6}, "W"),
-            MatrixOperation::kNONE);
-        mm->setName("mm");
-        auto* add = n.addElementWise(*mm->getOutput(0), *constant(n, bias, {1, 1, 6}, "B"), ElementWiseOperation::kSUM);
-        add->setName("bias");
-        ITensor* h = add->getOutput(0);
+        ITensor* h = linearBias(r, weight, bias);
         ILayer* scaled = form == 1
             ? n.addElementWise(*scalar(std::sqrt(0.5), "c"), *h, ElementWiseOperation::kPROD)
             : n.addElementWise(*h, *scalar(std::sqrt(2.0), "c"), ElementWiseOperation::kDIV);

@@ -34,6 +34,16 @@ struct PackedCase
     DataType type{DataType::kFLOAT};
 };
 
+//! A case of the given extents (the rest as declared above).
+PackedCase extents(int64_t rows, int64_t depth, int64_t cols)
+{
+    PackedCase c;
+    c.rows = rows;
+    c.depth = depth;
+    c.cols = cols;
+    return c;
+}
+
 struct Built
 {
     std::unique_ptr<NetworkRunner> runner;
@@ -227,42 +237,30 @@ TEST(MatrixMultiplyPackedCpu, BatchedLinearWithBiasRelu)
 
 TEST(MatrixMultiplyPackedCpu, TransposedWeightsTwoBatchDims)
 {
-    PackedCase c;
+    PackedCase c = extents(4, 33, 17);
     c.batchRank = 2;
     c.transposeB = true;
-    c.rows = 4;
-    c.depth = 33;
-    c.cols = 17;
     c.bias = true;
     checkCase(c, true, 102);
 }
 
 TEST(MatrixMultiplyPackedCpu, TwoDimensionalLinear)
 {
-    PackedCase c;
+    PackedCase c = extents(1, 64, 48);
     c.batchRank = 0;
-    c.rows = 1;
-    c.depth = 64;
-    c.cols = 48;
     checkCase(c, true, 103);
 }
 
 TEST(MatrixMultiplyPackedCpu, ResidualAdd)
 {
-    PackedCase c;
-    c.rows = 8;
-    c.depth = 20;
-    c.cols = 12;
+    PackedCase c = extents(8, 20, 12);
     c.residual = true;
     checkCase(c, true, 104);
 }
 
 TEST(MatrixMultiplyPackedCpu, LargerLinearTransposed)
 {
-    PackedCase c;
-    c.rows = 16;
-    c.depth = 256;
-    c.cols = 96;
+    PackedCase c = extents(16, 256, 96);
     c.transposeB = true;
     c.bias = true;
     c.relu = true;
