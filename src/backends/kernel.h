@@ -89,6 +89,10 @@ struct KernelSetup
     std::vector<nvinfer1::TensorFormat> inputFormats;
     std::vector<nvinfer1::TensorFormat> outputFormats;
     std::vector<WeightsView> weights; // one per node weights slot (count 0 when absent)
+    //! Per input: the plan's weights when the input tensor is a constant of the engine (the same bytes in every run
+    //! and every context), else count 0; empty when unknown (tests). Kernels may prepare from them once (the CPU
+    //! matrix multiply packs a constant operand into oneDNN's layout at reshape).
+    std::vector<WeightsView> constantInputs;
     PluginBinding* plugin{nullptr};    // plugin nodes in an execution context only
     //! The creating backend session's own state (CUDA: its library handles), or nullptr (CPU, build-time checks).
     void* sessionState{nullptr};

@@ -22,6 +22,15 @@ KernelSetup makeKernelSetup(Plan const& plan, PlanNode const& node)
         setup.inputRanks.push_back(present ? static_cast<int32_t>(plan.tensors[static_cast<size_t>(in)].dims.size()) : 0);
         setup.inputFormats.push_back(
             present ? plan.tensors[static_cast<size_t>(in)].format : nvinfer1::TensorFormat::kLINEAR);
+        WeightsView constant;
+        if (int32_t const c = present ? plan.tensors[static_cast<size_t>(in)].constant : -1; c >= 0)
+        {
+            PlanWeights const& pw = plan.weights[static_cast<size_t>(c)];
+            constant.data = pw.data;
+            constant.type = pw.type;
+            constant.count = pw.count;
+        }
+        setup.constantInputs.push_back(constant);
     }
     for (int32_t out : node.outputs)
     {

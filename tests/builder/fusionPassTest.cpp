@@ -216,8 +216,26 @@ TEST(FusionPass, EpiloguesOnByDefaultOnTheCpuBackend)
     convResidualRelu(nullptr);
 }
 
-//! BERT's feed-forward start: x W + b, then the erf-GELU written out as layers.
-void matmulBiasGelu(NetworkRunner& r, WeightStore& w, std::mt19937& rng, Weights& weight, Weights& bias)
+//! Checks y = GELU(x W + b) for x [2, 5, 8], W [8, 6], b [6], against a double-precision computation here.
+void expectGeluOfLinear(HostTensor const& y, HostTensor const& x, HostTensor const& wt, HostTensor const& bt,
+    std::string const& label)
+{
+    for (int64_t i = 0; i < y.volume(); ++i)
+    {
+        int64_t const col = i % 6;
+        int64_t const row = i / 6; // over the 2 x 5 rows
+        double h = bt.at(col);
+        for (int64_t k = 0; k < 8; ++k)
+        {
+            h += x.at(row * 8 + k) * wt.at(k * 6 + col);
+        }
+        double const g = 0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0)));
+        EXPECT_NEAR(y.at(i), g, 1e-5 + 1e-5 * std::fabs(g)) << label << "element " << i;
+    }
+}
+
+//! Input x [2, 5, 8], then x W + b (layers "mm" and "bias"); returns the sum.
+ITensor* linearBias(NetworkRunner& r, Weights weight, Weights bias)
 {
     auto& n = r.network();
     auto* x = r.addInput("x", DataType::kFLOAT, {2, 5, 8});
@@ -226,7 +244,14 @@ void matmulBiasGelu(NetworkRunner& r, WeightStore& w, std::mt19937& rng, Weights
     mm->setName("mm");
     auto* add = n.addElementWise(*mm->getOutput(0), *constant(n, bias, {1, 1, 6}, "B"), ElementWiseOperation::kSUM);
     add->setName("bias");
-    ITensor* h = add->getOutput(0);
+    return add->getOutput(0);
+}
+
+//! BERT's feed-forward start: x W + b, then the erf-GELU written out as layers.
+void matmulBiasGelu(NetworkRunner& r, WeightStore& w, std::mt19937& rng, Weights& weight, Weights& bias)
+{
+    auto& n = r.network();
+    ITensor* h = linearBias(r, weight, bias);
     auto* half = n.addElementWise(*h, *constant(n, w.scalar(DataType::kFLOAT, 0.5, 3), {1, 1, 1}, "c0.5"),
         ElementWiseOperation::kPROD);
     half->setName("half");
@@ -254,25 +279,78 @@ TEST(FusionPass, MatmulBiasGeluChain)
     HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 8}), rng);
     auto const [plain, fused] = compareFused(net, {{"x", x}});
     EXPECT_EQ(plain.layers.size(), 7U) << layerList(plain);
-    ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
-    EXPECT_EQ(fused.layers[0], "mm + bias");
-    EXPECT_EQ(fused.layers[1], "half + div + erf + plus1 + gelu");
-    // Independent reference: GELU(x W + b) in double.
-    auto const& y = fused.outputs.at("y");
-    HostTensor const& wt = *w.tensors[0];
-    HostTensor const& bt = *w.tensors[1];
-    for (int64_t i = 0; i < y.volume(); ++i)
-    {
-        int64_t const col = i % 6;
-        int64_t const row = i / 6; // over the 2 x 5 rows
-        double h = bt.at(col);
-        for (int64_t k = 0; k < 8; ++k)
+    // The GELU rewrite makes the chain one kGELU_ERF activation, which the epilogue then takes.
+    ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
+    EXPECT_EQ(fused.layers[0], "mm + bias + half + div + erf + plus1 + gelu");
+    expectGeluOfLinear(fused.outputs.at("y"), x, *w.tensors[0], *w.tensors[1], "");
+}
+
+//! x W + b, then GELU written in one of its exported forms: 0 (x·0.5)·(1+erf(x/√2)), 1 (x·(1+erf(x·(1/√2))))·0.5,
+//! 2 x·((1+erf(x/√2))·0.5); `half` is the constant used for 0.5 (anything else must stay unfused).
+NetworkFn geluNetwork(int32_t form, double half, WeightStore& w, Weights weight, Weights bias)
+{
+    return [=, &w](NetworkRunner& r) {
+        auto& n = r.network();
+        auto const scalar = [&](double v, char const* name) {
+            return constant(n, w.scalar(DataType::kFLOAT, v, 3), {1, 1, 1}, name);
+        };
+        ITensor* h = linearBias(r, weight, bias);
+        ILayer* scaled = form == 1
+            ? n.addElementWise(*scalar(std::sqrt(0.5), "c"), *h, ElementWiseOperation::kPROD)
+            : n.addElementWise(*h, *scalar(std::sqrt(2.0), "c"), ElementWiseOperation::kDIV);
+        auto* erf = n.addUnary(*scaled->getOutput(0), UnaryOperation::kERF);
+        auto* onePlus = n.addElementWise(*scalar(1.0, "one"), *erf->getOutput(0), ElementWiseOperation::kSUM);
+        ITensor* p = onePlus->getOutput(0);
+        ITensor* y = nullptr;
+        if (form == 0)
         {
-            h += x.at(row * 8 + k) * wt.at(k * 6 + col);
+            auto* hh = n.addElementWise(*h, *scalar(half, "half"), ElementWiseOperation::kPROD);
+            y = n.addElementWise(*hh->getOutput(0), *p, ElementWiseOperation::kPROD)->getOutput(0);
         }
-        double const g = 0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0)));
-        EXPECT_NEAR(y.at(i), g, 1e-5 + 1e-5 * std::fabs(g)) << "element " << i;
+        else if (form == 1)
+        {
+            auto* xp = n.addElementWise(*h, *p, ElementWiseOperation::kPROD);
+            y = n.addElementWise(*xp->getOutput(0), *scalar(half, "half"), ElementWiseOperation::kPROD)->getOutput(0);
+        }
+        else
+        {
+            auto* ph = n.addElementWise(*p, *scalar(half, "half"), ElementWiseOperation::kPROD);
+            y = n.addElementWise(*h, *ph->getOutput(0), ElementWiseOperation::kPROD)->getOutput(0);
+        }
+        r.markOutput(y, "y");
+    };
+}
+
+TEST(FusionPass, GeluFormsFuseIntoTheMatmulByDefaultOnTheCpuBackend)
+{
+    for (int32_t form = 0; form < 3; ++form)
+    {
+        std::mt19937 rng(40 + form);
+        WeightStore w;
+        Weights const weight = w.add(DataType::kFLOAT, {1, 8, 6}, rng);
+        Weights const bias = w.add(DataType::kFLOAT, {1, 1, 6}, rng);
+        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 8}), rng, -2.0, 2.0);
+        auto const [plain, fused]
+            = compareFused(geluNetwork(form, 0.5, w, weight, bias), {{"x", x}}, 1e-5, 1e-5, nullptr);
+        EXPECT_EQ(plain.layers.size(), 7U) << "form " << form << ": " << layerList(plain);
+        ASSERT_EQ(fused.layers.size(), 1U) << "form " << form << ": " << layerList(fused);
+        EXPECT_EQ(fused.layers[0].rfind("mm + bias + ", 0), 0U) << fused.layers[0];
+        expectGeluOfLinear(
+            fused.outputs.at("y"), x, *w.tensors[0], *w.tensors[1], "form " + std::to_string(form) + ", ");
     }
+}
+
+TEST(FusionPass, NotAGeluStaysUnfused)
+{
+    std::mt19937 rng(45);
+    WeightStore w;
+    Weights const weight = w.add(DataType::kFLOAT, {1, 8, 6}, rng);
+    Weights const bias = w.add(DataType::kFLOAT, {1, 1, 6}, rng);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 8}), rng);
+    // 0.6 instead of 0.5: only the bias add joins the matrix multiply.
+    auto const [plain, fused] = compareFused(geluNetwork(0, 0.6, w, weight, bias), {{"x", x}}, 1e-5, 1e-5, nullptr);
+    EXPECT_EQ(fused.layers.size(), plain.layers.size() - 1) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "mm + bias")) << layerList(fused);
 }
 
 TEST(FusionPass, MatmulBiasRelu)

@@ -67,8 +67,9 @@ public:
             c.forcedTacticVariable = "KILN_CPU_TACTIC";
             // Convolution, deconvolution and matrix multiply epilogues run as oneDNN post-ops (oneDnnEpilogue.h).
             // Pointwise programs stay off: the CPU interpreter measured no clear gain over the separate kernels
-            // (docs/fusion.md).
-            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE);
+            // (docs/fusion.md). Exported erf GELUs become one activation, which the epilogue then takes into the
+            // matrix multiply before it (oneDNN's gelu_erf post-op).
+            c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kGELU);
             // FP32 convolution and pooling keep their activations in the layout oneDNN's convolution picks (kHWC
             // with oneDNN 2.6 on AVX-512): oneDNN would otherwise reorder NCHW data to it and back around every
             // call. Activations, unary and same-shape elementwise layers compute element by element in any format

@@ -1,9 +1,10 @@
 // fusionPass: merges nodes of the plan into fused nodes after the precision pass and before tactics are chosen
 // (TensorRT fuses layers likewise; a fused layer's name is its layers' names joined with " + "). Running after
-// precisionPass means fused layers share the precision it chose, and it still finds every layer by name. Three
+// precisionPass means fused layers share the precision it chose, and it still finds every layer by name. The
 // rewrites, in this order:
 //   0. fusion/attention.cpp: matrix multiply + scale + mask add + softmax + matrix multiply -> one attention node
 //      (kATTENTION_OUTPUT), where the backend has an attention kernel;
+//   0b. fusion/gelu.cpp: the erf GELU written as pointwise layers -> one kGELU_ERF activation layer;
 //   1. fusion/convEpilogue.cpp: convolution / deconvolution / matrix multiply + elementwise kSUM with a tensor (bias or
 //      residual) and/or an activation -> one node with the "fuse.*" attributes (backends/common/fusedEpilogue.h);
 //   2. fusion/pointwiseChains.cpp: chains of elementwise / unary / activation layers -> one kELEMENTWISE node with a
@@ -283,12 +284,15 @@ Status fusionPass(BuildContext& ctx)
     bool const attentionKernel = ctx.backend != nullptr && ctx.backend->implements(nvinfer1::LayerType::kATTENTION_OUTPUT);
     int32_t const attentions
         = (fusions & static_cast<uint32_t>(Fusion::kATTENTION)) != 0 && attentionKernel ? fusion::fuseAttention(g) : 0;
+    // GELUs before epilogues, so that a matrix multiply's epilogue takes the activation.
+    int32_t const gelus = (fusions & static_cast<uint32_t>(Fusion::kGELU)) != 0 ? fusion::fuseGelu(g) : 0;
     int32_t const epilogues = (fusions & static_cast<uint32_t>(Fusion::kEPILOGUE)) != 0 ? fusion::fuseEpilogues(g) : 0;
     int32_t const chains
         = (fusions & static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM)) != 0 ? fusion::fusePointwiseChains(g) : 0;
-    if (attentions + epilogues + chains > 0)
+    if (attentions + gelus + epilogues + chains > 0)
     {
-        ctx.logger.verbose("fusion: " + std::to_string(attentions) + " attention(s), " + std::to_string(epilogues)
+        ctx.logger.verbose("fusion: " + std::to_string(attentions) + " attention(s), " + std::to_string(gelus)
+            + " GELU(s), " + std::to_string(epilogues)
             + " epilogue fusion(s), " + std::to_string(chains)
             + " pointwise program(s); " + std::to_string(before) + " -> " + std::to_string(ctx.plan.nodes.size())
             + " layers");

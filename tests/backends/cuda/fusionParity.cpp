@@ -318,7 +318,9 @@ TEST(CudaParity, FusedBertGelu)
     };
     ParityOptions o;
     o.tolerance = matmulTolerance();
-    fusedParity(build, 2, o);
+    // KILN_FUSE=1 includes the GELU rewrite (fusion/gelu.cpp): the five GELU layers become one kGELU_ERF activation,
+    // which the epilogue takes into the matrix multiply's node.
+    fusedParity(build, 1, o);
 }
 
 TEST(CudaParity, FusedConvolutionBiasRelu)

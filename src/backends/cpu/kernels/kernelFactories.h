@@ -23,6 +23,9 @@ KILN_FOR_EACH_LAYER_KIND(KILN_DECLARE_CPU_KERNEL_FACTORY)
 std::vector<std::string> convolutionTactics(KernelSetup const& setup);
 std::vector<std::string> deconvolutionTactics(KernelSetup const& setup);
 std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup);
+//! How many times a matrix multiply kernel packed a constant operand into oneDNN's layout (at reshape), for tests
+//! that must know the packed path ran (always 0 in a build without oneDNN).
+uint64_t matrixMultiplyPackCount();
 std::vector<std::string> poolingTactics(KernelSetup const& setup);
 //! Plugin nodes run the plugin's own enqueue(); the builder records "plugin" or "plugin:<tactic>" itself.
 

@@ -5,6 +5,9 @@
 // matmul's post-ops (a binary add reading the third input in place, an eltwise activation; oneDnnEpilogue.h) where
 // oneDNN expresses it; the rest, and the whole epilogue on the reference path, is applied to the stored result by
 // runFusedEpilogueCpu.
+// A constant B (a Linear layer's weights, KernelSetup::constantInputs) with A of plain layout is multiplied as one 2-D
+// product (A's batch dims folded into its rows) against a copy of the weights in the layout oneDNN picks for it
+// (format_tag::any), reordered once at reshape into memory the kernel owns; runs then read only that copy.
 #include "backends/common/matrixMultiplyParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
@@ -12,6 +15,9 @@
 #include "backends/cpu/kernels/oneDnnEpilogue.h"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 
@@ -22,6 +28,8 @@ using nvinfer1::MatrixOperation;
 
 namespace
 {
+
+std::atomic<uint64_t> gPackCount{0};
 
 //! Offsets of element (row, col) of the operand matrices, given the operation (A: M x K, B: K x N).
 int64_t offsetA(MatrixOperation op, int64_t m, int64_t k, int64_t rows, int64_t depth)
@@ -60,6 +68,11 @@ public:
         , mTactic(tactic)
         , mEpilogue(epilogue)
     {
+        if (setup.constantInputs.size() > 1 && setup.inputTypes.size() > 1
+            && setup.constantInputs[1].type == setup.inputTypes[1])
+        {
+            mConstantB = setup.constantInputs[1];
+        }
     }
 
     Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
@@ -205,7 +218,15 @@ private:
         dnnl::memory add;        //!< the fused addition's tensor (binary post-op), handle set per run
         FusedEpilogue remainder; //!< the part of the epilogue the post-ops do not run
         bool postOps{false};     //!< the primitive runs (part of) the epilogue
+        bool packed{false};      //!< `b` is the kernel's packed copy of the constant B (its handle stays)
         OneDnnStep matmul;
+    };
+
+    //! The constant B reordered into one layout oneDNN chose (kept for every shape whose primitive wants it).
+    struct PackedB
+    {
+        dnnl::memory::desc desc;
+        dnnl::memory memory;
     };
 
     //! oneDNN descriptor of an operand: batch dims (row-major over the stored tensor) then the two matrix dims.
@@ -280,6 +301,132 @@ private:
         return plain;
     }
 
+    //! The descriptor of a plain (row-major) added tensor of dims `dims` for the folded 2-D product [rows, n], or an
+    //! empty vector when its broadcast does not fold: a full-shape tensor is [rows, n], one constant over every row
+    //! [1, n] or [1, 1].
+    static std::vector<int64_t> foldedAddDims(TensorView const& add, std::vector<int64_t> const& outDims, int64_t rows)
+    {
+        int32_t const rank = static_cast<int32_t>(outDims.size());
+        if (add.dims.nbDims > rank)
+        {
+            return {};
+        }
+        std::vector<int64_t> dims(static_cast<size_t>(rank - add.dims.nbDims), 1);
+        for (int32_t i = 0; i < add.dims.nbDims; ++i)
+        {
+            dims.push_back(add.dims.d[i]);
+        }
+        if (dims == outDims)
+        {
+            return {rows, outDims.back()};
+        }
+        bool const rowInvariant = std::all_of(dims.begin(), dims.end() - 1, [](int64_t d) { return d == 1; });
+        return rowInvariant ? std::vector<int64_t>{1, dims.back()} : std::vector<int64_t>{};
+    }
+
+    //! For a constant B: the 2-D primitive [batches * M, K] x [K, N] whose weights layout oneDNN chooses, with the
+    //! epilogue's post-ops where oneDNN keeps the implementation it picks without them; nullopt when the problem does
+    //! not fold to 2-D (B batched, A transposed or broadcast over batches, a vector operand, an addition whose
+    //! broadcast does not fold) or oneDNN has only its reference implementation for it.
+    std::optional<dnnl::primitive_desc> makePackedPd(dnnl::memory::data_type dt, TensorView const& b,
+        MatmulShape const& s, TensorView const* add, nvinfer1::Dims const& out, dnnl::memory::desc& ad,
+        dnnl::memory::desc& cd, OneDnnEpiloguePlan& plan) const
+    {
+        int64_t const batchB = std::accumulate(s.batchB.begin(), s.batchB.end(), int64_t{1}, std::multiplies<>());
+        if (!mConstantB.present() || mConstantB.count != b.volume() || mOp0 != MatrixOperation::kNONE
+            || mOp1 == MatrixOperation::kVECTOR || batchB != 1 || s.batchA != s.batchOut)
+        {
+            return std::nullopt;
+        }
+        std::vector<int64_t> outDims = s.batchOut;
+        outDims.push_back(s.m);
+        outDims.push_back(s.n);
+        if (outDims != dimsVector(out))
+        {
+            return std::nullopt;
+        }
+        int64_t const rows = s.batches * s.m;
+        TensorView foldedAdd;
+        if (add != nullptr)
+        {
+            std::vector<int64_t> const dims = foldedAddDims(*add, outDims, rows);
+            if (dims.empty())
+            {
+                return std::nullopt;
+            }
+            foldedAdd = *add;
+            foldedAdd.dims.nbDims = 2;
+            foldedAdd.dims.d[0] = dims[0];
+            foldedAdd.dims.d[1] = dims[1];
+        }
+        std::vector<int64_t> const folded{rows, s.n};
+        ad = dnnl::memory::desc({rows, s.k}, dt, dnnl::memory::format_tag::ab);
+        cd = dnnl::memory::desc({rows, s.n}, dt, dnnl::memory::format_tag::ab);
+        dnnl::memory::desc const bd({s.k, s.n}, dt, dnnl::memory::format_tag::any);
+        auto const make = [&](dnnl::primitive_attr const& attr) {
+            return dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, cd), attr, oneDnnEngine());
+        };
+        try
+        {
+            dnnl::matmul::primitive_desc plain = make(dnnl::primitive_attr());
+            if (isOneDnnReferenceImpl(plain))
+            {
+                return std::nullopt;
+            }
+            plan = planOneDnnEpilogue(mEpilogue, folded, add != nullptr ? &foldedAdd : nullptr, false);
+            if (plan.fusesAnything())
+            {
+                try
+                {
+                    dnnl::matmul::primitive_desc fused = make(plan.attr);
+                    if (sameOneDnnImpl(fused, plain) && fused.weights_desc() == plain.weights_desc())
+                    {
+                        return fused;
+                    }
+                }
+                catch (dnnl::error const&)
+                {
+                    // oneDNN rejects these post-ops for this product: the CPU epilogue applies them.
+                }
+                plan = unfusedOneDnnEpilogue(mEpilogue);
+            }
+            return plain;
+        }
+        catch (dnnl::error const&)
+        {
+            return std::nullopt;
+        }
+    }
+
+    //! The constant B in layout `desc`: reordered from the plan's weights once and kept for later shapes wanting the
+    //! same layout.
+    dnnl::memory packedB(dnnl::memory::desc const& desc, dnnl::memory::data_type dt, MatmulShape const& s)
+    {
+        for (PackedB const& p : mPacked)
+        {
+            if (p.desc == desc)
+            {
+                return p.memory;
+            }
+        }
+        dnnl::engine& eng = oneDnnEngine();
+        // The weights as stored: [K, N] row-major, or [N, K] for a transposed B.
+        dnnl::memory::desc const stored = mOp1 == MatrixOperation::kTRANSPOSE
+            ? dnnl::memory::desc({s.k, s.n}, dt, dnnl::memory::dims{1, s.k})
+            : dnnl::memory::desc({s.k, s.n}, dt, dnnl::memory::dims{s.n, 1});
+        dnnl::memory source(stored, eng, const_cast<void*>(mConstantB.data));
+        dnnl::memory packed(desc, eng);
+        dnnl::reorder(source, packed).execute(*mStream, source, packed);
+        mStream->wait();
+        if (mPacked.size() >= kMAX_PACKED_LAYOUTS)
+        {
+            mPacked.erase(mPacked.begin());
+        }
+        mPacked.push_back(PackedB{desc, packed});
+        gPackCount.fetch_add(1, std::memory_order_relaxed);
+        return packed;
+    }
+
     Entry* findOrCreateEntry(
         std::vector<TensorView> const& inputs, MatmulShape const& s, TensorView const* add, nvinfer1::Dims const& out)
     {
@@ -317,10 +464,23 @@ private:
             dnnl::memory::desc bd;
             dnnl::memory::desc cd;
             OneDnnEpiloguePlan plan;
-            dnnl::primitive_desc pd = makeFusedPd(dt, s, add, out, ad, bd, cd, plan);
             dnnl::engine& eng = oneDnnEngine();
+            if (!mStream)
+            {
+                mStream.emplace(eng);
+            }
+            std::optional<dnnl::primitive_desc> packedPd = makePackedPd(dt, inputs[1], s, add, out, ad, cd, plan);
+            dnnl::primitive_desc pd = packedPd ? *packedPd : makeFusedPd(dt, s, add, out, ad, bd, cd, plan);
             entry->a = dnnl::memory(ad, eng, nullptr);
-            entry->b = dnnl::memory(bd, eng, nullptr);
+            if (packedPd)
+            {
+                entry->b = packedB(packedPd->weights_desc(), dt, s);
+                entry->packed = true;
+            }
+            else
+            {
+                entry->b = dnnl::memory(bd, eng, nullptr);
+            }
             entry->c = dnnl::memory(cd, eng, nullptr);
             entry->remainder = plan.remainder;
             entry->postOps = plan.fusesAnything();
@@ -332,10 +492,6 @@ private:
                 args.emplace_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, entry->add);
             }
             entry->matmul = OneDnnStep(dnnl::primitive(pd), args);
-            if (!mStream)
-            {
-                mStream.emplace(eng);
-            }
             entry->usable = true;
         }
         catch (...)
@@ -351,7 +507,10 @@ private:
         try
         {
             e.a.set_data_handle(a.data);
-            e.b.set_data_handle(b.data);
+            if (!e.packed)
+            {
+                e.b.set_data_handle(b.data);
+            }
             e.c.set_data_handle(out.data);
             if (e.add)
             {
@@ -377,7 +536,9 @@ private:
     }
 
     static constexpr size_t kMAX_CACHED_SHAPES = 16;
+    static constexpr size_t kMAX_PACKED_LAYOUTS = 2;
     std::vector<std::unique_ptr<Entry>> mCache;
+    std::vector<PackedB> mPacked;
     Entry* mEntry{nullptr}; //!< the current shapes' primitive, or nullptr for the reference kernel
     std::optional<dnnl::stream> mStream;
 
@@ -418,6 +579,7 @@ private:
     MatrixOperation mOp1;
     CpuTactic mTactic;
     FusedEpilogue mEpilogue;
+    WeightsView mConstantB; //!< the plan's constant B, when input 1 is one (count 0 otherwise)
     MatmulShape mShape;
     int64_t mOutVolume{0};
     FusedEpiloguePlan mEpiloguePlan;
@@ -430,6 +592,11 @@ private:
 };
 
 } // namespace
+
+uint64_t matrixMultiplyPackCount()
+{
+    return gPackCount.load(std::memory_order_relaxed);
+}
 
 StatusOr<std::unique_ptr<Kernel>> createMatrixMultiplyKernel(KernelSetup const& setup)
 {

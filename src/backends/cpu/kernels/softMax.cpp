@@ -90,10 +90,23 @@ KILN_CPU_CLONES void softMaxRows(float const* in, float* out, int64_t begin, int
             y[j] = x[j] - maxValue;
         }
         expNonPositiveInPlace(y, n); // vectorised (fastMath.h); NaN rows stay NaN
+        // The sum in independent lanes too: one chain of dependent additions cost more than the exponentials.
+        double sums[kLANES] = {};
+        for (j = 0; j + kLANES <= n; j += kLANES)
+        {
+            for (int64_t l = 0; l < kLANES; ++l)
+            {
+                sums[l] += static_cast<double>(y[j + l]);
+            }
+        }
         double sum = 0.0;
-        for (j = 0; j < n; ++j)
+        for (; j < n; ++j)
         {
             sum += static_cast<double>(y[j]);
+        }
+        for (double lane : sums)
+        {
+            sum += lane;
         }
         float const scale = static_cast<float>(1.0 / sum);
         for (j = 0; j < n; ++j)

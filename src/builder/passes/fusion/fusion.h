@@ -78,6 +78,9 @@ std::string joinedNames(Plan const& plan, std::vector<int32_t> const& nodes);
 //! Scaled dot-product attention (matmul, scale, mask add, softmax, matmul) into attention nodes
 //! (fusion/attention.cpp). Returns the number of fusions made.
 int32_t fuseAttention(FusionGraph& g);
+//! The erf GELU written as pointwise layers into one kGELU_ERF activation (fusion/gelu.cpp). Returns the number of
+//! rewrites made.
+int32_t fuseGelu(FusionGraph& g);
 //! Conv/deconv/matmul + elementwise kSUM + activation epilogues (fusion/convEpilogue.cpp). Returns the number of
 //! fusions made.
 int32_t fuseEpilogues(FusionGraph& g);
