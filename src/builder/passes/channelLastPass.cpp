@@ -36,9 +36,6 @@ using nvinfer1::DataType;
 using nvinfer1::LayerType;
 using nvinfer1::TensorFormat;
 
-    return d;
-}
-
 //! "FP16/BF16": the names of the types in a bit mask (bit 1 << DataType).
 std::string typeNames(uint32_t types)
 {
