@@ -330,6 +330,16 @@ def write_decoder_block(folder, rng):
               os.path.join(folder, "gpt2_fp16.onnx"))
 
 
+def test_constant_reference():
+    """A constant reference output (a model whose logits are all zero) fails the check instead of passing."""
+    zeros = np.zeros((1, 10))
+    entry = check_outputs.compare("mobilenetv3", "logits", zeros, [1, 10], np.zeros(10))
+    check(not entry["passed"] and "constant" in entry.get("reason", ""), "a constant reference is not a pass")
+    ref = np.linspace(-1.0, 1.0, 10).reshape(1, 10)
+    entry = check_outputs.compare("mobilenetv3", "logits", ref, [1, 10], ref.reshape(10).copy())
+    check(entry["passed"], "an equal, varying output passes")
+
+
 def test_model_table():
     """Per-model batches and the model list of run.sh's MODELS/BATCHES/BATCHES_<model>."""
     check(model_table.model_names("all") == ["resnet50", "bert", "mobilenetv3", "efficientnet", "gpt2"], "MODELS=all")
@@ -525,6 +535,7 @@ def main(argv=None):
     os.makedirs(tmp, exist_ok=True)
     try:
         test_model_table()
+        test_constant_reference()
         test_floors(tmp)
         kiln = test_run_kiln(tmp, args.kilnexec)
         if FAILURES:
