@@ -101,7 +101,11 @@ while IFS=$'\t' read -r target exe seedDir; do
     seedDir="$(abs "$seedDir")"
     [[ -d "$seedDir" ]] && seeds+=("$seedDir")
     [[ -d "$regressions" ]] && seeds+=("$regressions")
-    echo "==> $target: ${runs:+$runs runs}${runs:-${seconds}s}, $workers worker(s)"
+    if [[ -n "$runs" ]]; then
+        echo "==> $target: $runs runs a worker, $workers worker(s)"
+    else
+        echo "==> $target: ${seconds}s, $workers worker(s)"
+    fi
     exe="$(abs "$exe")"
     (cd "$work" && "$exe" "${args[@]}" "$corpus" "${seeds[@]}") >"$work/run.log" 2>&1
     rc=$?
