@@ -248,6 +248,28 @@ StatusOr<int32_t> PluginAdapterV3::nbOutputs() const
     return n;
 }
 
+StatusOr<std::optional<int32_t>> PluginAdapterV3::nbOutputsIfKnown() const
+{
+    if (mBuild != nullptr)
+    {
+        KILN_ASSIGN_OR_RETURN(int32_t const n, nbOutputs());
+        return std::optional<int32_t>(n);
+    }
+    // A runtime-phase object: only an interface of the right kind is asked; anything else means "not known".
+    IPluginCapability* cap = nullptr;
+    int32_t major = 0;
+    if (!fetchCapability(label(), mPlugin, PluginCapabilityType::kBUILD, "PLUGIN_V3ONE_BUILD", cap, major).isOk())
+    {
+        return std::optional<int32_t>();
+    }
+    trace("getNbOutputs");
+    auto* build = static_cast<IPluginV3OneBuild*>(cap);
+    int32_t n = 0;
+    KILN_RETURN_IF_ERROR(guardedCall(*this, "getNbOutputs", [&] { n = build->getNbOutputs(); }));
+    KILN_RETURN_IF_ERROR(checkNbOutputs(*this, n));
+    return std::optional<int32_t>(n);
+}
+
 StatusOr<std::vector<DataType>> PluginAdapterV3::outputTypes(std::vector<DataType> const& inputTypes) const
 {
     KILN_ASSIGN_OR_RETURN(int32_t n, nbOutputs());

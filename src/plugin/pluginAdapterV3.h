@@ -5,6 +5,8 @@
 
 #include "plugin/pluginAdapter.h"
 
+#include <optional>
+
 namespace kiln
 {
 
@@ -21,6 +23,11 @@ public:
     void* object() const override { return mPlugin; }
 
     StatusOr<int32_t> nbOutputs() const override;
+    //! nbOutputs() for checking an engine's record at load. An object created for the runtime phase need not answer
+    //! getNbOutputs (it belongs to the build capability): it is asked through getCapabilityInterface(kBUILD) when
+    //! that gives an interface of the right kind (many plugins implement every capability in one class), else the
+    //! answer is nullopt: no count to check (onShapeChange still gets the recorded counts and may refuse them).
+    StatusOr<std::optional<int32_t>> nbOutputsIfKnown() const;
     StatusOr<std::vector<nvinfer1::DataType>> outputTypes(
         std::vector<nvinfer1::DataType> const& inputTypes) const override;
     StatusOr<PluginShapes> outputShapes(ShapeGraph& graph, std::vector<ShapeExpr> const& inputs,

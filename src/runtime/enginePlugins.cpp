@@ -3,7 +3,10 @@
 #include "core/quoting.h"
 
 #include "plugin/embeddedLibraries.h"
+#include "plugin/pluginAdapterV3.h"
 #include "plugin/pluginRegistry.h"
+
+#include <optional>
 
 namespace kiln
 {
@@ -41,17 +44,29 @@ Status loadNode(EnginePlugin& plugin, PlanNode const& node, PluginRegistry& regi
         return internalError(layer + ": recreating plugin '" + r.name + "' gave no plugin object");
     }
     plugin.adapter->setLayerName(node.name);
-    if (!v3)
+    // The kernel gives the plugin one pointer per recorded output. A V3 object created for the runtime phase is
+    // asked through its build capability when it has one (nbOutputsIfKnown); one without gets the recorded counts
+    // from onShapeChange before its first enqueue, where it can refuse them.
+    std::optional<int32_t> nbOutputs;
+    if (v3)
     {
-        // The kernel gives the plugin one pointer per recorded output. (A V3 object created for the runtime phase
-        // need not answer getNbOutputs, which belongs to its build capability.)
-        KILN_ASSIGN_OR_RETURN(int32_t const nbOutputs, plugin.adapter->nbOutputs());
-        if (static_cast<size_t>(nbOutputs) != node.outputs.size())
+        if (plugin.adapter->generation() != PluginGeneration::kV3_ONE)
         {
-            return invalidArgument(layer + ": the engine records " + std::to_string(node.outputs.size())
-                + " outputs for plugin '" + r.name + "', but the plugin reports " + std::to_string(nbOutputs)
-                + " (getNbOutputs)");
+            return internalError(layer + ": recreating IPluginV3 plugin '" + r.name + "' gave an "
+                + pluginGenerationName(plugin.adapter->generation()) + " object");
         }
+        auto const& adapter = static_cast<PluginAdapterV3 const&>(*plugin.adapter);
+        KILN_ASSIGN_OR_RETURN(nbOutputs, adapter.nbOutputsIfKnown());
+    }
+    else
+    {
+        KILN_ASSIGN_OR_RETURN(nbOutputs, plugin.adapter->nbOutputs());
+    }
+    if (nbOutputs.has_value() && static_cast<size_t>(*nbOutputs) != node.outputs.size())
+    {
+        return invalidArgument(layer + ": the engine records " + std::to_string(node.outputs.size())
+            + " outputs for plugin '" + r.name + "', but the plugin reports " + std::to_string(*nbOutputs)
+            + " (getNbOutputs)");
     }
     if (v3)
     {

@@ -95,7 +95,7 @@ TEST_F(PluginDeserializeTest, V2FromParentRegistryRunsWithItsState)
     }
     adapter = StatusOr<std::unique_ptr<PluginAdapter>>(internalError("released"));
     EXPECT_TRUE(mB->called("terminate"));
-    EXPECT_EQ(mB->liveObjects, 0);
+    EXPECT_EQ(mB->liveObjects.load(), 0);
 }
 
 TEST_F(PluginDeserializeTest, MissingCreatorNamesRegistriesAndClosestCreators)
@@ -222,12 +222,12 @@ TEST_F(PluginDeserializeTest, PythonTagIsDynamicExtAndOwnedFailuresDestroy)
     ASSERT_TRUE(a.isOk());
     EXPECT_EQ(a.value()->generation(), PluginGeneration::kV2_DYNAMIC_EXT);
 
-    int32_t const before = mB->liveObjects;
+    int32_t const before = mB->liveObjects.load();
     auto* nullType = new NullTypePlugin(mB, 1.0F);
     auto b = PluginAdapter::wrapV2(nullType, PluginOwnership::kOWNED, mLogger);
     ASSERT_FALSE(b.isOk());
     EXPECT_THAT(b.status().message(), HasSubstr("IPluginV2DynamicExt): getPluginType() returned nullptr"));
-    EXPECT_EQ(mB->liveObjects, before);
+    EXPECT_EQ(mB->liveObjects.load(), before);
 }
 
 //! An IPluginV3 whose capabilities live in another object; only the runtime capability has the CPU mix-in.

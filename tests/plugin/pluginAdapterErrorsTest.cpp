@@ -411,10 +411,10 @@ TEST_F(PluginAdapterErrorsTest, MissingCapabilitiesNameTheCapability)
         // An owned object whose wrapping fails is deleted.
         auto* v3 = new V3Plugin(mB, 1.0F, false);
         v3->missing = PluginCapabilityType::kCORE;
-        int32_t const before = mB->liveObjects;
+        int32_t const before = mB->liveObjects.load();
         auto a = PluginAdapter::wrapV3(v3, PluginOwnership::kOWNED, TensorRTPhase::kBUILD, mLogger);
         expectNames(a.status(), {"getCapabilityInterface(kCORE) returned nullptr"});
-        EXPECT_EQ(mB->liveObjects, before - 1);
+        EXPECT_EQ(mB->liveObjects.load(), before - 1);
     }
     expectNames(PluginAdapter::wrapV3(nullptr, PluginOwnership::kBORROWED, TensorRTPhase::kBUILD, mLogger).status(),
         {"null"});
@@ -476,7 +476,7 @@ TEST_F(PluginAdapterErrorsTest, ThrowingTeardownIsLoggedNotFatal)
     }
     EXPECT_TRUE(mLog.hasError("plugin 'Dyn' (version '1', IPluginV2DynamicExt) in layer 'dyn0' threw from terminate"));
     EXPECT_TRUE(mB->called("destroy"));
-    EXPECT_EQ(mB->liveObjects, 0);
+    EXPECT_EQ(mB->liveObjects.load(), 0);
 }
 
 TEST_F(PluginAdapterErrorsTest, StaticShapeAnswersAreChecked)

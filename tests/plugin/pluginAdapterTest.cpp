@@ -234,13 +234,13 @@ TEST_F(PluginAdapterTest, DynamicExtLifecycleAndExecution)
         {
             EXPECT_EQ(out0[12 + i], y[i] * scale);
         }
-        EXPECT_EQ(mB->liveObjects, 2);
+        EXPECT_EQ(mB->liveObjects.load(), 2);
         context = StatusOr<std::unique_ptr<PluginAdapter>>(internalError("released"));
-        EXPECT_EQ(mB->liveObjects, 1);
+        EXPECT_EQ(mB->liveObjects.load(), 1);
         EXPECT_TRUE(mB->called("detachFromContext"));
         a.terminate();
     }
-    EXPECT_EQ(mB->liveObjects, 0);
+    EXPECT_EQ(mB->liveObjects.load(), 0);
     std::vector<std::string> const expected{"Dyn:configurePlugin", "Dyn:getWorkspaceSize", "Dyn:getSerializationSize",
         "Dyn:serialize", "Dyn:initialize", "Dyn:clone", "Dyn:attachToContext", "Dyn:configurePlugin", "Dyn:enqueue",
         "Dyn:detachFromContext", "Dyn:destroy", "Dyn:terminate", "Dyn:destroy"};
@@ -426,7 +426,7 @@ TEST_F(PluginAdapterTest, V3SerializeDeserializeAttachAndRun)
 
     context = StatusOr<std::unique_ptr<PluginAdapter>>(internalError("released"));
     engineObject = StatusOr<std::unique_ptr<PluginAdapter>>(internalError("released"));
-    EXPECT_EQ(mB->liveObjects, 0);
+    EXPECT_EQ(mB->liveObjects.load(), 0);
     std::vector<std::string> const expected{"V3Toy:getFieldsToSerialize", "V3Toy:setTactic", "V3Toy:attachToContext",
         "V3Toy:onShapeChange", "V3Toy:enqueue", "V3Toy:destroy", "V3Toy:destroy"};
     EXPECT_EQ(trace.calls(), expected);

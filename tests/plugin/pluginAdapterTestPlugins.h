@@ -7,6 +7,7 @@
 #include "NvInfer.h"
 #include "kiln/KilnPluginCpu.h"
 
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -35,7 +36,7 @@ struct Behaviour
     bool cpu{true};                //!< IPluginCpuSupport::supportsCpu result
     std::mutex mutex;
     std::vector<std::string> calls;
-    int32_t liveObjects{0};
+    std::atomic<int32_t> liveObjects{0}; //!< objects alive (constructed and destroyed on many threads at once)
 
     void record(std::string const& call)
     {

@@ -14,6 +14,30 @@
 namespace kiln
 {
 
+// oneDNN runs on OpenMP, whose thread count is a per-thread setting. The OpenMP runtime is the one oneDNN loaded
+// (found by name, so Kiln needs no OpenMP to build). The count stays within OpenMP's thread limit (OMP_THREAD_LIMIT):
+// oneDNN splits its work for omp_get_max_threads() threads, and a parallel region that the limit gives fewer threads
+// would leave the other threads' parts uncomputed (wrong outputs, no error).
+void applyCpuOpenMpThreads()
+{
+    using SetThreadsFn = void (*)(int);
+    using GetLimitFn = int (*)();
+    static auto const setThreads = reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    static auto const getLimit = reinterpret_cast<GetLimitFn>(dlsym(RTLD_DEFAULT, "omp_get_thread_limit"));
+    thread_local int32_t applied = 0;
+    int32_t threads = cpuThreadPool().threads();
+    if (getLimit != nullptr)
+    {
+        int const limit = getLimit();
+        threads = limit >= 1 && limit < threads ? limit : threads;
+    }
+    if (setThreads != nullptr && threads != applied)
+    {
+        setThreads(threads);
+        applied = threads;
+    }
+}
+
 namespace
 {
 
@@ -37,20 +61,7 @@ public:
         return kernel;
     }
 
-    void beginRun() override
-    {
-        // oneDNN runs on OpenMP, whose thread count is a per-thread setting: give this thread the pool's count. The
-        // OpenMP runtime is the one oneDNN loaded (found by name, so Kiln needs no OpenMP to build).
-        using SetThreadsFn = void (*)(int);
-        static auto const setThreads = reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-        thread_local int32_t applied = 0;
-        int32_t const threads = cpuThreadPool().threads();
-        if (setThreads != nullptr && threads != applied)
-        {
-            setThreads(threads);
-            applied = threads;
-        }
-    }
+    void beginRun() override { applyCpuOpenMpThreads(); }
 };
 
 class CpuBackend final : public HostMemoryBackend

@@ -1,6 +1,7 @@
 // The CPU backend's kernel table: the factory and the tactic list of every layer kind, each a switch over every
 // nvinfer1::LayerType without `default` (compiled with -Werror=switch), so that a kind added to core/layerKinds.h
 // without a CPU entry does not compile. Kinds the CPU backend does not implement say so here, one by one.
+#include "backends/cpu/cpuKernel.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/loopBoundary.h"
 #include "core/threadPool.h"
@@ -22,6 +23,7 @@ KernelFactory cpuKernelFactory(LayerType kind)
     // Kernels split work over the CPU thread pool: start it here, before any kernel exists, so that no kernel's
     // run() is the call that creates it (runs make no heap allocation).
     static_cast<void>(cpuThreadPool());
+    applyCpuOpenMpThreads();
     switch (kind)
     {
     case LayerType::kCONVOLUTION: return createConvolutionKernel;
