@@ -23,8 +23,8 @@ Status KernelProbe::init()
         return mInit;
     }
     mReady = true;
-    Backend const& backend = mCtx.backend != nullptr ? *mCtx.backend : cpuBackend();
-    auto session = backend.createSession();
+    mBackend = mCtx.backend != nullptr ? mCtx.backend : &cpuBackend();
+    auto session = mBackend->createSession();
     if (!session.isOk())
     {
         mInit = session.status();
@@ -61,12 +61,11 @@ std::string KernelProbe::refusal(PlanNode const& original, KernelSetup setup, st
     {
         return ready.message();
     }
-    Backend const& backend = mCtx.backend != nullptr ? *mCtx.backend : cpuBackend();
     PlanNode node = original;
     setup.node = &node;
     if (tactic.empty())
     {
-        std::vector<std::string> const tactics = backend.tactics(setup);
+        std::vector<std::string> const tactics = mBackend->tactics(setup);
         if (tactics.empty())
         {
             return "the backend has no kernel for these types";

@@ -43,6 +43,7 @@ private:
     Status init();
 
     BuildContext& mCtx;
+    Backend const* mBackend{nullptr}; //!< the build's backend (the CPU backend when none is set), set by init()
     bool mReady{false};
     Status mInit{Status::ok()};
     std::unique_ptr<BackendSession> mSession;
