@@ -154,6 +154,21 @@ TEST_P(ReduceLayerTest, HigherRanksAndFullReduction)
     runCase(rng, DataType::kFLOAT, {7}, ReduceOperation::kMIN, 1, false, -1, 1, 0);
 }
 
+//! Long rows over the trailing axes (the CUDA warp-per-output kernel: a global average pool, a full reduction, a row
+//! that is not a multiple of the warp) for every operation, FP32 and FP16.
+TEST_P(ReduceLayerTest, LongTrailingRows)
+{
+    std::mt19937 rng(79);
+    for (ReduceOperation op : kOPS)
+    {
+        double const lo = op == ReduceOperation::kPROD ? 0.9 : -2.0;
+        double const hi = op == ReduceOperation::kPROD ? 1.1 : 2.0;
+        runCase(rng, DataType::kFLOAT, {3, 5, 9, 13}, op, 0b1100, true, lo, hi, 1e-5);
+        runCase(rng, DataType::kFLOAT, {4, 40, 3}, op, 0b111, false, lo, hi, 1e-5);
+        runCase(rng, DataType::kHALF, {2, 300}, op, 0b10, false, lo, hi, 2e-3);
+    }
+}
+
 TEST_P(ReduceLayerTest, IntegerTypes)
 {
     std::mt19937 rng(31);
