@@ -327,6 +327,40 @@ TEST_P(ElementWiseLayerTest, HalfAndBFloat16)
     }
 }
 
+// Shapes of the CUDA kernel's fast path (same shape, a bias along the last dimensions, a [N, C, 1, 1] scale over
+// [N, C, H, W], a scalar on either side), with element counts that take its 16-byte vectors and counts that do not,
+// and a broadcast it does not take ([N, 1, W] with [1, H, 1]).
+TEST_P(ElementWiseLayerTest, BroadcastFormsOfLargerTensors)
+{
+    std::mt19937 rng(8080);
+    std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> const shapes = {
+        {{2, 16, 64}, {2, 16, 64}},
+        {{3, 5, 7}, {3, 5, 7}},
+        {{2, 16, 64}, {1, 1, 64}},
+        {{1, 1, 40}, {4, 6, 40}},
+        {{2, 8, 4, 4}, {2, 8, 1, 1}},
+        {{1, 24, 1, 1}, {2, 24, 7, 7}},
+        {{2, 6, 32}, {1, 1, 1}},
+        {{1}, {1000}},
+        {{2, 1, 24}, {1, 9, 1}},
+    };
+    for (DataType type : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        double const tol = type == DataType::kFLOAT ? 1e-5 : (type == DataType::kHALF ? 2e-3 : 1.6e-2);
+        for (Op op : {Op::kSUM, Op::kSUB, Op::kPROD, Op::kDIV, Op::kMAX, Op::kMIN})
+        {
+            for (auto const& [da, db] : shapes)
+            {
+                SCOPED_TRACE("type " + std::to_string(static_cast<int>(type)) + " op "
+                    + std::to_string(static_cast<int>(op)) + " shapes " + kiln::test::dimsString(makeDims(da)) + " "
+                    + kiln::test::dimsString(makeDims(db)));
+                RunResult res = runBinary(op, type, da, db, rng);
+                EXPECT_TRUE(kiln::test::allClose(res.output, res.expected, tol, tol));
+            }
+        }
+    }
+}
+
 TEST_P(ElementWiseLayerTest, StronglyTypedNetwork)
 {
     std::mt19937 rng(2024);

@@ -3,17 +3,11 @@
 #include "backends/cuda/kernels/attentionGraph.h"
 
 #include "backends/cuda/kernels/cudnnCommon.h"
+#include "backends/cuda/kernels/frontendPlan.h"
 
-#include <map>
-#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#if KILN_HAVE_CUDNN && KILN_HAVE_CUDNN_FRONTEND
-#define CUDNN_FRONTEND_SKIP_JSON_LIB 1
-#include <cudnn_frontend.h>
-#endif
 
 namespace kiln::cuda
 {
@@ -124,40 +118,7 @@ public:
         O->set_output(true).set_uid(kO + 1).set_dim({s.batch, s.headsQ, s.seqQ, s.valueDim}).set_stride(
             four(s.oStride));
 
-        CudnnPlanningLock lock;
-        KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, cudnnPlanningHandle());
-        fe::error_t e = g.validate();
-        char const* step = "validation";
-        if (e.is_good())
-        {
-            step = "operation graph";
-            e = g.build_operation_graph(h);
-        }
-        if (e.is_good())
-        {
-            step = "heuristics";
-            e = g.create_execution_plans({fe::HeurMode_t::A});
-        }
-        if (e.is_good())
-        {
-            step = "support";
-            e = g.check_support(h);
-        }
-        if (e.is_good())
-        {
-            step = "plan";
-            e = g.build_plans(fe::BuildPlanPolicy_t::HEURISTICS_CHOICE);
-        }
-        int64_t bytes = 0;
-        if (e.is_good())
-        {
-            step = "workspace size";
-            e = g.get_workspace_size(bytes);
-        }
-        if (e.is_bad())
-        {
-            return invalidArgument(std::string("cuDNN attention ") + step + ": " + e.get_message());
-        }
+        KILN_ASSIGN_OR_RETURN(int64_t const bytes, buildFrontendPlan(g, "cuDNN attention"));
         mWorkspace = bytes;
         std::vector<int64_t> const uids = g.get_variant_pack_uids_sorted();
         if (uids.size() > static_cast<size_t>(kROLES))
@@ -183,38 +144,18 @@ private:
     int32_t mSlotRole[kROLES]{};
 };
 
-std::mutex& cacheMutex()
-{
-    static std::mutex m;
-    return m;
-}
-
 } // namespace
 
 StatusOr<std::shared_ptr<AttentionGraphPlan const>> AttentionGraphPlan::get(AttentionGraphSpec const& spec)
 {
-    using Result = StatusOr<std::shared_ptr<AttentionGraphPlan const>>;
-    std::string const key = describe(spec);
-    static std::map<std::string, Result> cache;
-    {
-        std::lock_guard<std::mutex> lock(cacheMutex());
-        auto it = cache.find(key);
-        if (it != cache.end())
+    static PlanCache<AttentionGraphPlan> cache(1024);
+    return cache.get(describe(spec),
+        [&]() -> PlanCache<AttentionGraphPlan>::Result
         {
-            return it->second;
-        }
-    }
-    auto plan = std::make_shared<FrontendAttentionPlan>();
-    Status const st = plan->build(spec);
-    Result result = st.isOk() ? Result(std::shared_ptr<AttentionGraphPlan const>(plan)) : Result(st);
-    std::lock_guard<std::mutex> lock(cacheMutex());
-    constexpr size_t kMAX_CACHED = 1024;
-    if (cache.size() >= kMAX_CACHED)
-    {
-        cache.clear(); // plans in use stay alive through their kernels' shared pointers
-    }
-    cache.emplace(key, result);
-    return result;
+            auto plan = std::make_shared<FrontendAttentionPlan>();
+            KILN_RETURN_IF_ERROR(plan->build(spec));
+            return std::shared_ptr<AttentionGraphPlan const>(plan);
+        });
 }
 
 #else // without cuDNN or its frontend

@@ -4,25 +4,20 @@
 #include "backends/cuda/kernels/convolutionGraph.h"
 
 #include "backends/cuda/kernels/cudnnCommon.h"
+#include "backends/cuda/kernels/frontendPlan.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <atomic>
-#include <map>
 #include <mutex>
 #include <sstream>
 #include <vector>
-
-#if KILN_HAVE_CUDNN && KILN_HAVE_CUDNN_FRONTEND
-#define CUDNN_FRONTEND_SKIP_JSON_LIB 1
-#include <cudnn_frontend.h>
-#endif
 
 namespace kiln::cuda
 {
 namespace
 {
-std::mutex& cacheMutex()
+std::mutex& countersMutex()
 {
     static std::mutex m;
     return m;
@@ -37,7 +32,7 @@ ConvGraphCounters& counters()
 
 ConvGraphCounters convGraphCounters()
 {
-    std::lock_guard<std::mutex> lock(cacheMutex());
+    std::lock_guard<std::mutex> lock(countersMutex());
     return counters();
 }
 
@@ -223,11 +218,6 @@ std::string describe(ConvGraphSpec const& s, bool fuse)
            << s.alpha << ',' << s.beta;
     }
     return os.str();
-}
-
-Status frontendStatus(fe::error_t e, char const* step)
-{
-    return invalidArgument(std::string("cuDNN graph ") + step + ": " + e.get_message());
 }
 
 //! The pointwise activation of `s`, or false when cuDNN's pointwise modes do not express it exactly.
@@ -433,34 +423,7 @@ public:
         // FP32 accumulation always.
         graph.deselect_numeric_notes({fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION});
 
-        CudnnPlanningLock lock;
-        KILN_ASSIGN_OR_RETURN(cudnnHandle_t h, cudnnPlanningHandle());
-        fe::error_t e = graph.validate();
-        if (e.is_bad())
-        {
-            return frontendStatus(e, "validation");
-        }
-        if ((e = graph.build_operation_graph(h)).is_bad())
-        {
-            return frontendStatus(e, "operation graph");
-        }
-        if ((e = graph.create_execution_plans({fe::HeurMode_t::A})).is_bad())
-        {
-            return frontendStatus(e, "heuristics");
-        }
-        if ((e = graph.check_support(h)).is_bad())
-        {
-            return frontendStatus(e, "support");
-        }
-        if ((e = graph.build_plans(fe::BuildPlanPolicy_t::HEURISTICS_CHOICE)).is_bad())
-        {
-            return frontendStatus(e, "plan");
-        }
-        int64_t bytes = 0;
-        if ((e = graph.get_workspace_size(bytes)).is_bad())
-        {
-            return frontendStatus(e, "workspace size");
-        }
+        KILN_ASSIGN_OR_RETURN(int64_t const bytes, buildFrontendPlan(graph, "cuDNN graph"));
         mWorkspace = bytes;
         mFused = fuse;
         std::vector<int64_t> const uids = graph.get_variant_pack_uids_sorted();
@@ -534,32 +497,26 @@ StatusOr<std::shared_ptr<ConvGraphPlan const>> ConvGraphPlan::get(ConvGraphSpec 
 {
     bool const fuse = fuseEpilogue && (spec.bias || spec.add || spec.activation || spec.yType != spec.xType);
     std::string const key = describe(spec, fuse);
-    static std::map<std::string, StatusOr<std::shared_ptr<ConvGraphPlan const>>> cache;
-    {
-        std::lock_guard<std::mutex> lock(cacheMutex());
-        auto it = cache.find(key);
-        if (it != cache.end())
+    static PlanCache<ConvGraphPlan> cache(4096);
+    bool fresh = false;
+    auto result = cache.get(
+        key,
+        [&]() -> PlanCache<ConvGraphPlan>::Result
         {
-            return it->second;
+            auto plan = std::make_shared<FrontendConvPlan>();
+            KILN_RETURN_IF_ERROR(plan->build(spec, fuse));
+            return std::shared_ptr<ConvGraphPlan const>(plan);
+        },
+        &fresh);
+    if (fresh)
+    {
+        std::lock_guard<std::mutex> lock(countersMutex());
+        (result.isOk() ? (fuse ? counters().fused : counters().bare) : counters().refused) += 1;
+        if (!result.isOk())
+        {
+            counters().lastRefusal = result.status().message();
         }
     }
-    auto plan = std::make_shared<FrontendConvPlan>();
-    Status const st = plan->build(spec, fuse);
-    StatusOr<std::shared_ptr<ConvGraphPlan const>> result
-        = st.isOk() ? StatusOr<std::shared_ptr<ConvGraphPlan const>>(std::shared_ptr<ConvGraphPlan const>(plan))
-                    : StatusOr<std::shared_ptr<ConvGraphPlan const>>(st);
-    std::lock_guard<std::mutex> lock(cacheMutex());
-    (st.isOk() ? (fuse ? counters().fused : counters().bare) : counters().refused) += 1;
-    if (!st.isOk())
-    {
-        counters().lastRefusal = st.message();
-    }
-    constexpr size_t kMAX_CACHED = 4096;
-    if (cache.size() >= kMAX_CACHED)
-    {
-        cache.clear(); // plans in use stay alive through their kernels' shared pointers
-    }
-    cache.emplace(key, result);
     return result;
 }
 

@@ -1,6 +1,11 @@
 // CUDA kernel of IElementWiseLayer: binary operations with broadcasting, exactly as the CPU reference
 // (backends/cpu/kernels/elementWise.cpp): floating-point operands are computed in float, integer and BOOL operands
 // in int64 (wrapping; integer division by zero gives 0; kDIV truncates, kFLOOR_DIV rounds toward -infinity).
+// Fast path: when A, B and the output share one of FLOAT/HALF/BF16, the operation is one of SUM/SUB/PROD/DIV/MAX/MIN
+// and each operand is either the output's shape, a scalar, a block of the output's dimensions broadcast over the
+// outer ones (a bias along the last dimensions) or over the inner ones (a [N, C, 1, 1] scale), a kernel specialised
+// for the type and the operation reads operand element (i / div) % mod, 16 bytes at a time where the shapes and the
+// addresses allow it. Everything else runs through the general broadcast map.
 #include "core/intArithmetic.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -79,8 +84,192 @@ __global__ void elementWiseKernel(Op op, IndexMap map, int64_t n, void const* a,
     }
 }
 
-//! create: the operation and the types; reshape: the broadcast map, the element count and the compute type; run:
-//! one launch.
+//! An operand of the fast path: output element i reads its element (i / div) % mod.
+struct FastOperand
+{
+    int64_t div{1};
+    int64_t mod{1};
+};
+
+//! Element i of an operand, as float.
+template <typename T>
+__device__ __forceinline__ float fastElement(T const* p, FastOperand o, int64_t i)
+{
+    int64_t const q = o.div == 1 ? i : i / o.div;
+    return static_cast<float>(p[q < o.mod ? q : q % o.mod]);
+}
+
+//! V consecutive elements of an operand starting at element i (a multiple of V): one 16-byte load where the operand's
+//! elements are consecutive there, else one element repeated (the reshape checked that one of the two holds).
+template <typename T, int32_t V>
+__device__ __forceinline__ void fastVector(T const* p, FastOperand o, int64_t i, float (&v)[V])
+{
+    if (o.div == 1)
+    {
+        int64_t const start = i < o.mod ? i : i % o.mod;
+        uint4 const raw = *reinterpret_cast<uint4 const*>(p + start);
+        T const* e = reinterpret_cast<T const*>(&raw);
+#pragma unroll
+        for (int32_t j = 0; j < V; ++j)
+        {
+            v[j] = static_cast<float>(e[j]);
+        }
+    }
+    else
+    {
+        float const x = fastElement(p, o, i);
+#pragma unroll
+        for (int32_t j = 0; j < V; ++j)
+        {
+            v[j] = x;
+        }
+    }
+}
+
+template <Op kOp>
+__device__ __forceinline__ float fastApply(float a, float b)
+{
+    if constexpr (kOp == Op::kSUM)
+    {
+        return a + b;
+    }
+    else if constexpr (kOp == Op::kSUB)
+    {
+        return a - b;
+    }
+    else if constexpr (kOp == Op::kPROD)
+    {
+        return a * b;
+    }
+    else if constexpr (kOp == Op::kDIV)
+    {
+        return a / b;
+    }
+    else if constexpr (kOp == Op::kMAX)
+    {
+        return fmaxf(a, b);
+    }
+    else
+    {
+        return fminf(a, b);
+    }
+}
+
+//! V == 1: one element per step; V == 16 / sizeof(T): one 16-byte vector of the output per step (n a multiple of V).
+template <typename T, Op kOp, int32_t V>
+__global__ void elementWiseFastKernel(int64_t n, FastOperand fa, FastOperand fb, T const* a, T const* b, T* out)
+{
+    if constexpr (V == 1)
+    {
+        for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
+        {
+            out[i] = static_cast<T>(fastApply<kOp>(fastElement(a, fa, i), fastElement(b, fb, i)));
+        }
+    }
+    else
+    {
+        for (int64_t vec = dev::globalThread(); vec * V < n; vec += dev::gridThreads())
+        {
+            int64_t const i = vec * V;
+            float x[V];
+            float y[V];
+            fastVector<T, V>(a, fa, i, x);
+            fastVector<T, V>(b, fb, i, y);
+            uint4 packed;
+            T* r = reinterpret_cast<T*>(&packed);
+#pragma unroll
+            for (int32_t j = 0; j < V; ++j)
+            {
+                r[j] = static_cast<T>(fastApply<kOp>(x[j], y[j]));
+            }
+            *reinterpret_cast<uint4*>(out + i) = packed;
+        }
+    }
+}
+
+template <typename T, Op kOp>
+void launchFastOp(int64_t n, FastOperand fa, FastOperand fb, bool vectors, TensorView const& a, TensorView const& b,
+    TensorView const& out, cudaStream_t stream)
+{
+    constexpr int32_t kV = static_cast<int32_t>(16 / sizeof(T));
+    auto const* pa = static_cast<T const*>(a.data);
+    auto const* pb = static_cast<T const*>(b.data);
+    auto* po = static_cast<T*>(out.data);
+    if (vectors)
+    {
+        elementWiseFastKernel<T, kOp, kV><<<gridFor(n / kV), kBLOCK, 0, stream>>>(n, fa, fb, pa, pb, po);
+    }
+    else
+    {
+        elementWiseFastKernel<T, kOp, 1><<<gridFor(n), kBLOCK, 0, stream>>>(n, fa, fb, pa, pb, po);
+    }
+}
+
+template <typename T>
+void launchFast(Op op, int64_t n, FastOperand fa, FastOperand fb, bool vectors, TensorView const& a,
+    TensorView const& b, TensorView const& out, cudaStream_t stream)
+{
+    switch (op)
+    {
+    case Op::kSUM: launchFastOp<T, Op::kSUM>(n, fa, fb, vectors, a, b, out, stream); break;
+    case Op::kSUB: launchFastOp<T, Op::kSUB>(n, fa, fb, vectors, a, b, out, stream); break;
+    case Op::kPROD: launchFastOp<T, Op::kPROD>(n, fa, fb, vectors, a, b, out, stream); break;
+    case Op::kDIV: launchFastOp<T, Op::kDIV>(n, fa, fb, vectors, a, b, out, stream); break;
+    case Op::kMAX: launchFastOp<T, Op::kMAX>(n, fa, fb, vectors, a, b, out, stream); break;
+    default: launchFastOp<T, Op::kMIN>(n, fa, fb, vectors, a, b, out, stream); break;
+    }
+}
+
+bool fastOperation(Op op)
+{
+    return op == Op::kSUM || op == Op::kSUB || op == Op::kPROD || op == Op::kDIV || op == Op::kMAX || op == Op::kMIN;
+}
+
+//! The fast-path form of an operand of dimensions `in` broadcast to `out` (same rank): its dimensions that are not 1
+//! must equal the output's and form one run among the output's dimensions that are not 1.
+bool fastOperand(nvinfer1::Dims const& in, nvinfer1::Dims const& out, FastOperand& o)
+{
+    if (in.nbDims != out.nbDims)
+    {
+        return false;
+    }
+    int32_t state = 0; // 0: before the kept run, 1: inside it, 2: after it
+    int64_t mod = 1;
+    int64_t div = 1;
+    int64_t volume = 1;
+    for (int32_t d = 0; d < out.nbDims; ++d)
+    {
+        volume *= out.d[d];
+        if (out.d[d] == 1)
+        {
+            continue;
+        }
+        bool const kept = in.d[d] == out.d[d];
+        if (kept)
+        {
+            if (state == 2)
+            {
+                return false;
+            }
+            state = 1;
+            mod *= out.d[d];
+        }
+        else
+        {
+            state = state == 0 ? 0 : 2;
+            if (state == 2)
+            {
+                div *= out.d[d];
+            }
+        }
+    }
+    o.mod = mod;
+    o.div = state == 0 ? volume : div; // a scalar: element 0 for every i < volume
+    return true;
+}
+
+//! create: the operation and the types; reshape: the broadcast map, the element count and the compute type (or the
+//! fast path's operand forms); run: one launch.
 class ElementWiseCudaKernel final : public Kernel
 {
 public:
@@ -103,6 +292,18 @@ public:
         mMap = *map;
         mFloat = ew::isFloatKernelType(inputs[0].type) || ew::isFloatKernelType(inputs[1].type);
         mVolume = outputs[0].volume();
+        DataType const t = outputs[0].type;
+        mFast = fastOperation(mOp) && inputs[0].type == t && inputs[1].type == t
+            && (t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16)
+            && fastOperand(inputs[0].dims, outputs[0].dims, mFastA)
+            && fastOperand(inputs[1].dims, outputs[0].dims, mFastB);
+        if (mFast)
+        {
+            int64_t const v = 16 / static_cast<int64_t>(elementSize(t));
+            auto const vectorReady = [v](FastOperand const& o)
+            { return o.div == 1 ? o.mod % v == 0 : o.div % v == 0; };
+            mFastVectors = mVolume % v == 0 && vectorReady(mFastA) && vectorReady(mFastB);
+        }
         return Status::ok();
     }
 
@@ -116,6 +317,25 @@ public:
         TensorView const& a = inputs[0];
         TensorView const& b = inputs[1];
         TensorView const& out = outputs[0];
+        if (mFast)
+        {
+            bool const aligned = ((reinterpret_cast<uintptr_t>(a.data) | reinterpret_cast<uintptr_t>(b.data)
+                                      | reinterpret_cast<uintptr_t>(out.data))
+                                     & 15U)
+                == 0;
+            bool const vectors = mFastVectors && aligned;
+            switch (out.type)
+            {
+            case DataType::kHALF:
+                launchFast<__half>(mOp, mVolume, mFastA, mFastB, vectors, a, b, out, ctx.stream);
+                break;
+            case DataType::kBF16:
+                launchFast<__nv_bfloat16>(mOp, mVolume, mFastA, mFastB, vectors, a, b, out, ctx.stream);
+                break;
+            default: launchFast<float>(mOp, mVolume, mFastA, mFastB, vectors, a, b, out, ctx.stream); break;
+            }
+            return launchStatus("ElementWise kernel");
+        }
         if (mFloat)
         {
             elementWiseKernel<float><<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mOp, mMap, mVolume, a.data, a.type,
@@ -135,6 +355,10 @@ private:
     IndexMap mMap;
     bool mFloat{true};
     int64_t mVolume{-1};
+    bool mFast{false};
+    bool mFastVectors{false};
+    FastOperand mFastA;
+    FastOperand mFastB;
 };
 
 } // namespace

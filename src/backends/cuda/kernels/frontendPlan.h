@@ -1,0 +1,76 @@
+// What the cuDNN frontend graphs (convolutionGraph.cpp, attentionGraph.cpp) share: the build sequence of a graph's
+// plan on the planning handle, and a process-wide cache of built plans by description.
+#pragma once
+
+#include "core/status.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#if KILN_HAVE_CUDNN && KILN_HAVE_CUDNN_FRONTEND
+#define CUDNN_FRONTEND_SKIP_JSON_LIB 1
+#include <cudnn_frontend.h>
+#endif
+
+namespace kiln::cuda
+{
+
+#if KILN_HAVE_CUDNN && KILN_HAVE_CUDNN_FRONTEND
+//! Validates `graph`, builds its operation graph on the planning handle (under the planning lock), takes heuristics
+//! mode A's engines, keeps the supported ones, builds the heuristics' choice and returns its workspace size. A
+//! failure is an invalid-argument Status "<what> <step>: <the frontend's message>".
+StatusOr<int64_t> buildFrontendPlan(cudnn_frontend::graph::Graph& graph, std::string const& what);
+#endif
+
+//! Built plans (and refusals, so that a refused description is not built again) by description, shared by the
+//! process. At `maxEntries` the cache is emptied; plans in use stay alive through their kernels' shared pointers.
+template <typename Plan>
+class PlanCache
+{
+public:
+    using Result = StatusOr<std::shared_ptr<Plan const>>;
+
+    explicit PlanCache(size_t maxEntries)
+        : mMaxEntries(maxEntries)
+    {
+    }
+
+    //! The result cached for `key`, else `build()`'s (run without the lock), cached. `fresh` tells which it was.
+    template <typename Build>
+    Result get(std::string const& key, Build&& build, bool* fresh = nullptr)
+    {
+        {
+            std::lock_guard<std::mutex> lock(mMutex);
+            auto it = mEntries.find(key);
+            if (it != mEntries.end())
+            {
+                if (fresh != nullptr)
+                {
+                    *fresh = false;
+                }
+                return it->second;
+            }
+        }
+        Result result = build();
+        std::lock_guard<std::mutex> lock(mMutex);
+        if (mEntries.size() >= mMaxEntries)
+        {
+            mEntries.clear();
+        }
+        mEntries.emplace(key, result);
+        if (fresh != nullptr)
+        {
+            *fresh = true;
+        }
+        return result;
+    }
+
+private:
+    size_t mMaxEntries;
+    std::mutex mMutex;
+    std::map<std::string, Result> mEntries;
+};
+
+} // namespace kiln::cuda
