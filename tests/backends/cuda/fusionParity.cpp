@@ -1,6 +1,7 @@
 // Parity of the CUDA kernels of fused nodes with the CPU kernels of the same nodes: the networks are built with
 // KILN_FUSE=1, so their plans hold the fusion pass's nodes (matrix multiply + bias / residual / broadcast addition +
-// activation epilogues, pointwise programs in FP32/FP16/BF16, BERT's erf-GELU chain, convolution + bias + relu), and
+// activation epilogues, bias and residual together, cuBLASLt's GELU epilogue against the CPU's erf and tanh GELU,
+// pointwise programs in FP32/FP16/BF16, BERT's erf-GELU chain, convolution + bias + relu), and
 // every node runs on both backends. A CPU-only check first confirms that each network really fused (fewer layers).
 #include "cudaParity.h"
 
@@ -179,6 +180,140 @@ TEST(CudaParity, FusedMatrixMultiplyKilnTacticAndEmptyReduction)
             HostTensor const b = HostTensor::random(DataType::kFLOAT, dims({3, k, 4}), rng);
             HostTensor const c = HostTensor::random(DataType::kFLOAT, dims({1, 5, 1}), rng);
             checkKernel(node, {a, b, c}, {HostTensor(DataType::kFLOAT, dims({3, 5, 4}))}, {}, tol);
+        }
+    }
+}
+
+//! a [2, 16, 24] x b (transposed [2, 32, 24]), + the bias constant (`biasDims`) and + the residual input "r"
+//! [2, 16, 32] in either order, then act: one fused node ("fuse.residual").
+void matmulBiasResidual(DataType t, std::vector<int64_t> const& biasDims, bool residualFirst,
+    std::optional<ActivationType> act)
+{
+    SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)) + " bias rank " + std::to_string(biasDims.size())
+        + (residualFirst ? " residual first" : " bias first") + " act "
+        + std::to_string(act ? static_cast<int>(*act) : -1));
+    std::mt19937 rng(44);
+    WeightStore w;
+    Weights const biasW = w.add(t, biasDims, rng);
+    auto const build = [&](INetworkDefinition& n) {
+        auto* a = n.addInput("a", t, dims({2, 16, 24}));
+        auto* b = n.addInput("b", t, dims({2, 32, 24}));
+        auto* r = n.addInput("r", t, dims({2, 16, 32}));
+        auto* mm = n.addMatrixMultiply(*a, MatrixOperation::kNONE, *b, MatrixOperation::kTRANSPOSE);
+        ITensor* bias = constant(n, biasW, biasDims);
+        ITensor* y = mm->getOutput(0);
+        y = n.addElementWise(*y, residualFirst ? *r : *bias, ElementWiseOperation::kSUM)->getOutput(0);
+        y = n.addElementWise(residualFirst ? *bias : *r, *y, ElementWiseOperation::kSUM)->getOutput(0);
+        if (act)
+        {
+            y = n.addActivation(*y, *act)->getOutput(0);
+        }
+        n.markOutput(*y);
+    };
+    ParityOptions o;
+    o.tolerance = matmulTolerance();
+    o.lo = -1.0;
+    o.hi = 1.0;
+    fusedParity(build, 1, o);
+}
+
+TEST(CudaParity, FusedMatrixMultiplyBiasAndResidual)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        matmulBiasResidual(t, {1, 1, 32}, false, std::nullopt);               // BIAS, C = residual
+        matmulBiasResidual(t, {1, 1, 32}, true, std::nullopt);                // the same, residual added first
+        matmulBiasResidual(t, {1, 1, 32}, false, ActivationType::kRELU);      // RELU_BIAS, C = residual
+        matmulBiasResidual(t, {1, 1, 32}, false, ActivationType::kGELU_ERF);  // GELU_BIAS (FP16/BF16) or after (FP32)
+        matmulBiasResidual(t, {1, 1, 32}, true, ActivationType::kGELU_TANH);  // GELU_BIAS, C = residual
+        matmulBiasResidual(t, {2, 16, 1}, false, ActivationType::kRELU);      // C = residual, bias and relu after
+        matmulBiasResidual(t, {1, 1, 32}, false, ActivationType::kSIGMOID);   // BIAS + C, sigmoid after
+        matmulBiasResidual(t, {2, 16, 32}, true, std::nullopt);               // two full-shape addends
+    }
+}
+
+//! The residual node built by hand: the "kiln" tactic and K = 0 (the whole epilogue after the product), and a
+//! non-uniform batch (one cuBLASLt call per output matrix, C offset with D).
+TEST(CudaParity, FusedMatrixMultiplyResidualKilnTacticAndBatches)
+{
+    std::mt19937 rng(45);
+    PlanNode node;
+    node.kind = nvinfer1::LayerType::kMATRIX_MULTIPLY;
+    node.name = "mm + bias + res + relu";
+    node.attrs.setInt("op0", static_cast<int64_t>(MatrixOperation::kNONE));
+    node.attrs.setInt("op1", static_cast<int64_t>(MatrixOperation::kNONE));
+    node.attrs.setInt("fuse.add", 1);
+    node.attrs.setInt("fuse.residual", 1);
+    node.attrs.setInt("fuse.act", static_cast<int64_t>(ActivationType::kRELU) + 1);
+    node.inputs = {0, 1, 2, 3};
+    node.outputs = {4};
+    Tolerance const tol = matmulTolerance();
+    for (std::string const tactic : {"kiln", "cublaslt"})
+    {
+        node.tactic = tactic;
+        for (int64_t k : {int64_t{7}, int64_t{0}})
+        {
+            SCOPED_TRACE(tactic + " K=" + std::to_string(k));
+            HostTensor const a = HostTensor::random(DataType::kFLOAT, dims({3, 5, k}), rng);
+            HostTensor const b = HostTensor::random(DataType::kFLOAT, dims({3, k, 4}), rng);
+            HostTensor const c = HostTensor::random(DataType::kFLOAT, dims({1, 1, 4}), rng);
+            HostTensor const r = HostTensor::random(DataType::kFLOAT, dims({3, 5, 4}), rng);
+            checkKernel(node, {a, b, c, r}, {HostTensor(DataType::kFLOAT, dims({3, 5, 4}))}, {}, tol);
+        }
+        for (DataType t : {DataType::kFLOAT, DataType::kHALF})
+        {
+            SCOPED_TRACE(tactic + " broadcast batch, type " + std::to_string(static_cast<int>(t)));
+            HostTensor const a = HostTensor::random(t, dims({2, 1, 8, 16}), rng);
+            HostTensor const b = HostTensor::random(t, dims({1, 3, 16, 24}), rng);
+            HostTensor const c = HostTensor::random(t, dims({24}), rng);
+            HostTensor const r = HostTensor::random(t, dims({2, 3, 8, 24}), rng);
+            checkKernel(node, {a, b, c, r}, {HostTensor(t, dims({2, 3, 8, 24}))}, {}, tol);
+        }
+    }
+}
+
+//! cuBLASLt's GELU epilogue (the tanh form) against the CPU kernel's GELU (erf or tanh, computed in float and
+//! rounded once) with the output type's own tolerance (Tolerance's defaults: about one unit in the last place, and
+//! 1e-3 absolute for FP16, which covers erf vs tanh: at most 4.7e-4 apart). Small K keeps the product's own rounding
+//! differences below that. FP32 kGELU_ERF stays the exact post-pass; FP32 kGELU_TANH uses cuBLASLt's GELU.
+TEST(CudaParity, CublasLtGeluEpilogueAgainstTheCpuGelu)
+{
+    std::mt19937 rng(46);
+    for (ActivationType act : {ActivationType::kGELU_ERF, ActivationType::kGELU_TANH})
+    {
+        for (bool withBias : {true, false})
+        {
+            PlanNode node;
+            node.kind = nvinfer1::LayerType::kMATRIX_MULTIPLY;
+            node.name = withBias ? "mm + bias + gelu" : "mm + gelu";
+            node.tactic = "cublaslt";
+            node.attrs.setInt("op0", static_cast<int64_t>(MatrixOperation::kNONE));
+            node.attrs.setInt("op1", static_cast<int64_t>(MatrixOperation::kNONE));
+            node.attrs.setInt("fuse.act", static_cast<int64_t>(act) + 1);
+            node.inputs = {0, 1};
+            if (withBias)
+            {
+                node.attrs.setInt("fuse.add", 1);
+                node.inputs.push_back(2);
+            }
+            node.outputs = {static_cast<int32_t>(node.inputs.size())};
+            for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+            {
+                SCOPED_TRACE(node.name + " act " + std::to_string(static_cast<int>(act)) + " type "
+                    + std::to_string(static_cast<int>(t)));
+                // Products spread over [-4, 4], GELU's curved range, from exactly representable inputs.
+                HostTensor const a = HostTensor::random(t, dims({64, 4}), rng, -1.0, 1.0);
+                HostTensor const b = HostTensor::random(t, dims({4, 40}), rng, -1.0, 1.0);
+                std::vector<HostTensor> inputs{a, b};
+                if (withBias)
+                {
+                    inputs.push_back(HostTensor::random(t, dims({1, 40}), rng, -1.0, 1.0));
+                }
+                Tolerance tol;
+                tol.fp32Atol = 1e-4;
+                tol.fp32Rtol = 1e-4;
+                checkKernel(node, inputs, {HostTensor(t, dims({64, 40}))}, {}, tol);
+            }
         }
     }
 }
