@@ -153,6 +153,19 @@ std::pair<BuiltRun, BuiltRun> compareFused(NetworkFn const& fn, std::map<std::st
     return {std::move(plain), std::move(fused)};
 }
 
+//! A 3x3 convolution "conv" of x (padding 1, `k` maps, no bias of its own), then + the constant `bias` [1, k, 1, 1]
+//! ("bias"); returns the sum.
+ITensor* convPlusBias(NetworkRunner& r, ITensor* x, int32_t k, Weights kernel, Weights bias)
+{
+    auto& n = r.network();
+    auto* conv = n.addConvolutionNd(*x, k, makeDims({3, 3}), kernel, Weights{DataType::kFLOAT, nullptr, 0});
+    conv->setName("conv");
+    conv->setPaddingNd(makeDims({1, 1}));
+    auto* add = n.addElementWise(*conv->getOutput(0), *constant(n, bias, {1, k, 1, 1}, "b"), ElementWiseOperation::kSUM);
+    add->setName("bias");
+    return add->getOutput(0);
+}
+
 TEST(FusionPass, ConvBiasRelu)
 {
     std::mt19937 rng(11);
@@ -162,12 +175,8 @@ TEST(FusionPass, ConvBiasRelu)
     auto const net = [&](NetworkRunner& r) {
         auto& n = r.network();
         auto* x = r.addInput("x", DataType::kFLOAT, {2, 3, 9, 9});
-        auto* conv = n.addConvolutionNd(*x, 6, makeDims({3, 3}), kernel, Weights{DataType::kFLOAT, nullptr, 0});
-        conv->setName("conv");
-        conv->setPaddingNd(makeDims({1, 1}));
-        auto* add = n.addElementWise(*conv->getOutput(0), *constant(n, bias, {1, 6, 1, 1}, "b"), ElementWiseOperation::kSUM);
-        add->setName("bias");
-        auto* relu = n.addActivation(*add->getOutput(0), ActivationType::kRELU);
+        ITensor* sum = convPlusBias(r, x, 6, kernel, bias);
+        auto* relu = n.addActivation(*sum, ActivationType::kRELU);
         relu->setName("relu");
         r.markOutput(relu->getOutput(0), "y");
     };
@@ -943,12 +952,7 @@ TEST(FusionPass, ConvolutionTakesNoResidual)
     auto const net = [&](NetworkRunner& r) {
         auto& n = r.network();
         auto* x = r.addInput("x", DataType::kFLOAT, {1, 4, 7, 7});
-        auto* conv = n.addConvolutionNd(*x, 4, makeDims({3, 3}), kernel, Weights{DataType::kFLOAT, nullptr, 0});
-        conv->setName("conv");
-        conv->setPaddingNd(makeDims({1, 1}));
-        auto* add = n.addElementWise(*conv->getOutput(0), *constant(n, bias, {1, 4, 1, 1}, "b"), ElementWiseOperation::kSUM);
-        add->setName("bias");
-        auto* res = n.addElementWise(*add->getOutput(0), *x, ElementWiseOperation::kSUM);
+        auto* res = n.addElementWise(*convPlusBias(r, x, 4, kernel, bias), *x, ElementWiseOperation::kSUM);
         res->setName("res");
         r.markOutput(res->getOutput(0), "y");
     };

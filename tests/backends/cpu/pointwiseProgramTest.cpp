@@ -272,6 +272,20 @@ PlanNode matmulNode(bool add, int64_t act, bool residual = false)
     return node;
 }
 
+//! Element i of the batched product A Bᵀ (A [batch, m, k], B [batch, n, k]) in double.
+double productTransposedAt(HostTensor const& a, HostTensor const& b, int64_t i, int64_t m, int64_t n, int64_t k)
+{
+    int64_t const bi = i / (m * n);
+    int64_t const row = (i / n) % m;
+    int64_t const col = i % n;
+    double v = 0.0;
+    for (int64_t kk = 0; kk < k; ++kk)
+    {
+        v += a.at((bi * m + row) * k + kk) * b.at((bi * n + col) * k + kk);
+    }
+    return v;
+}
+
 //! `postOps`: the oneDNN tactic must run the epilogue as post-ops (false: it may, or may leave it to the CPU).
 void checkMatmulEpilogue(
     std::vector<int64_t> const& addDims, ActivationType act, std::string const& tactic, bool postOps = true)
@@ -301,11 +315,7 @@ void checkMatmulEpilogue(
         int64_t const bi = i / 15;
         int64_t const row = (i / 5) % 3;
         int64_t const col = i % 5;
-        double v = 0.0;
-        for (int64_t k = 0; k < 4; ++k)
-        {
-            v += a.at(bi * 12 + row * 4 + k) * b.at(bi * 20 + col * 4 + k);
-        }
+        double v = productTransposedAt(a, b, i, 3, 5, 4);
         int64_t const coord[3] = {bi, row, col};
         int64_t off = 0;
         for (int32_t d = 0; d < c.dims.nbDims; ++d)
@@ -370,15 +380,7 @@ void checkResidualEpilogue(std::vector<int64_t> const& biasDims, ActivationType 
     double const tol = t == DataType::kFLOAT ? 1e-5 : (t == DataType::kHALF ? 4e-3 : 2e-2);
     for (int64_t i = 0; i < out.volume(); ++i)
     {
-        int64_t const bi = i / 15;
-        int64_t const row = (i / 5) % 3;
-        int64_t const col = i % 5;
-        double v = 0.0;
-        for (int64_t k = 0; k < 8; ++k)
-        {
-            v += a.at(bi * 24 + row * 8 + k) * b.at(bi * 40 + col * 8 + k);
-        }
-        v += bias.at(col) + res.at(i);
+        double const v = productTransposedAt(a, b, i, 3, 5, 8) + bias.at(i % 5) + res.at(i);
         double const e = fusedActivationReference(act, v);
         ASSERT_NEAR(out.at(i), e, tol * (1.0 + std::fabs(e))) << "element " << i;
     }

@@ -109,22 +109,42 @@ Tolerance matmulTolerance()
     return t;
 }
 
-//! a [2, 16, 24] x b (transposed [2, 32, 24]) + add, then act: one fused node.
-void matmulEpilogue(DataType t, std::vector<int64_t> const& addDims, std::optional<ActivationType> act)
+//! Where a residual input "r" [2, 16, 32] is added: not at all, after the addition, or before it.
+enum class Residual
+{
+    kNONE,
+    kAFTER,
+    kBEFORE,
+};
+
+//! a [2, 16, 24] x b (transposed [2, 32, 24]) + add (and + the residual input, in the given order), then act: one
+//! fused node.
+void matmulEpilogue(DataType t, std::vector<int64_t> const& addDims, std::optional<ActivationType> act,
+    Residual residual = Residual::kNONE)
 {
     SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)) + " add rank " + std::to_string(addDims.size())
-        + " act " + std::to_string(act ? static_cast<int>(*act) : -1));
+        + " act " + std::to_string(act ? static_cast<int>(*act) : -1) + " residual "
+        + std::to_string(static_cast<int>(residual)));
     std::mt19937 rng(41);
     WeightStore w;
     Weights const addW = w.add(t, addDims, rng);
     auto const build = [&](INetworkDefinition& n) {
         auto* a = n.addInput("a", t, dims({2, 16, 24}));
         auto* b = n.addInput("b", t, dims({2, 32, 24}));
+        auto* r = residual == Residual::kNONE ? nullptr : n.addInput("r", t, dims({2, 16, 32}));
         auto* mm = n.addMatrixMultiply(*a, MatrixOperation::kNONE, *b, MatrixOperation::kTRANSPOSE);
         ITensor* y = mm->getOutput(0);
+        if (residual == Residual::kBEFORE)
+        {
+            y = n.addElementWise(*y, *r, ElementWiseOperation::kSUM)->getOutput(0);
+        }
         if (!addDims.empty())
         {
             y = n.addElementWise(*y, *constant(n, addW, addDims), ElementWiseOperation::kSUM)->getOutput(0);
+        }
+        if (residual == Residual::kAFTER)
+        {
+            y = n.addElementWise(*r, *y, ElementWiseOperation::kSUM)->getOutput(0);
         }
         if (act)
         {
@@ -157,118 +177,75 @@ TEST(CudaParity, FusedMatrixMultiplyEpilogues)
     }
 }
 
+//! Hand-built fused nodes on both tactics and K = 7 / 0 (K = 0: the whole epilogue after a zero product): + a per-row
+//! addition then sigmoid, and + a bias + a residual then relu ("fuse.residual"); and the residual node with a batch
+//! broadcast per dimension (one cuBLASLt call per output matrix, C offset with D), FP32 and FP16.
 TEST(CudaParity, FusedMatrixMultiplyKilnTacticAndEmptyReduction)
 {
     std::mt19937 rng(42);
-    PlanNode node;
-    node.kind = nvinfer1::LayerType::kMATRIX_MULTIPLY;
-    node.name = "mm + bias + sigmoid";
-    node.attrs.setInt("op0", static_cast<int64_t>(MatrixOperation::kNONE));
-    node.attrs.setInt("op1", static_cast<int64_t>(MatrixOperation::kNONE));
-    node.attrs.setInt("fuse.add", 1);
-    node.attrs.setInt("fuse.act", static_cast<int64_t>(ActivationType::kSIGMOID) + 1);
-    node.inputs = {0, 1, 2};
-    node.outputs = {3};
     Tolerance const tol = matmulTolerance();
-    for (std::string const tactic : {"kiln", "cublaslt"})
+    for (bool residual : {false, true})
     {
-        node.tactic = tactic;
-        for (int64_t k : {int64_t{7}, int64_t{0}})
+        PlanNode node;
+        node.kind = nvinfer1::LayerType::kMATRIX_MULTIPLY;
+        node.name = residual ? "mm + bias + res + relu" : "mm + bias + sigmoid";
+        node.attrs.setInt("op0", static_cast<int64_t>(MatrixOperation::kNONE));
+        node.attrs.setInt("op1", static_cast<int64_t>(MatrixOperation::kNONE));
+        node.attrs.setInt("fuse.add", 1);
+        ActivationType const act = residual ? ActivationType::kRELU : ActivationType::kSIGMOID;
+        node.attrs.setInt("fuse.act", static_cast<int64_t>(act) + 1);
+        node.inputs = {0, 1, 2};
+        if (residual)
         {
-            SCOPED_TRACE(tactic + " K=" + std::to_string(k));
-            HostTensor const a = HostTensor::random(DataType::kFLOAT, dims({3, 5, k}), rng);
-            HostTensor const b = HostTensor::random(DataType::kFLOAT, dims({3, k, 4}), rng);
-            HostTensor const c = HostTensor::random(DataType::kFLOAT, dims({1, 5, 1}), rng);
-            checkKernel(node, {a, b, c}, {HostTensor(DataType::kFLOAT, dims({3, 5, 4}))}, {}, tol);
+            node.attrs.setInt("fuse.residual", 1);
+            node.inputs.push_back(3);
+        }
+        node.outputs = {static_cast<int32_t>(node.inputs.size())};
+        std::vector<int64_t> const addDims = residual ? std::vector<int64_t>{1, 1, 4} : std::vector<int64_t>{1, 5, 1};
+        for (std::string const tactic : {"kiln", "cublaslt"})
+        {
+            node.tactic = tactic;
+            for (int64_t k : {int64_t{7}, int64_t{0}})
+            {
+                SCOPED_TRACE(node.name + ", " + tactic + " K=" + std::to_string(k));
+                std::vector<HostTensor> inputs{HostTensor::random(DataType::kFLOAT, dims({3, 5, k}), rng),
+                    HostTensor::random(DataType::kFLOAT, dims({3, k, 4}), rng),
+                    HostTensor::random(DataType::kFLOAT, dims(addDims), rng)};
+                if (residual)
+                {
+                    inputs.push_back(HostTensor::random(DataType::kFLOAT, dims({3, 5, 4}), rng));
+                }
+                checkKernel(node, inputs, {HostTensor(DataType::kFLOAT, dims({3, 5, 4}))}, {}, tol);
+            }
+            for (DataType t : {DataType::kFLOAT, DataType::kHALF})
+            {
+                if (!residual)
+                {
+                    break;
+                }
+                SCOPED_TRACE(tactic + " broadcast batch, type " + std::to_string(static_cast<int>(t)));
+                HostTensor const a = HostTensor::random(t, dims({2, 1, 8, 16}), rng);
+                HostTensor const b = HostTensor::random(t, dims({1, 3, 16, 24}), rng);
+                HostTensor const c = HostTensor::random(t, dims({24}), rng);
+                HostTensor const r = HostTensor::random(t, dims({2, 3, 8, 24}), rng);
+                checkKernel(node, {a, b, c, r}, {HostTensor(t, dims({2, 3, 8, 24}))}, {}, tol);
+            }
         }
     }
-}
-
-//! a [2, 16, 24] x b (transposed [2, 32, 24]), + the bias constant (`biasDims`) and + the residual input "r"
-//! [2, 16, 32] in either order, then act: one fused node ("fuse.residual").
-void matmulBiasResidual(DataType t, std::vector<int64_t> const& biasDims, bool residualFirst,
-    std::optional<ActivationType> act)
-{
-    SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)) + " bias rank " + std::to_string(biasDims.size())
-        + (residualFirst ? " residual first" : " bias first") + " act "
-        + std::to_string(act ? static_cast<int>(*act) : -1));
-    std::mt19937 rng(44);
-    WeightStore w;
-    Weights const biasW = w.add(t, biasDims, rng);
-    auto const build = [&](INetworkDefinition& n) {
-        auto* a = n.addInput("a", t, dims({2, 16, 24}));
-        auto* b = n.addInput("b", t, dims({2, 32, 24}));
-        auto* r = n.addInput("r", t, dims({2, 16, 32}));
-        auto* mm = n.addMatrixMultiply(*a, MatrixOperation::kNONE, *b, MatrixOperation::kTRANSPOSE);
-        ITensor* bias = constant(n, biasW, biasDims);
-        ITensor* y = mm->getOutput(0);
-        y = n.addElementWise(*y, residualFirst ? *r : *bias, ElementWiseOperation::kSUM)->getOutput(0);
-        y = n.addElementWise(residualFirst ? *bias : *r, *y, ElementWiseOperation::kSUM)->getOutput(0);
-        if (act)
-        {
-            y = n.addActivation(*y, *act)->getOutput(0);
-        }
-        n.markOutput(*y);
-    };
-    ParityOptions o;
-    o.tolerance = matmulTolerance();
-    o.lo = -1.0;
-    o.hi = 1.0;
-    fusedParity(build, 1, o);
 }
 
 TEST(CudaParity, FusedMatrixMultiplyBiasAndResidual)
 {
     for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
     {
-        matmulBiasResidual(t, {1, 1, 32}, false, std::nullopt);               // BIAS, C = residual
-        matmulBiasResidual(t, {1, 1, 32}, true, std::nullopt);                // the same, residual added first
-        matmulBiasResidual(t, {1, 1, 32}, false, ActivationType::kRELU);      // RELU_BIAS, C = residual
-        matmulBiasResidual(t, {1, 1, 32}, false, ActivationType::kGELU_ERF);  // GELU_BIAS (FP16/BF16) or after (FP32)
-        matmulBiasResidual(t, {1, 1, 32}, true, ActivationType::kGELU_TANH);  // GELU_BIAS, C = residual
-        matmulBiasResidual(t, {2, 16, 1}, false, ActivationType::kRELU);      // C = residual, bias and relu after
-        matmulBiasResidual(t, {1, 1, 32}, false, ActivationType::kSIGMOID);   // BIAS + C, sigmoid after
-        matmulBiasResidual(t, {2, 16, 32}, true, std::nullopt);               // two full-shape addends
-    }
-}
-
-//! The residual node built by hand: the "kiln" tactic and K = 0 (the whole epilogue after the product), and a
-//! non-uniform batch (one cuBLASLt call per output matrix, C offset with D).
-TEST(CudaParity, FusedMatrixMultiplyResidualKilnTacticAndBatches)
-{
-    std::mt19937 rng(45);
-    PlanNode node;
-    node.kind = nvinfer1::LayerType::kMATRIX_MULTIPLY;
-    node.name = "mm + bias + res + relu";
-    node.attrs.setInt("op0", static_cast<int64_t>(MatrixOperation::kNONE));
-    node.attrs.setInt("op1", static_cast<int64_t>(MatrixOperation::kNONE));
-    node.attrs.setInt("fuse.add", 1);
-    node.attrs.setInt("fuse.residual", 1);
-    node.attrs.setInt("fuse.act", static_cast<int64_t>(ActivationType::kRELU) + 1);
-    node.inputs = {0, 1, 2, 3};
-    node.outputs = {4};
-    Tolerance const tol = matmulTolerance();
-    for (std::string const tactic : {"kiln", "cublaslt"})
-    {
-        node.tactic = tactic;
-        for (int64_t k : {int64_t{7}, int64_t{0}})
-        {
-            SCOPED_TRACE(tactic + " K=" + std::to_string(k));
-            HostTensor const a = HostTensor::random(DataType::kFLOAT, dims({3, 5, k}), rng);
-            HostTensor const b = HostTensor::random(DataType::kFLOAT, dims({3, k, 4}), rng);
-            HostTensor const c = HostTensor::random(DataType::kFLOAT, dims({1, 1, 4}), rng);
-            HostTensor const r = HostTensor::random(DataType::kFLOAT, dims({3, 5, 4}), rng);
-            checkKernel(node, {a, b, c, r}, {HostTensor(DataType::kFLOAT, dims({3, 5, 4}))}, {}, tol);
-        }
-        for (DataType t : {DataType::kFLOAT, DataType::kHALF})
-        {
-            SCOPED_TRACE(tactic + " broadcast batch, type " + std::to_string(static_cast<int>(t)));
-            HostTensor const a = HostTensor::random(t, dims({2, 1, 8, 16}), rng);
-            HostTensor const b = HostTensor::random(t, dims({1, 3, 16, 24}), rng);
-            HostTensor const c = HostTensor::random(t, dims({24}), rng);
-            HostTensor const r = HostTensor::random(t, dims({2, 3, 8, 24}), rng);
-            checkKernel(node, {a, b, c, r}, {HostTensor(t, dims({2, 3, 8, 24}))}, {}, tol);
-        }
+        matmulEpilogue(t, {1, 1, 32}, std::nullopt, Residual::kAFTER);                // BIAS, C = residual
+        matmulEpilogue(t, {1, 1, 32}, std::nullopt, Residual::kBEFORE);               // the same, residual added first
+        matmulEpilogue(t, {1, 1, 32}, ActivationType::kRELU, Residual::kAFTER);       // RELU_BIAS, C = residual
+        matmulEpilogue(t, {1, 1, 32}, ActivationType::kGELU_ERF, Residual::kAFTER);   // GELU_BIAS, or after in FP32
+        matmulEpilogue(t, {1, 1, 32}, ActivationType::kGELU_TANH, Residual::kBEFORE); // GELU_BIAS, C = residual
+        matmulEpilogue(t, {2, 16, 1}, ActivationType::kRELU, Residual::kAFTER);       // C = residual, bias and relu after
+        matmulEpilogue(t, {1, 1, 32}, ActivationType::kSIGMOID, Residual::kAFTER);    // BIAS + C, sigmoid after
+        matmulEpilogue(t, {2, 16, 32}, std::nullopt, Residual::kBEFORE);              // two full-shape addends
     }
 }
 

@@ -133,6 +133,14 @@ enum class LtC : int32_t
     kRESIDUAL = 2, //!< the fused residual
 };
 
+//! Whether cuBLASLt's GELU epilogue (the tanh approximation) computes `act` for outputs of type `type`: kGELU_TANH
+//! always, kGELU_ERF for HALF/BF16 only (at most 4.7e-4 apart; docs/gpu.md), never for FP32 erf.
+bool ltGelu(nvinfer1::ActivationType act, DataType type)
+{
+    return act == nvinfer1::ActivationType::kGELU_TANH
+        || (act == nvinfer1::ActivationType::kGELU_ERF && type != DataType::kFLOAT);
+}
+
 //! Same rank and extents.
 bool sameDimsAs(nvinfer1::Dims const& a, nvinfer1::Dims const& b)
 {
@@ -403,10 +411,7 @@ private:
         MatmulShape const& s = mShape;
         using nvinfer1::ActivationType;
         bool const relu = mEpilogue.hasActivation && mEpilogue.activation == ActivationType::kRELU;
-        // cuBLASLt's GELU is the tanh form: kGELU_TANH, and kGELU_ERF where HALF/BF16 rounding hides the difference.
-        bool const gelu = mEpilogue.hasActivation
-            && (mEpilogue.activation == ActivationType::kGELU_TANH
-                || (mEpilogue.activation == ActivationType::kGELU_ERF && out.type != DataType::kFLOAT));
+        bool const gelu = mEpilogue.hasActivation && ltGelu(mEpilogue.activation, out.type);
         bool const sameType = add != nullptr && add->type == out.type;
         bool const residualAsC = residual != nullptr && residual->type == out.type;
         bool biasVector = sameType && mOp1 != MatrixOperation::kVECTOR && add->dims.nbDims == out.dims.nbDims
