@@ -1,7 +1,6 @@
 // CPU application of a fused epilogue (backends/common/fusedEpilogue.h): after a convolution, deconvolution or
 // matrix multiply kernel has written its result, output = act(output + add + residual) is applied in place, computed
-// in float
-// (the same formulas as IActivationLayer's CPU kernel) and stored back in the output's type.
+// in float (the same formulas as IActivationLayer's CPU kernel) and stored back in the output's type.
 #pragma once
 
 #include "backends/common/fusedEpilogue.h"

@@ -133,7 +133,8 @@ OneDnnEpiloguePlan planOneDnnEpilogue(FusedEpilogue const& epilogue, std::vector
             plan.remainder.hasResidual = false;
         }
     }
-    if (!plan.remainder.hasResidual && epilogue.hasActivation && oneDnnHasActivation(epilogue.activation, epilogue.alpha, epilogue.beta))
+    if (!plan.remainder.hasResidual && epilogue.hasActivation
+        && oneDnnHasActivation(epilogue.activation, epilogue.alpha, epilogue.beta))
     {
         // Only leaky ReLU, ELU and clip read alpha/beta; the other algorithms get zeros (ReLU's alpha is its slope).
         bool const parameterised = epilogue.activation == nvinfer1::ActivationType::kLEAKY_RELU
