@@ -435,6 +435,67 @@ TEST(CudaParity, FusedBertGelu)
     fusedParity(build, 1, o);
 }
 
+//! One BERT encoder layer's linear part in `t`: x [2, 16, 64] -> attention-output linear + bias + residual x ->
+//! layer norm -> FFN1 linear + bias + erf GELU (written as five layers) -> FFN2 linear + bias + residual -> layer
+//! norm. With fusion: two linear + bias + residual nodes, one linear + bias + GELU node and the two layer norms; every
+//! node against the CPU kernels (in FP16/BF16 the GELU is cuBLASLt's tanh form, the CPU's erf).
+void bertLayer(DataType t)
+{
+    SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)));
+    std::mt19937 rng(47);
+    WeightStore w;
+    Weights const wo = w.add(t, {1, 64, 64}, rng, -0.15, 0.15);
+    Weights const bo = w.add(t, {1, 1, 64}, rng, -0.1, 0.1);
+    Weights const w1 = w.add(t, {1, 64, 128}, rng, -0.15, 0.15);
+    Weights const b1 = w.add(t, {1, 1, 128}, rng, -0.1, 0.1);
+    Weights const w2 = w.add(t, {1, 128, 64}, rng, -0.1, 0.1);
+    Weights const b2 = w.add(t, {1, 1, 64}, rng, -0.1, 0.1);
+    Weights const gamma = w.add(t, {1, 1, 64}, rng, 0.5, 1.5);
+    Weights const beta = w.add(t, {1, 1, 64}, rng, -0.2, 0.2);
+    Weights const half = w.scalar(t, 0.5, 3);
+    Weights const root2 = w.scalar(t, std::sqrt(2.0), 3);
+    Weights const one = w.scalar(t, 1.0, 3);
+    auto const build = [&](INetworkDefinition& n) {
+        auto const linear = [&](ITensor* v, Weights wt, Weights bt, int64_t fin, int64_t fout) {
+            auto* mm = n.addMatrixMultiply(*v, MatrixOperation::kNONE, *constant(n, wt, {1, fin, fout}),
+                MatrixOperation::kNONE);
+            return n.addElementWise(*mm->getOutput(0), *constant(n, bt, {1, 1, fout}), ElementWiseOperation::kSUM)
+                ->getOutput(0);
+        };
+        auto const norm = [&](ITensor* v) {
+            return n.addNormalizationV2(*v, *constant(n, gamma, {1, 1, 64}), *constant(n, beta, {1, 1, 64}), 1U << 2)
+                ->getOutput(0);
+        };
+        auto const sum = [&](ITensor* a, ITensor* b) {
+            return n.addElementWise(*a, *b, ElementWiseOperation::kSUM)->getOutput(0);
+        };
+        auto const scalarOp = [&](ITensor* v, Weights c, ElementWiseOperation op) {
+            return n.addElementWise(*v, *constant(n, c, {1, 1, 1}), op)->getOutput(0);
+        };
+        ITensor* x = n.addInput("x", t, dims({2, 16, 64}));
+        ITensor* h = norm(sum(x, linear(x, wo, bo, 64, 64)));
+        ITensor* f = linear(h, w1, b1, 64, 128);
+        ITensor* erf = n.addUnary(*scalarOp(f, root2, ElementWiseOperation::kDIV), UnaryOperation::kERF)->getOutput(0);
+        ITensor* gelu = n.addElementWise(*scalarOp(f, half, ElementWiseOperation::kPROD),
+                             *scalarOp(erf, one, ElementWiseOperation::kSUM), ElementWiseOperation::kPROD)
+                            ->getOutput(0);
+        n.markOutput(*norm(sum(linear(gelu, w2, b2, 128, 64), h)));
+    };
+    ParityOptions o;
+    o.tolerance = matmulTolerance();
+    o.lo = -1.0;
+    o.hi = 1.0;
+    fusedParity(build, 5, o);
+}
+
+TEST(CudaParity, FusedBertLayerBiasResidualGelu)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        bertLayer(t);
+    }
+}
+
 TEST(CudaParity, FusedConvolutionBiasRelu)
 {
     std::mt19937 rng(44);
