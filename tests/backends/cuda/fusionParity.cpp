@@ -109,6 +109,16 @@ Tolerance matmulTolerance()
     return t;
 }
 
+//! Products' tolerance (matmulTolerance) on inputs in [-1, 1].
+ParityOptions matmulOptions()
+{
+    ParityOptions o;
+    o.tolerance = matmulTolerance();
+    o.lo = -1.0;
+    o.hi = 1.0;
+    return o;
+}
+
 //! Where a residual input "r" [2, 16, 32] is added: not at all, after the addition, or before it.
 enum class Residual
 {
@@ -155,11 +165,7 @@ void matmulEpilogue(DataType t, std::vector<int64_t> const& addDims, std::option
         }
         n.markOutput(*y);
     };
-    ParityOptions o;
-    o.tolerance = matmulTolerance();
-    o.lo = -1.0;
-    o.hi = 1.0;
-    fusedParity(build, 1, o);
+    fusedParity(build, 1, matmulOptions());
 }
 
 TEST(CudaParity, FusedMatrixMultiplyEpilogues)
@@ -481,11 +487,7 @@ void bertLayer(DataType t)
                             ->getOutput(0);
         n.markOutput(*norm(sum(linear(gelu, w2, b2, 128, 64), h)));
     };
-    ParityOptions o;
-    o.tolerance = matmulTolerance();
-    o.lo = -1.0;
-    o.hi = 1.0;
-    fusedParity(build, 5, o);
+    fusedParity(build, 5, matmulOptions());
 }
 
 TEST(CudaParity, FusedBertLayerBiasResidualGelu)
