@@ -2,7 +2,8 @@
 // with it on, both engines run the same random inputs, the outputs agree within FP32 (or FP16) tolerance, and the
 // fused engine has fewer layers whose names (engine inspector) are the fused layers' names joined with " + ".
 // Negative cases keep their layers: an intermediate used twice, an intermediate that is a network output or a debug
-// tensor, an addition that would grow the product's output, integer chains.
+// tensor, an addition that would grow the product's output, integer chains, a broadcast second addition (not a
+// residual), a residual after a convolution.
 #include "common/networkRunner.h"
 
 #include <gtest/gtest.h>
@@ -152,6 +153,19 @@ std::pair<BuiltRun, BuiltRun> compareFused(NetworkFn const& fn, std::map<std::st
     return {std::move(plain), std::move(fused)};
 }
 
+//! A 3x3 convolution "conv" of x (padding 1, `k` maps, no bias of its own), then + the constant `bias` [1, k, 1, 1]
+//! ("bias"); returns the sum.
+ITensor* convPlusBias(NetworkRunner& r, ITensor* x, int32_t k, Weights kernel, Weights bias)
+{
+    auto& n = r.network();
+    auto* conv = n.addConvolutionNd(*x, k, makeDims({3, 3}), kernel, Weights{DataType::kFLOAT, nullptr, 0});
+    conv->setName("conv");
+    conv->setPaddingNd(makeDims({1, 1}));
+    auto* add = n.addElementWise(*conv->getOutput(0), *constant(n, bias, {1, k, 1, 1}, "b"), ElementWiseOperation::kSUM);
+    add->setName("bias");
+    return add->getOutput(0);
+}
+
 TEST(FusionPass, ConvBiasRelu)
 {
     std::mt19937 rng(11);
@@ -161,12 +175,8 @@ TEST(FusionPass, ConvBiasRelu)
     auto const net = [&](NetworkRunner& r) {
         auto& n = r.network();
         auto* x = r.addInput("x", DataType::kFLOAT, {2, 3, 9, 9});
-        auto* conv = n.addConvolutionNd(*x, 6, makeDims({3, 3}), kernel, Weights{DataType::kFLOAT, nullptr, 0});
-        conv->setName("conv");
-        conv->setPaddingNd(makeDims({1, 1}));
-        auto* add = n.addElementWise(*conv->getOutput(0), *constant(n, bias, {1, 6, 1, 1}, "b"), ElementWiseOperation::kSUM);
-        add->setName("bias");
-        auto* relu = n.addActivation(*add->getOutput(0), ActivationType::kRELU);
+        ITensor* sum = convPlusBias(r, x, 6, kernel, bias);
+        auto* relu = n.addActivation(*sum, ActivationType::kRELU);
         relu->setName("relu");
         r.markOutput(relu->getOutput(0), "y");
     };
@@ -729,6 +739,228 @@ TEST(FusionPass, AttentionKeepsTheTransposesWhereTheKernelRefusesThem)
     }
     ASSERT_EQ(fused.outputs.count("out"), 1U);
     EXPECT_TRUE(allClose(fused.outputs.at("out"), plain.outputs.at("out"), 1e-5, 1e-5));
+}
+
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bias and residual in one matrix multiply epilogue ("fuse.residual")
+// ---------------------------------------------------------------------------------------------------------------
+
+//! x [2, 6, 8] · W [1, 8, 8] ("mm"), then the bias constant "B" (dims `biasDims`, layer "bias") and the input "r"
+//! (dims `secondDims`, layer "res") added in either order, then an optional activation ("act") and an optional layer
+//! norm over the last axis ("ln"); output "y". Weights: W, B (then the layer norm's scale and shift) in `w`.
+struct ResidualNet
+{
+    DataType type{DataType::kFLOAT};
+    std::vector<int64_t> biasDims{1, 1, 8};
+    std::vector<int64_t> secondDims{2, 6, 8};
+    bool residualFirst{false};
+    std::optional<ActivationType> act;
+    bool layerNorm{false};
+    bool intermediateOutput{false}; //!< the first sum is also a network output "t"
+};
+
+NetworkFn residualNetwork(ResidualNet const& c, WeightStore& w, std::mt19937& rng)
+{
+    Weights const weight = w.add(c.type, {1, 8, 8}, rng, -0.5, 0.5);
+    Weights const bias = w.add(c.type, c.biasDims, rng);
+    Weights const lnScale = w.add(c.type, {1, 1, 8}, rng, 0.5, 1.5);
+    Weights const lnShift = w.add(c.type, {1, 1, 8}, rng);
+    return [=](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* x = r.addInput("x", c.type, {2, 6, 8});
+        auto* res = r.addInput("r", c.type, c.secondDims);
+        auto* mm = n.addMatrixMultiply(*x, MatrixOperation::kNONE, *constant(n, weight, {1, 8, 8}, "W"),
+            MatrixOperation::kNONE);
+        mm->setName("mm");
+        ITensor* b = constant(n, bias, c.biasDims, "B");
+        ILayer* first = c.residualFirst ? n.addElementWise(*mm->getOutput(0), *res, ElementWiseOperation::kSUM)
+                                        : n.addElementWise(*b, *mm->getOutput(0), ElementWiseOperation::kSUM);
+        first->setName(c.residualFirst ? "res" : "bias");
+        ILayer* second = c.residualFirst ? n.addElementWise(*first->getOutput(0), *b, ElementWiseOperation::kSUM)
+                                         : n.addElementWise(*res, *first->getOutput(0), ElementWiseOperation::kSUM);
+        second->setName(c.residualFirst ? "bias" : "res");
+        ITensor* y = second->getOutput(0);
+        if (c.act)
+        {
+            auto* a = n.addActivation(*y, *c.act);
+            a->setName("act");
+            y = a->getOutput(0);
+        }
+        if (c.layerNorm)
+        {
+            auto* ln = n.addNormalizationV2(*y, *constant(n, lnScale, {1, 1, 8}, "S"),
+                *constant(n, lnShift, {1, 1, 8}, "Z"), 1U << 2);
+            ln->setName("ln");
+            y = ln->getOutput(0);
+        }
+        if (c.intermediateOutput)
+        {
+            r.markOutput(first->getOutput(0), "t");
+        }
+        r.markOutput(y, "y");
+    };
+}
+
+//! y = act(x W + B + r) computed here in double from the (rounded) inputs and weights.
+void expectResidualLinear(HostTensor const& y, HostTensor const& x, HostTensor const& r, HostTensor const& wt,
+    HostTensor const& bt, std::optional<ActivationType> act, double tol)
+{
+    for (int64_t i = 0; i < y.volume(); ++i)
+    {
+        int64_t const col = i % 8;
+        int64_t const row = i / 8;
+        double v = bt.at(bt.volume() == 8 ? col : i) + r.at(i);
+        for (int64_t k = 0; k < 8; ++k)
+        {
+            v += x.at(row * 8 + k) * wt.at(k * 8 + col);
+        }
+        if (act == ActivationType::kRELU)
+        {
+            v = std::max(v, 0.0);
+        }
+        else if (act == ActivationType::kGELU_ERF)
+        {
+            v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+        }
+        else if (act)
+        {
+            ADD_FAILURE() << "no reference for this activation";
+        }
+        ASSERT_NEAR(y.at(i), v, tol * (1.0 + std::fabs(v))) << "element " << i;
+    }
+}
+
+std::map<std::string, HostTensor> residualInputs(ResidualNet const& c, std::mt19937& rng)
+{
+    return {{"x", HostTensor::random(c.type, makeDims({2, 6, 8}), rng)},
+        {"r", HostTensor::random(c.type, makeDims(c.secondDims), rng, -2.0, 2.0)}};
+}
+
+//! BERT's attention output / FFN2 block: MatMul, Add(bias), Add(residual), LayerNorm. With the CPU backend's
+//! defaults and with KILN_FUSE=1, the two additions join the product (the layer norm stays), with the unfused
+//! engine's outputs.
+TEST(FusionPass, BiasAndResidualJoinTheMatmulBeforeALayerNorm)
+{
+    for (char const* fuse : {static_cast<char const*>(nullptr), "1"})
+    {
+        std::mt19937 rng(60);
+        WeightStore w;
+        ResidualNet c;
+        c.layerNorm = true;
+        auto const net = residualNetwork(c, w, rng);
+        auto const [plain, fused] = compareFused(net, residualInputs(c, rng), 1e-5, 1e-5, fuse);
+        EXPECT_EQ(plain.layers.size(), 4U) << layerList(plain);
+        ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+        EXPECT_TRUE(hasLayer(fused, "mm + bias + res")) << layerList(fused);
+        EXPECT_TRUE(hasLayer(fused, "ln")) << layerList(fused);
+    }
+}
+
+//! The residual added first, then the bias, then an activation: one node; FP32 against the double reference.
+TEST(FusionPass, ResidualThenBiasThenActivation)
+{
+    for (ActivationType act : {ActivationType::kRELU, ActivationType::kGELU_ERF})
+    {
+        std::mt19937 rng(61);
+        WeightStore w;
+        ResidualNet c;
+        c.residualFirst = true;
+        c.act = act;
+        auto const net = residualNetwork(c, w, rng);
+        auto const inputs = residualInputs(c, rng);
+        auto const [plain, fused] = compareFused(net, inputs, 1e-5, 1e-5, nullptr);
+        ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
+        EXPECT_EQ(fused.layers[0], "mm + res + bias + act");
+        expectResidualLinear(fused.outputs.at("y"), inputs.at("x"), inputs.at("r"), *w.tensors[0], *w.tensors[1],
+            c.act, 1e-5);
+    }
+}
+
+//! FP16 and BF16: the fused node sums in float and rounds once, the unfused layers round after each addition, so
+//! they agree within a few units of the type's last place; both are checked against the double reference.
+TEST(FusionPass, BiasAndResidualInHalfAndBf16)
+{
+    for (DataType t : {DataType::kHALF, DataType::kBF16})
+    {
+        std::mt19937 rng(62);
+        WeightStore w;
+        ResidualNet c;
+        c.type = t;
+        c.act = ActivationType::kRELU;
+        auto const net = residualNetwork(c, w, rng);
+        auto const inputs = residualInputs(c, rng);
+        double const tol = t == DataType::kHALF ? 4e-3 : 3e-2;
+        auto const [plain, fused] = compareFused(net, inputs, tol, tol, nullptr);
+        ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
+        EXPECT_EQ(fused.layers[0], "mm + bias + res + act");
+        expectResidualLinear(
+            fused.outputs.at("y"), inputs.at("x"), inputs.at("r"), *w.tensors[0], *w.tensors[1], c.act, tol);
+    }
+}
+
+//! A second addition that broadcasts (a position table over the batch, a per-row term) is not a residual: only the
+//! first addition joins the product, in either order; so is a first sum that is also a network output.
+TEST(FusionPass, BroadcastSecondAdditionIsNotAResidual)
+{
+    for (std::vector<int64_t> const& dims : {std::vector<int64_t>{1, 6, 8}, std::vector<int64_t>{2, 6, 1}})
+    {
+        for (bool residualFirst : {false, true})
+        {
+            std::mt19937 rng(63);
+            WeightStore w;
+            ResidualNet c;
+            c.secondDims = dims;
+            c.residualFirst = residualFirst;
+            auto const [plain, fused] = compareFused(residualNetwork(c, w, rng), residualInputs(c, rng), 1e-5, 1e-5,
+                nullptr);
+            ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+            EXPECT_TRUE(hasLayer(fused, residualFirst ? "mm + res" : "mm + bias")) << layerList(fused);
+            EXPECT_TRUE(hasLayer(fused, residualFirst ? "bias" : "res")) << layerList(fused);
+        }
+    }
+    std::mt19937 rng(64);
+    WeightStore w;
+    ResidualNet c;
+    c.intermediateOutput = true;
+    auto const [plain, fused] = compareFused(residualNetwork(c, w, rng), residualInputs(c, rng), 1e-5, 1e-5, nullptr);
+    ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "mm + bias")) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "res")) << layerList(fused);
+}
+
+//! Two full-shape additions: the second is the residual, the first the node's addition; one node.
+TEST(FusionPass, TwoFullShapeAdditionsFuse)
+{
+    std::mt19937 rng(65);
+    WeightStore w;
+    ResidualNet c;
+    c.biasDims = {2, 6, 8};
+    auto const inputs = residualInputs(c, rng);
+    auto const [plain, fused] = compareFused(residualNetwork(c, w, rng), inputs, 1e-5, 1e-5, nullptr);
+    ASSERT_EQ(fused.layers.size(), 1U) << layerList(fused);
+    EXPECT_EQ(fused.layers[0], "mm + bias + res");
+}
+
+//! A convolution takes one addition: its bias add fuses, the residual after it stays a layer.
+TEST(FusionPass, ConvolutionTakesNoResidual)
+{
+    std::mt19937 rng(66);
+    WeightStore w;
+    Weights const kernel = w.add(DataType::kFLOAT, {4, 4, 3, 3}, rng, -0.4, 0.4);
+    Weights const bias = w.add(DataType::kFLOAT, {1, 4, 1, 1}, rng);
+    auto const net = [&](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* x = r.addInput("x", DataType::kFLOAT, {1, 4, 7, 7});
+        auto* res = n.addElementWise(*convPlusBias(r, x, 4, kernel, bias), *x, ElementWiseOperation::kSUM);
+        res->setName("res");
+        r.markOutput(res->getOutput(0), "y");
+    };
+    std::map<std::string, HostTensor> const inputs{{"x", HostTensor::random(DataType::kFLOAT, makeDims({1, 4, 7, 7}), rng)}};
+    auto const [plain, fused] = compareFused(net, inputs, 1e-5, 1e-5, nullptr);
+    ASSERT_EQ(fused.layers.size(), 2U) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "conv + bias")) << layerList(fused);
+    EXPECT_TRUE(hasLayer(fused, "res")) << layerList(fused);
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 // engineKernelCheckTest.cpp — issue 17, item 2: crafted engines (decoded, edited, written again with valid checksums)
 // whose nodes' recorded types or formats are not what the backend's kernel accepts, and a V2 plugin node whose
 // recorded output count is not what the plugin reports, are refused by deserializeCudaEngine with the node named,
-// not later when an execution context is created. Also the format rule of the kernels themselves
+// not later when an execution context is created; a matrix multiply fused with a bias and a residual keeps its
+// "fuse.residual" node through the engine file, and loses it to a refusal when the node is edited. Also the format rule of the kernels themselves
 // (checkKernelFormats): kLINEAR everywhere, reformat nodes as their attributes say.
 #include "backends/backend.h"
 #include "engine/engineReader.h"
@@ -187,6 +188,83 @@ KernelSetup formatSetup(PlanNode const& node, TensorFormat in, TensorFormat out)
     s.outputRanks = {4};
     s.outputFormats = {out};
     return s;
+}
+
+//! x [4, 8] · W [8, 8] + B [1, 8] + r [4, 8] ("mm", "bias", "res"), built for the CPU backend (which fuses the three
+//! into one node with "fuse.residual").
+Bytes residualEngine(std::vector<float> const& weights, std::vector<float> const& bias)
+{
+    test::NetworkRunner runner(BackendKind::kCPU, 0);
+    nvinfer1::INetworkDefinition& n = runner.network();
+    nvinfer1::ITensor* x = runner.addInput("x", DataType::kFLOAT, {4, 8});
+    nvinfer1::ITensor* r = runner.addInput("r", DataType::kFLOAT, {4, 8});
+    nvinfer1::Weights const w{DataType::kFLOAT, weights.data(), static_cast<int64_t>(weights.size())};
+    nvinfer1::Weights const b{DataType::kFLOAT, bias.data(), static_cast<int64_t>(bias.size())};
+    auto* mm = n.addMatrixMultiply(*x, nvinfer1::MatrixOperation::kNONE,
+        *n.addConstant(nvinfer1::Dims{2, {8, 8}}, w)->getOutput(0), nvinfer1::MatrixOperation::kNONE);
+    mm->setName("mm");
+    auto* add = n.addElementWise(*mm->getOutput(0), *n.addConstant(nvinfer1::Dims{2, {1, 8}}, b)->getOutput(0),
+        nvinfer1::ElementWiseOperation::kSUM);
+    add->setName("bias");
+    auto* res = n.addElementWise(*add->getOutput(0), *r, nvinfer1::ElementWiseOperation::kSUM);
+    res->setName("res");
+    runner.markOutput(res->getOutput(0), "y");
+    EXPECT_TRUE(runner.build()) << runner.logger().allErrors();
+    return runner.engineBytes();
+}
+
+//! The fused node, or nullptr.
+PlanNode* residualNode(Plan& plan)
+{
+    for (PlanNode& node : plan.nodes)
+    {
+        if (node.attrs.getInt("fuse.residual", 0) == 1)
+        {
+            return &node;
+        }
+    }
+    ADD_FAILURE() << "no node with fuse.residual in the engine";
+    return nullptr;
+}
+
+TEST(EngineKernelCheck, ResidualEpilogueSurvivesTheEngineFileAndEditsAreRefused)
+{
+    std::vector<float> weights(64);
+    std::vector<float> bias(8);
+    for (size_t i = 0; i < weights.size(); ++i)
+    {
+        weights[i] = static_cast<float>((i * 37) % 17) / 17.F - 0.5F;
+    }
+    for (size_t i = 0; i < bias.size(); ++i)
+    {
+        bias[i] = static_cast<float>(i) / 8.F - 0.4F;
+    }
+    Bytes const bytes = residualEngine(weights, bias);
+    ASSERT_FALSE(bytes.empty());
+    auto plan = readEngine(bytes.data(), bytes.size());
+    ASSERT_TRUE(plan.isOk()) << plan.status().message();
+    PlanNode const* node = residualNode(plan.value());
+    ASSERT_NE(node, nullptr);
+    EXPECT_EQ(node->name, "mm + bias + res");
+    EXPECT_EQ(node->inputs.size(), 4U);
+    EXPECT_EQ(node->attrs.getInt("fuse.add", 0), 1);
+    // The residual's input removed: the kernel factory refuses the node when the engine is loaded.
+    Bytes const noInput = edited(bytes, [](Plan& p) {
+        if (PlanNode* n = residualNode(p))
+        {
+            n->inputs.pop_back();
+        }
+    });
+    expectRefusedAtLoad(noInput, {"invalid engine: node 'mm + bias + res'", "fuse.residual"});
+    // A residual without the addition before it.
+    Bytes const noAdd = edited(bytes, [](Plan& p) {
+        if (PlanNode* n = residualNode(p))
+        {
+            n->attrs.setInt("fuse.add", 0);
+            n->inputs.pop_back();
+        }
+    });
+    expectRefusedAtLoad(noAdd, {"invalid engine: node 'mm + bias + res'", "needs a fused addition (fuse.add)"});
 }
 
 TEST(EngineKernelCheck, KernelFormatsAreLinearExceptWhatAReformatConverts)

@@ -6,19 +6,37 @@
 namespace kiln
 {
 
-StatusOr<FusedEpilogue> readFusedEpilogue(PlanNode const& node, size_t nbOwnInputs)
+StatusOr<FusedEpilogue> readFusedEpilogue(PlanNode const& node, size_t nbOwnInputs, bool residualAllowed)
 {
     FusedEpilogue e;
     std::string const label = "node '" + node.name + "'";
+    bool const residual = node.attrs.getInt("fuse.residual", 0) != 0;
+    if (residual && !residualAllowed)
+    {
+        return invalidArgument(label + ": a fused residual (fuse.residual) is supported on matrix multiply nodes only");
+    }
+    if (residual && node.attrs.getInt("fuse.add", 0) == 0)
+    {
+        return invalidArgument(label + ": a fused residual (fuse.residual) needs a fused addition (fuse.add) before it");
+    }
     if (node.attrs.getInt("fuse.add", 0) != 0)
     {
-        if (node.inputs.size() != nbOwnInputs + 1 || node.inputs[nbOwnInputs] < 0)
+        size_t const extra = residual ? 2 : 1;
+        bool present = node.inputs.size() == nbOwnInputs + extra;
+        for (size_t i = nbOwnInputs; present && i < node.inputs.size(); ++i)
         {
-            return invalidArgument(label + ": fused addition (fuse.add) needs exactly one extra input after the "
-                + std::to_string(nbOwnInputs) + " inputs of the layer, found " + std::to_string(node.inputs.size()));
+            present = node.inputs[i] >= 0;
+        }
+        if (!present)
+        {
+            return invalidArgument(label + ": fused addition (fuse.add" + (residual ? ", fuse.residual" : "")
+                + ") needs exactly " + std::to_string(extra) + " extra input(s) after the " + std::to_string(nbOwnInputs)
+                + " inputs of the layer, found " + std::to_string(node.inputs.size()));
         }
         e.hasAdd = true;
         e.addInput = static_cast<int32_t>(nbOwnInputs);
+        e.hasResidual = residual;
+        e.residualInput = residual ? static_cast<int32_t>(nbOwnInputs + 1) : -1;
     }
     int64_t const act = node.attrs.getInt("fuse.act", 0);
     if (act != 0)

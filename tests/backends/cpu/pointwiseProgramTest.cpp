@@ -1,7 +1,9 @@
 // The CPU kernels of fused nodes, built by hand: pointwise programs (backends/common/pointwiseProgram.h) through the
 // elementwise kernel factory, compared with the same computation written out here in double (broadcast inputs,
-// constants, HALF rounding of intermediates, HALF/BF16 storage); the matrix multiply's fused epilogue against a
-// double reference; and every error path of the program validator and of the kernels.
+// constants, HALF rounding of intermediates, HALF/BF16 storage); the matrix multiply's fused epilogue (an addition,
+// a bias with a residual, an activation) against a double reference; and every error path of the program validator
+// and of the kernels.
+#include "backends/common/fusedEpilogue.h"
 #include "backends/common/pointwiseProgram.h"
 #include "backends/cpu/cpuKernel.h"
 #include "backends/cpu/kernels/oneDnnEpilogue.h"
@@ -241,7 +243,8 @@ TEST(PointwiseProgramCpu, RejectsInputsThatDoNotBroadcast)
 // Matrix multiply epilogue
 // ---------------------------------------------------------------------------------------------------------------
 
-PlanNode matmulNode(bool add, int64_t act)
+//! `residual` (with `add`): a fourth input, "fuse.residual".
+PlanNode matmulNode(bool add, int64_t act, bool residual = false)
 {
     PlanNode node;
     node.kind = LayerType::kMATRIX_MULTIPLY;
@@ -249,7 +252,12 @@ PlanNode matmulNode(bool add, int64_t act)
     node.attrs.setInt("op0", static_cast<int64_t>(nvinfer1::MatrixOperation::kNONE));
     node.attrs.setInt("op1", static_cast<int64_t>(nvinfer1::MatrixOperation::kTRANSPOSE));
     node.inputs = add ? std::vector<int32_t>{0, 1, 2} : std::vector<int32_t>{0, 1};
-    node.outputs = {add ? 3 : 2};
+    if (add && residual)
+    {
+        node.inputs.push_back(3);
+        node.attrs.setInt("fuse.residual", 1);
+    }
+    node.outputs = {static_cast<int32_t>(node.inputs.size())};
     node.tactic = "reference";
     if (add)
     {
@@ -262,6 +270,20 @@ PlanNode matmulNode(bool add, int64_t act)
         node.attrs.setFloat("fuse.beta", 1.5);
     }
     return node;
+}
+
+//! Element i of the batched product A Bᵀ (A [batch, m, k], B [batch, n, k]) in double.
+double productTransposedAt(HostTensor const& a, HostTensor const& b, int64_t i, int64_t m, int64_t n, int64_t k)
+{
+    int64_t const bi = i / (m * n);
+    int64_t const row = (i / n) % m;
+    int64_t const col = i % n;
+    double v = 0.0;
+    for (int64_t kk = 0; kk < k; ++kk)
+    {
+        v += a.at((bi * m + row) * k + kk) * b.at((bi * n + col) * k + kk);
+    }
+    return v;
 }
 
 //! `postOps`: the oneDNN tactic must run the epilogue as post-ops (false: it may, or may leave it to the CPU).
@@ -293,11 +315,7 @@ void checkMatmulEpilogue(
         int64_t const bi = i / 15;
         int64_t const row = (i / 5) % 3;
         int64_t const col = i % 5;
-        double v = 0.0;
-        for (int64_t k = 0; k < 4; ++k)
-        {
-            v += a.at(bi * 12 + row * 4 + k) * b.at(bi * 20 + col * 4 + k);
-        }
+        double v = productTransposedAt(a, b, i, 3, 5, 4);
         int64_t const coord[3] = {bi, row, col};
         int64_t off = 0;
         for (int32_t d = 0; d < c.dims.nbDims; ++d)
@@ -320,6 +338,105 @@ TEST(MatrixMultiplyEpilogueCpu, BiasResidualAndBroadcastAdditions)
         checkMatmulEpilogue({2, 3, 1}, ActivationType::kTANH, tactic, false);
         checkMatmulEpilogue({5}, ActivationType::kCLIP, tactic); // lower rank: left-padded with 1s
     }
+}
+
+//! The activations the residual tests use, in double.
+double fusedActivationReference(ActivationType act, double v)
+{
+    switch (act)
+    {
+    case ActivationType::kRELU: return std::max(v, 0.0);
+    case ActivationType::kGELU_ERF: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case ActivationType::kGELU_TANH:
+        return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+    case ActivationType::kSOFTSIGN: return v / (1.0 + std::fabs(v));
+    default: break;
+    }
+    ADD_FAILURE() << "no reference for activation " << static_cast<int32_t>(act);
+    return 0.0;
+}
+
+//! act(A Bᵀ + bias + residual) of type `t` against the same in double from the rounded inputs; `postOps`: the oneDNN
+//! tactic must run the whole epilogue as post-ops (the bias and the residual as binary adds).
+void checkResidualEpilogue(std::vector<int64_t> const& biasDims, ActivationType act, DataType t,
+    std::string const& tactic, bool postOps)
+{
+    SCOPED_TRACE("tactic " + tactic + ", bias rank " + std::to_string(biasDims.size()) + ", type "
+        + dataTypeName(t) + ", activation " + std::to_string(static_cast<int32_t>(act)));
+    std::mt19937 rng(37);
+    HostTensor const a = HostTensor::random(t, makeDims({2, 3, 8}), rng);
+    HostTensor const b = HostTensor::random(t, makeDims({2, 5, 8}), rng); // transposed: [N, K]
+    HostTensor const bias = HostTensor::random(t, makeDims(biasDims), rng);
+    HostTensor const res = HostTensor::random(t, makeDims({2, 3, 5}), rng, -2.0, 2.0);
+    PlanNode node = matmulNode(true, static_cast<int64_t>(act) + 1, true);
+    node.tactic = tactic;
+    uint64_t const postOpsBefore = oneDnnPostOpRunCount();
+    HostTensor const out = runNode(node, {a, b, bias, res}, t, makeDims({2, 3, 5}));
+    uint64_t const postOpRuns = oneDnnPostOpRunCount() - postOpsBefore;
+    if (tactic == "onednn" && oneDnnBuilt() && postOps)
+    {
+        EXPECT_EQ(postOpRuns, 1U) << "the epilogue did not run as oneDNN post-ops";
+    }
+    double const tol = t == DataType::kFLOAT ? 1e-5 : (t == DataType::kHALF ? 4e-3 : 2e-2);
+    for (int64_t i = 0; i < out.volume(); ++i)
+    {
+        double const v = productTransposedAt(a, b, i, 3, 5, 8) + bias.at(i % 5) + res.at(i);
+        double const e = fusedActivationReference(act, v);
+        ASSERT_NEAR(out.at(i), e, tol * (1.0 + std::fabs(e))) << "element " << i;
+    }
+}
+
+TEST(MatrixMultiplyEpilogueCpu, BiasAndResidual)
+{
+    for (std::string const tactic : {"reference", "onednn"})
+    {
+        for (ActivationType act : {ActivationType::kRELU, ActivationType::kGELU_ERF, ActivationType::kGELU_TANH})
+        {
+            checkResidualEpilogue({1, 1, 5}, act, DataType::kFLOAT, tactic, true);
+            checkResidualEpilogue({5}, act, DataType::kFLOAT, tactic, true);
+        }
+        // An activation oneDNN has no eltwise for: the additions as post-ops, the activation after.
+        checkResidualEpilogue({1, 1, 5}, ActivationType::kSOFTSIGN, DataType::kFLOAT, tactic, true);
+        checkResidualEpilogue({1, 5}, ActivationType::kGELU_ERF, DataType::kHALF, tactic, false);
+        checkResidualEpilogue({1, 1, 5}, ActivationType::kRELU, DataType::kBF16, tactic, false);
+    }
+}
+
+TEST(MatrixMultiplyEpilogueCpu, RejectsMalformedResiduals)
+{
+    std::mt19937 rng(38);
+    HostTensor const a = HostTensor::random(DataType::kFLOAT, makeDims({3, 4}), rng);
+    HostTensor const b = HostTensor::random(DataType::kFLOAT, makeDims({5, 4}), rng);
+    HostTensor const bias = HostTensor::random(DataType::kFLOAT, makeDims({1, 5}), rng);
+    HostTensor const res = HostTensor::random(DataType::kFLOAT, makeDims({3, 5}), rng);
+    // A residual without the addition before it, and a residual whose input is missing.
+    PlanNode noAdd = matmulNode(false, 0);
+    noAdd.attrs.setInt("fuse.residual", 1);
+    noAdd.inputs = {0, 1, 2};
+    expectRejected(noAdd, {a, b, res}, DataType::kFLOAT, "fuse.residual");
+    PlanNode missing = matmulNode(true, 0, true);
+    missing.inputs.pop_back();
+    expectRejected(missing, {a, b, bias}, DataType::kFLOAT, "fuse.residual");
+    // Convolutions take no residual: readFusedEpilogue refuses it unless the caller allows it.
+    PlanNode conv = matmulNode(true, 0, true);
+    conv.kind = LayerType::kCONVOLUTION;
+    StatusOr<FusedEpilogue> const convEpilogue = readFusedEpilogue(conv, 2);
+    ASSERT_FALSE(convEpilogue.isOk());
+    EXPECT_NE(convEpilogue.status().message().find("matrix multiply nodes only"), std::string::npos);
+    // Execute-time: a residual that is not of the output's shape (a broadcast) is refused at reshape.
+    PlanNode const node = matmulNode(true, 0, true);
+    HostTensor row = HostTensor::random(DataType::kFLOAT, makeDims({1, 5}), rng);
+    HostTensor out(DataType::kFLOAT, makeDims({3, 5}));
+    HostTensor ac = a;
+    HostTensor bc = b;
+    HostTensor biasc = bias;
+    auto kernel = cpuKernelFactory(node.kind)(setupFor(node, {a, b, bias, row}, DataType::kFLOAT, 2));
+    ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+    Status const st =
+        kiln::test::reshapeAndRun(*(*kernel), {viewOf(ac), viewOf(bc), viewOf(biasc), viewOf(row)}, {viewOf(out)});
+    ASSERT_FALSE(st.isOk());
+    EXPECT_NE(st.message().find("residual"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find(node.name), std::string::npos) << st.message();
 }
 
 TEST(MatrixMultiplyEpilogueCpu, RejectsMalformedEpilogues)

@@ -1,6 +1,7 @@
 // Parity of the CUDA kernels of fused nodes with the CPU kernels of the same nodes: the networks are built with
 // KILN_FUSE=1, so their plans hold the fusion pass's nodes (matrix multiply + bias / residual / broadcast addition +
-// activation epilogues, pointwise programs in FP32/FP16/BF16, BERT's erf-GELU chain, convolution + bias + relu), and
+// activation epilogues, bias and residual together, cuBLASLt's GELU epilogue against the CPU's erf and tanh GELU,
+// pointwise programs in FP32/FP16/BF16, BERT's erf-GELU chain, convolution + bias + relu), and
 // every node runs on both backends. A CPU-only check first confirms that each network really fused (fewer layers).
 #include "cudaParity.h"
 
@@ -108,22 +109,52 @@ Tolerance matmulTolerance()
     return t;
 }
 
-//! a [2, 16, 24] x b (transposed [2, 32, 24]) + add, then act: one fused node.
-void matmulEpilogue(DataType t, std::vector<int64_t> const& addDims, std::optional<ActivationType> act)
+//! Products' tolerance (matmulTolerance) on inputs in [-1, 1].
+ParityOptions matmulOptions()
+{
+    ParityOptions o;
+    o.tolerance = matmulTolerance();
+    o.lo = -1.0;
+    o.hi = 1.0;
+    return o;
+}
+
+//! Where a residual input "r" [2, 16, 32] is added: not at all, after the addition, or before it.
+enum class Residual
+{
+    kNONE,
+    kAFTER,
+    kBEFORE,
+};
+
+//! a [2, 16, 24] x b (transposed [2, 32, 24]) + add (and + the residual input, in the given order), then act: one
+//! fused node.
+void matmulEpilogue(DataType t, std::vector<int64_t> const& addDims, std::optional<ActivationType> act,
+    Residual residual = Residual::kNONE)
 {
     SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)) + " add rank " + std::to_string(addDims.size())
-        + " act " + std::to_string(act ? static_cast<int>(*act) : -1));
+        + " act " + std::to_string(act ? static_cast<int>(*act) : -1) + " residual "
+        + std::to_string(static_cast<int>(residual)));
     std::mt19937 rng(41);
     WeightStore w;
     Weights const addW = w.add(t, addDims, rng);
     auto const build = [&](INetworkDefinition& n) {
         auto* a = n.addInput("a", t, dims({2, 16, 24}));
         auto* b = n.addInput("b", t, dims({2, 32, 24}));
+        auto* r = residual == Residual::kNONE ? nullptr : n.addInput("r", t, dims({2, 16, 32}));
         auto* mm = n.addMatrixMultiply(*a, MatrixOperation::kNONE, *b, MatrixOperation::kTRANSPOSE);
         ITensor* y = mm->getOutput(0);
+        if (residual == Residual::kBEFORE)
+        {
+            y = n.addElementWise(*y, *r, ElementWiseOperation::kSUM)->getOutput(0);
+        }
         if (!addDims.empty())
         {
             y = n.addElementWise(*y, *constant(n, addW, addDims), ElementWiseOperation::kSUM)->getOutput(0);
+        }
+        if (residual == Residual::kAFTER)
+        {
+            y = n.addElementWise(*r, *y, ElementWiseOperation::kSUM)->getOutput(0);
         }
         if (act)
         {
@@ -134,11 +165,7 @@ void matmulEpilogue(DataType t, std::vector<int64_t> const& addDims, std::option
         }
         n.markOutput(*y);
     };
-    ParityOptions o;
-    o.tolerance = matmulTolerance();
-    o.lo = -1.0;
-    o.hi = 1.0;
-    fusedParity(build, 1, o);
+    fusedParity(build, 1, matmulOptions());
 }
 
 TEST(CudaParity, FusedMatrixMultiplyEpilogues)
@@ -156,29 +183,120 @@ TEST(CudaParity, FusedMatrixMultiplyEpilogues)
     }
 }
 
+//! Hand-built fused nodes on both tactics and K = 7 / 0 (K = 0: the whole epilogue after a zero product): + a per-row
+//! addition then sigmoid, and + a bias + a residual then relu ("fuse.residual"); and the residual node with a batch
+//! broadcast per dimension (one cuBLASLt call per output matrix, C offset with D), FP32 and FP16.
 TEST(CudaParity, FusedMatrixMultiplyKilnTacticAndEmptyReduction)
 {
     std::mt19937 rng(42);
-    PlanNode node;
-    node.kind = nvinfer1::LayerType::kMATRIX_MULTIPLY;
-    node.name = "mm + bias + sigmoid";
-    node.attrs.setInt("op0", static_cast<int64_t>(MatrixOperation::kNONE));
-    node.attrs.setInt("op1", static_cast<int64_t>(MatrixOperation::kNONE));
-    node.attrs.setInt("fuse.add", 1);
-    node.attrs.setInt("fuse.act", static_cast<int64_t>(ActivationType::kSIGMOID) + 1);
-    node.inputs = {0, 1, 2};
-    node.outputs = {3};
     Tolerance const tol = matmulTolerance();
-    for (std::string const tactic : {"kiln", "cublaslt"})
+    for (bool residual : {false, true})
     {
-        node.tactic = tactic;
-        for (int64_t k : {int64_t{7}, int64_t{0}})
+        PlanNode node;
+        node.kind = nvinfer1::LayerType::kMATRIX_MULTIPLY;
+        node.name = residual ? "mm + bias + res + relu" : "mm + bias + sigmoid";
+        node.attrs.setInt("op0", static_cast<int64_t>(MatrixOperation::kNONE));
+        node.attrs.setInt("op1", static_cast<int64_t>(MatrixOperation::kNONE));
+        node.attrs.setInt("fuse.add", 1);
+        ActivationType const act = residual ? ActivationType::kRELU : ActivationType::kSIGMOID;
+        node.attrs.setInt("fuse.act", static_cast<int64_t>(act) + 1);
+        node.inputs = {0, 1, 2};
+        if (residual)
         {
-            SCOPED_TRACE(tactic + " K=" + std::to_string(k));
-            HostTensor const a = HostTensor::random(DataType::kFLOAT, dims({3, 5, k}), rng);
-            HostTensor const b = HostTensor::random(DataType::kFLOAT, dims({3, k, 4}), rng);
-            HostTensor const c = HostTensor::random(DataType::kFLOAT, dims({1, 5, 1}), rng);
-            checkKernel(node, {a, b, c}, {HostTensor(DataType::kFLOAT, dims({3, 5, 4}))}, {}, tol);
+            node.attrs.setInt("fuse.residual", 1);
+            node.inputs.push_back(3);
+        }
+        node.outputs = {static_cast<int32_t>(node.inputs.size())};
+        std::vector<int64_t> const addDims = residual ? std::vector<int64_t>{1, 1, 4} : std::vector<int64_t>{1, 5, 1};
+        for (std::string const tactic : {"kiln", "cublaslt"})
+        {
+            node.tactic = tactic;
+            for (int64_t k : {int64_t{7}, int64_t{0}})
+            {
+                SCOPED_TRACE(node.name + ", " + tactic + " K=" + std::to_string(k));
+                std::vector<HostTensor> inputs{HostTensor::random(DataType::kFLOAT, dims({3, 5, k}), rng),
+                    HostTensor::random(DataType::kFLOAT, dims({3, k, 4}), rng),
+                    HostTensor::random(DataType::kFLOAT, dims(addDims), rng)};
+                if (residual)
+                {
+                    inputs.push_back(HostTensor::random(DataType::kFLOAT, dims({3, 5, 4}), rng));
+                }
+                checkKernel(node, inputs, {HostTensor(DataType::kFLOAT, dims({3, 5, 4}))}, {}, tol);
+            }
+            for (DataType t : {DataType::kFLOAT, DataType::kHALF})
+            {
+                if (!residual)
+                {
+                    break;
+                }
+                SCOPED_TRACE(tactic + " broadcast batch, type " + std::to_string(static_cast<int>(t)));
+                HostTensor const a = HostTensor::random(t, dims({2, 1, 8, 16}), rng);
+                HostTensor const b = HostTensor::random(t, dims({1, 3, 16, 24}), rng);
+                HostTensor const c = HostTensor::random(t, dims({24}), rng);
+                HostTensor const r = HostTensor::random(t, dims({2, 3, 8, 24}), rng);
+                checkKernel(node, {a, b, c, r}, {HostTensor(t, dims({2, 3, 8, 24}))}, {}, tol);
+            }
+        }
+    }
+}
+
+TEST(CudaParity, FusedMatrixMultiplyBiasAndResidual)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        matmulEpilogue(t, {1, 1, 32}, std::nullopt, Residual::kAFTER);                // BIAS, C = residual
+        matmulEpilogue(t, {1, 1, 32}, std::nullopt, Residual::kBEFORE);               // the same, residual added first
+        matmulEpilogue(t, {1, 1, 32}, ActivationType::kRELU, Residual::kAFTER);       // RELU_BIAS, C = residual
+        matmulEpilogue(t, {1, 1, 32}, ActivationType::kGELU_ERF, Residual::kAFTER);   // GELU_BIAS, or after in FP32
+        matmulEpilogue(t, {1, 1, 32}, ActivationType::kGELU_TANH, Residual::kBEFORE); // GELU_BIAS, C = residual
+        matmulEpilogue(t, {2, 16, 1}, ActivationType::kRELU, Residual::kAFTER);       // C = residual, bias and relu after
+        matmulEpilogue(t, {1, 1, 32}, ActivationType::kSIGMOID, Residual::kAFTER);    // BIAS + C, sigmoid after
+        matmulEpilogue(t, {2, 16, 32}, std::nullopt, Residual::kBEFORE);              // two full-shape addends
+    }
+}
+
+//! cuBLASLt's GELU epilogue (the tanh form) against the CPU kernel's GELU (erf or tanh, computed in float and
+//! rounded once) with the output type's own tolerance (Tolerance's defaults: about one unit in the last place, and
+//! 1e-3 absolute for FP16, which covers erf vs tanh: at most 4.7e-4 apart). Small K keeps the product's own rounding
+//! differences below that. FP32 kGELU_ERF stays the exact post-pass; FP32 kGELU_TANH uses cuBLASLt's GELU.
+TEST(CudaParity, CublasLtGeluEpilogueAgainstTheCpuGelu)
+{
+    std::mt19937 rng(46);
+    for (ActivationType act : {ActivationType::kGELU_ERF, ActivationType::kGELU_TANH})
+    {
+        for (bool withBias : {true, false})
+        {
+            PlanNode node;
+            node.kind = nvinfer1::LayerType::kMATRIX_MULTIPLY;
+            node.name = withBias ? "mm + bias + gelu" : "mm + gelu";
+            node.tactic = "cublaslt";
+            node.attrs.setInt("op0", static_cast<int64_t>(MatrixOperation::kNONE));
+            node.attrs.setInt("op1", static_cast<int64_t>(MatrixOperation::kNONE));
+            node.attrs.setInt("fuse.act", static_cast<int64_t>(act) + 1);
+            node.inputs = {0, 1};
+            if (withBias)
+            {
+                node.attrs.setInt("fuse.add", 1);
+                node.inputs.push_back(2);
+            }
+            node.outputs = {static_cast<int32_t>(node.inputs.size())};
+            for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+            {
+                SCOPED_TRACE(node.name + " act " + std::to_string(static_cast<int>(act)) + " type "
+                    + std::to_string(static_cast<int>(t)));
+                // Products spread over [-4, 4], GELU's curved range, from exactly representable inputs.
+                HostTensor const a = HostTensor::random(t, dims({64, 4}), rng, -1.0, 1.0);
+                HostTensor const b = HostTensor::random(t, dims({4, 40}), rng, -1.0, 1.0);
+                std::vector<HostTensor> inputs{a, b};
+                if (withBias)
+                {
+                    inputs.push_back(HostTensor::random(t, dims({1, 40}), rng, -1.0, 1.0));
+                }
+                Tolerance tol;
+                tol.fp32Atol = 1e-4;
+                tol.fp32Rtol = 1e-4;
+                checkKernel(node, inputs, {HostTensor(t, dims({64, 40}))}, {}, tol);
+            }
         }
     }
 }
@@ -321,6 +439,63 @@ TEST(CudaParity, FusedBertGelu)
     // KILN_FUSE=1 includes the GELU rewrite (fusion/gelu.cpp): the five GELU layers become one kGELU_ERF activation,
     // which the epilogue takes into the matrix multiply's node.
     fusedParity(build, 1, o);
+}
+
+//! One BERT encoder layer's linear part in `t`: x [2, 16, 64] -> attention-output linear + bias + residual x ->
+//! layer norm -> FFN1 linear + bias + erf GELU (written as five layers) -> FFN2 linear + bias + residual -> layer
+//! norm. With fusion: two linear + bias + residual nodes, one linear + bias + GELU node and the two layer norms; every
+//! node against the CPU kernels (in FP16/BF16 the GELU is cuBLASLt's tanh form, the CPU's erf).
+void bertLayer(DataType t)
+{
+    SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)));
+    std::mt19937 rng(47);
+    WeightStore w;
+    Weights const wo = w.add(t, {1, 64, 64}, rng, -0.15, 0.15);
+    Weights const bo = w.add(t, {1, 1, 64}, rng, -0.1, 0.1);
+    Weights const w1 = w.add(t, {1, 64, 128}, rng, -0.15, 0.15);
+    Weights const b1 = w.add(t, {1, 1, 128}, rng, -0.1, 0.1);
+    Weights const w2 = w.add(t, {1, 128, 64}, rng, -0.1, 0.1);
+    Weights const b2 = w.add(t, {1, 1, 64}, rng, -0.1, 0.1);
+    Weights const gamma = w.add(t, {1, 1, 64}, rng, 0.5, 1.5);
+    Weights const beta = w.add(t, {1, 1, 64}, rng, -0.2, 0.2);
+    Weights const half = w.scalar(t, 0.5, 3);
+    Weights const root2 = w.scalar(t, std::sqrt(2.0), 3);
+    Weights const one = w.scalar(t, 1.0, 3);
+    auto const build = [&](INetworkDefinition& n) {
+        auto const linear = [&](ITensor* v, Weights wt, Weights bt, int64_t fin, int64_t fout) {
+            auto* mm = n.addMatrixMultiply(*v, MatrixOperation::kNONE, *constant(n, wt, {1, fin, fout}),
+                MatrixOperation::kNONE);
+            return n.addElementWise(*mm->getOutput(0), *constant(n, bt, {1, 1, fout}), ElementWiseOperation::kSUM)
+                ->getOutput(0);
+        };
+        auto const norm = [&](ITensor* v) {
+            return n.addNormalizationV2(*v, *constant(n, gamma, {1, 1, 64}), *constant(n, beta, {1, 1, 64}), 1U << 2)
+                ->getOutput(0);
+        };
+        auto const sum = [&](ITensor* a, ITensor* b) {
+            return n.addElementWise(*a, *b, ElementWiseOperation::kSUM)->getOutput(0);
+        };
+        auto const scalarOp = [&](ITensor* v, Weights c, ElementWiseOperation op) {
+            return n.addElementWise(*v, *constant(n, c, {1, 1, 1}), op)->getOutput(0);
+        };
+        ITensor* x = n.addInput("x", t, dims({2, 16, 64}));
+        ITensor* h = norm(sum(x, linear(x, wo, bo, 64, 64)));
+        ITensor* f = linear(h, w1, b1, 64, 128);
+        ITensor* erf = n.addUnary(*scalarOp(f, root2, ElementWiseOperation::kDIV), UnaryOperation::kERF)->getOutput(0);
+        ITensor* gelu = n.addElementWise(*scalarOp(f, half, ElementWiseOperation::kPROD),
+                             *scalarOp(erf, one, ElementWiseOperation::kSUM), ElementWiseOperation::kPROD)
+                            ->getOutput(0);
+        n.markOutput(*norm(sum(linear(gelu, w2, b2, 128, 64), h)));
+    };
+    fusedParity(build, 5, matmulOptions());
+}
+
+TEST(CudaParity, FusedBertLayerBiasResidualGelu)
+{
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        bertLayer(t);
+    }
 }
 
 TEST(CudaParity, FusedConvolutionBiasRelu)

@@ -79,8 +79,8 @@ float fusedActivationCpu(ActivationType type, float alpha, float beta, float v)
     return v;
 }
 
-StatusOr<FusedEpiloguePlan> prepareFusedEpilogueCpu(
-    FusedEpilogue const& epilogue, DataType outputType, nvinfer1::Dims const& outputDims, TensorView const* add)
+StatusOr<FusedEpiloguePlan> prepareFusedEpilogueCpu(FusedEpilogue const& epilogue, DataType outputType,
+    nvinfer1::Dims const& outputDims, TensorView const* add, TensorView const* residual)
 {
     FusedEpiloguePlan plan;
     plan.epilogue = epilogue;
@@ -131,10 +131,28 @@ StatusOr<FusedEpiloguePlan> prepareFusedEpilogueCpu(
             s *= a;
         }
     }
+    if (epilogue.hasResidual)
+    {
+        if (residual == nullptr || !isEpilogueType(residual->type))
+        {
+            return invalidArgument("fused epilogue: the residual is missing or not kFLOAT, kHALF or kBF16");
+        }
+        bool same = residual->dims.nbDims == rank;
+        for (int32_t i = 0; same && i < rank; ++i)
+        {
+            same = residual->dims.d[i] == outputDims.d[i];
+        }
+        if (!same)
+        {
+            return invalidArgument("fused epilogue: the residual " + dimsText(residual->dims)
+                + " does not have the output's dims " + dimsText(outputDims));
+        }
+    }
     return plan;
 }
 
-void runFusedEpilogueCpu(FusedEpiloguePlan const& plan, TensorView const& output, TensorView const* add)
+void runFusedEpilogueCpu(
+    FusedEpiloguePlan const& plan, TensorView const& output, TensorView const* add, TensorView const* residual)
 {
     FusedEpilogue const& epilogue = plan.epilogue;
     if (epilogue.empty())
@@ -150,6 +168,10 @@ void runFusedEpilogueCpu(FusedEpiloguePlan const& plan, TensorView const& output
         if (epilogue.hasAdd)
         {
             v += static_cast<float>(loadElement(add->data, add->type, addOffset));
+        }
+        if (epilogue.hasResidual)
+        {
+            v += static_cast<float>(loadElement(residual->data, residual->type, i));
         }
         if (epilogue.hasActivation)
         {

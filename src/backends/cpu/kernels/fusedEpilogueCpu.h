@@ -1,6 +1,6 @@
 // CPU application of a fused epilogue (backends/common/fusedEpilogue.h): after a convolution, deconvolution or
-// matrix multiply kernel has written its result, output = act(output + add) is applied in place, computed in float
-// (the same formulas as IActivationLayer's CPU kernel) and stored back in the output's type.
+// matrix multiply kernel has written its result, output = act(output + add + residual) is applied in place, computed
+// in float (the same formulas as IActivationLayer's CPU kernel) and stored back in the output's type.
 #pragma once
 
 #include "backends/common/fusedEpilogue.h"
@@ -11,7 +11,8 @@
 namespace kiln
 {
 
-//! An epilogue prepared for one output shape (at a kernel's reshape): the added tensor's strides over the output.
+//! An epilogue prepared for one output shape (at a kernel's reshape): the added tensor's strides over the output (a
+//! residual has the output's shape and is read at the output's offsets).
 struct FusedEpiloguePlan
 {
     FusedEpilogue epilogue;
@@ -21,12 +22,15 @@ struct FusedEpiloguePlan
 };
 
 //! Checks the epilogue against the output's type and dims and the added tensor's type and dims (`add`: required when
-//! epilogue.hasAdd; its data is not looked at) and derives the plan. Errors as applyFusedEpilogueCpu's.
+//! epilogue.hasAdd; `residual`: required when epilogue.hasResidual, of the output's dims; their data is not looked
+//! at) and derives the plan. Errors as applyFusedEpilogueCpu's.
 StatusOr<FusedEpiloguePlan> prepareFusedEpilogueCpu(FusedEpilogue const& epilogue, nvinfer1::DataType outputType,
-    nvinfer1::Dims const& outputDims, TensorView const* add);
+    nvinfer1::Dims const& outputDims, TensorView const* add, TensorView const* residual = nullptr);
 
-//! Runs a prepared epilogue on `output` in place (`add`: the added tensor, of the prepared shape, when hasAdd).
-void runFusedEpilogueCpu(FusedEpiloguePlan const& plan, TensorView const& output, TensorView const* add);
+//! Runs a prepared epilogue on `output` in place (`add`: the added tensor, of the prepared shape, when hasAdd;
+//! `residual` when hasResidual).
+void runFusedEpilogueCpu(
+    FusedEpiloguePlan const& plan, TensorView const& output, TensorView const* add, TensorView const* residual = nullptr);
 
 //! Applies `epilogue` to `output` in place. `add` is the fused addition's tensor (required when epilogue.hasAdd,
 //! ignored otherwise): its dims must equal the output's or broadcast to them (same rank after left-padding with 1s,

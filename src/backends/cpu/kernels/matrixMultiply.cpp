@@ -1,10 +1,10 @@
 // CPU matrix-multiply kernel: batched matrix/vector products with transposes and batch broadcasting. A plain
 // reference implementation in double precision, and a oneDNN matmul created at reshape per input shapes and cached
 // in the kernel object (transposes and vectors are expressed through strides, broadcasting through extent-1 dims).
-// A fused epilogue ("fuse.*", made by the fusion pass: + a third input, then an activation) runs as the oneDNN
-// matmul's post-ops (a binary add reading the third input in place, an eltwise activation; oneDnnEpilogue.h) where
-// oneDNN expresses it; the rest, and the whole epilogue on the reference path, is applied to the stored result by
-// runFusedEpilogueCpu.
+// A fused epilogue ("fuse.*", made by the fusion pass: + a third input, + a full-shape fourth one (a residual), then
+// an activation) runs as the oneDNN matmul's post-ops (binary adds reading the third and fourth inputs in place, an
+// eltwise activation; oneDnnEpilogue.h) where oneDNN expresses it; the rest, and the whole epilogue on the reference
+// path, is applied to the stored result by runFusedEpilogueCpu.
 // A constant B (a Linear layer's weights, KernelSetup::constantInputs) with A of plain layout is multiplied as one 2-D
 // product (A's batch dims folded into its rows) against a copy of the weights in the layout oneDNN picks for it
 // (format_tag::any), reordered once at reshape into memory the kernel owns; runs then read only that copy.
@@ -78,7 +78,7 @@ public:
     Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
         mReady = false;
-        size_t const nbInputs = mEpilogue.hasAdd ? 3 : 2;
+        size_t const nbInputs = 2 + mEpilogue.extraInputs();
         if (allInputs.size() != nbInputs)
         {
             return invalidArgument("layer '" + mSetup.node->name + "': expected " + std::to_string(nbInputs)
@@ -89,8 +89,9 @@ public:
         TensorView const& out = outputs[0];
         mOutVolume = out.volume();
         TensorView const* add = mEpilogue.hasAdd ? &allInputs[2] : nullptr;
+        TensorView const* residual = mEpilogue.hasResidual ? &allInputs[3] : nullptr;
         // The whole epilogue is checked against the shapes first, whichever part of it oneDNN runs.
-        StatusOr<FusedEpiloguePlan> plan = prepareFusedEpilogueCpu(mEpilogue, out.type, out.dims, add);
+        StatusOr<FusedEpiloguePlan> plan = prepareFusedEpilogueCpu(mEpilogue, out.type, out.dims, add, residual);
         if (!plan.isOk())
         {
             return plan.status().withContext("layer '" + mSetup.node->name + "'");
@@ -101,12 +102,13 @@ public:
         if (mTactic == CpuTactic::kONEDNN && mShape.k > 0 && mOutVolume > 0 && inputs[0].type == out.type
             && inputs[1].type == out.type)
         {
-            Entry* entry = findOrCreateEntry(inputs, mShape, add, out.dims);
+            Entry* entry = findOrCreateEntry(inputs, mShape, add, residual, out.dims);
             mEntry = entry != nullptr && entry->usable ? entry : nullptr;
         }
         if (mEntry != nullptr)
         {
-            KILN_ASSIGN_OR_RETURN(mEpiloguePlan, prepareFusedEpilogueCpu(mEntry->remainder, out.type, out.dims, add));
+            KILN_ASSIGN_OR_RETURN(
+                mEpiloguePlan, prepareFusedEpilogueCpu(mEntry->remainder, out.type, out.dims, add, residual));
         }
         else
 #endif
@@ -133,7 +135,8 @@ public:
             return Status::ok();
         }
         KILN_RETURN_IF_ERROR(multiply(inputs, out));
-        runFusedEpilogueCpu(mEpiloguePlan, out, mEpiloguePlan.epilogue.hasAdd ? &inputs[2] : nullptr);
+        runFusedEpilogueCpu(mEpiloguePlan, out, mEpilogue.hasAdd ? &inputs[2] : nullptr,
+            mEpilogue.hasResidual ? &inputs[3] : nullptr);
         return Status::ok();
     }
 
@@ -151,7 +154,8 @@ private:
 #if KILN_HAVE_ONEDNN
         if (mEntry != nullptr)
         {
-            return runOneDnn(*mEntry, a, b, mEpilogue.hasAdd ? &inputs[2] : nullptr, out);
+            return runOneDnn(*mEntry, a, b, mEpilogue.hasAdd ? &inputs[2] : nullptr,
+                mEpilogue.hasResidual ? &inputs[3] : nullptr, out);
         }
 #endif
         runReference(a, b, out);
@@ -216,6 +220,7 @@ private:
         dnnl::memory b;
         dnnl::memory c;
         dnnl::memory add;        //!< the fused addition's tensor (binary post-op), handle set per run
+        dnnl::memory residual;   //!< the fused residual (second binary post-op), handle set per run
         FusedEpilogue remainder; //!< the part of the epilogue the post-ops do not run
         bool postOps{false};     //!< the primitive runs (part of) the epilogue
         bool packed{false};      //!< `b` is the kernel's packed copy of the constant B (its handle stays)
@@ -271,7 +276,7 @@ private:
     //! The primitive with the epilogue's post-ops where oneDNN runs them in the implementation it picks without
     //! them, else without; `plan` is left saying what the post-ops run.
     dnnl::primitive_desc makeFusedPd(dnnl::memory::data_type dt, MatmulShape const& s, TensorView const* add,
-        nvinfer1::Dims const& out, dnnl::memory::desc& ad, dnnl::memory::desc& bd, dnnl::memory::desc& cd,
+        TensorView const* residual, nvinfer1::Dims const& out, dnnl::memory::desc& ad, dnnl::memory::desc& bd, dnnl::memory::desc& cd,
         OneDnnEpiloguePlan& plan) const
     {
         std::vector<int64_t> outDims = s.batchOut;
@@ -279,7 +284,7 @@ private:
         outDims.push_back(s.n);
         // The product's destination is the output itself, so an addition is a binary post-op read in place. With a
         // vector operand the output lacks one of the product's dims: the CPU epilogue handles those.
-        plan = outDims == dimsVector(out) ? planOneDnnEpilogue(mEpilogue, outDims, add, false)
+        plan = outDims == dimsVector(out) ? planOneDnnEpilogue(mEpilogue, outDims, add, false, residual)
                                           : unfusedOneDnnEpilogue(mEpilogue);
         dnnl::primitive_desc plain = makePd(mOp0, mOp1, dt, s, ad, bd, cd);
         if (plan.fusesAnything())
@@ -329,8 +334,8 @@ private:
     //! not fold to 2-D (B batched, A transposed or broadcast over batches, a vector operand, an addition whose
     //! broadcast does not fold) or oneDNN has only its reference implementation for it.
     std::optional<dnnl::primitive_desc> makePackedPd(dnnl::memory::data_type dt, TensorView const& b,
-        MatmulShape const& s, TensorView const* add, nvinfer1::Dims const& out, dnnl::memory::desc& ad,
-        dnnl::memory::desc& cd, OneDnnEpiloguePlan& plan) const
+        MatmulShape const& s, TensorView const* add, TensorView const* residual, nvinfer1::Dims const& out,
+        dnnl::memory::desc& ad, dnnl::memory::desc& cd, OneDnnEpiloguePlan& plan) const
     {
         int64_t const batchB = std::accumulate(s.batchB.begin(), s.batchB.end(), int64_t{1}, std::multiplies<>());
         if (!mConstantB.present() || mConstantB.count != b.volume() || mOp0 != MatrixOperation::kNONE
@@ -373,7 +378,7 @@ private:
             {
                 return std::nullopt;
             }
-            plan = planOneDnnEpilogue(mEpilogue, folded, add != nullptr ? &foldedAdd : nullptr, false);
+            plan = planOneDnnEpilogue(mEpilogue, folded, add != nullptr ? &foldedAdd : nullptr, false, residual);
             if (plan.fusesAnything())
             {
                 try
@@ -427,8 +432,8 @@ private:
         return packed;
     }
 
-    Entry* findOrCreateEntry(
-        std::vector<TensorView> const& inputs, MatmulShape const& s, TensorView const* add, nvinfer1::Dims const& out)
+    Entry* findOrCreateEntry(std::vector<TensorView> const& inputs, MatmulShape const& s, TensorView const* add,
+        TensorView const* residual, nvinfer1::Dims const& out)
     {
         std::vector<int64_t> key = dimsVector(inputs[0].dims);
         key.push_back(-1);
@@ -469,8 +474,9 @@ private:
             {
                 mStream.emplace(eng);
             }
-            std::optional<dnnl::primitive_desc> packedPd = makePackedPd(dt, inputs[1], s, add, out, ad, cd, plan);
-            dnnl::primitive_desc pd = packedPd ? *packedPd : makeFusedPd(dt, s, add, out, ad, bd, cd, plan);
+            std::optional<dnnl::primitive_desc> packedPd =
+                makePackedPd(dt, inputs[1], s, add, residual, out, ad, cd, plan);
+            dnnl::primitive_desc pd = packedPd ? *packedPd : makeFusedPd(dt, s, add, residual, out, ad, bd, cd, plan);
             entry->a = dnnl::memory(ad, eng, nullptr);
             if (packedPd)
             {
@@ -491,6 +497,11 @@ private:
                 entry->add = dnnl::memory(plan.addDesc, eng, nullptr);
                 args.emplace_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, entry->add);
             }
+            if (plan.residual)
+            {
+                entry->residual = dnnl::memory(plan.residualDesc, eng, nullptr);
+                args.emplace_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, entry->residual);
+            }
             entry->matmul = OneDnnStep(dnnl::primitive(pd), args);
             entry->usable = true;
         }
@@ -502,7 +513,8 @@ private:
         return mCache.back().get();
     }
 
-    Status runOneDnn(Entry& e, TensorView const& a, TensorView const& b, TensorView const* add, TensorView const& out)
+    Status runOneDnn(Entry& e, TensorView const& a, TensorView const& b, TensorView const* add,
+        TensorView const* residual, TensorView const& out)
     {
         try
         {
@@ -515,6 +527,10 @@ private:
             if (e.add)
             {
                 e.add.set_data_handle(add->data);
+            }
+            if (e.residual)
+            {
+                e.residual.set_data_handle(residual->data);
             }
             e.matmul.execute(*mStream);
             mStream->wait();
@@ -606,12 +622,15 @@ StatusOr<std::unique_ptr<Kernel>> createMatrixMultiplyKernel(KernelSetup const& 
     }
     KILN_ASSIGN_OR_RETURN(auto ops, readMatmulOps(*setup.node));
     KILN_ASSIGN_OR_RETURN(CpuTactic tactic, selectCpuTactic(*setup.node));
-    KILN_ASSIGN_OR_RETURN(FusedEpilogue const epilogue, readFusedEpilogue(*setup.node, 2));
+    KILN_ASSIGN_OR_RETURN(FusedEpilogue const epilogue, readFusedEpilogue(*setup.node, 2, true));
     if (!epilogue.empty() && setup.outputTypes.size() == 1)
     {
-        nvinfer1::DataType const addType = epilogue.hasAdd && setup.inputTypes.size() == 3 ? setup.inputTypes[2]
-                                                                                             : setup.outputTypes[0];
-        if (!fusedEpilogueCpuSupports(setup.outputTypes[0], addType))
+        bool supported = fusedEpilogueCpuSupports(setup.outputTypes[0], setup.outputTypes[0]);
+        for (size_t i = 2; i < setup.inputTypes.size() && i < 2 + epilogue.extraInputs(); ++i)
+        {
+            supported = supported && fusedEpilogueCpuSupports(setup.outputTypes[0], setup.inputTypes[i]);
+        }
+        if (!supported)
         {
             return invalidArgument("layer '" + setup.node->name + "': a fused epilogue needs FLOAT, HALF or BF16 "
                                                                   "outputs and added tensors");

@@ -83,8 +83,8 @@ OneDnnEpiloguePlan unfusedOneDnnEpilogue(FusedEpilogue const& epilogue)
     return plan;
 }
 
-OneDnnEpiloguePlan planOneDnnEpilogue(
-    FusedEpilogue const& epilogue, std::vector<int64_t> const& outDims, TensorView const* add, bool allowSum)
+OneDnnEpiloguePlan planOneDnnEpilogue(FusedEpilogue const& epilogue, std::vector<int64_t> const& outDims,
+    TensorView const* add, bool allowSum, TensorView const* residual)
 {
     OneDnnEpiloguePlan plan = unfusedOneDnnEpilogue(epilogue);
     if (epilogue.empty())
@@ -120,7 +120,21 @@ OneDnnEpiloguePlan planOneDnnEpilogue(
         }
         plan.remainder.hasAdd = false;
     }
-    if (epilogue.hasActivation && oneDnnHasActivation(epilogue.activation, epilogue.alpha, epilogue.beta))
+    if (epilogue.hasResidual && plan.add == OneDnnAdd::kBINARY)
+    {
+        dnnl::memory::data_type const dt =
+            residual != nullptr ? oneDnnType(residual->type) : dnnl::memory::data_type::undef;
+        if (dt != dnnl::memory::data_type::undef)
+        {
+            plan.residualDesc = dnnl::memory::desc(toDnnlDims(outDims), dt,
+                toDnnlDims(rowMajorStrides(outDims.data(), static_cast<int32_t>(outDims.size()))));
+            ops.append_binary(dnnl::algorithm::binary_add, plan.residualDesc);
+            plan.residual = true;
+            plan.remainder.hasResidual = false;
+        }
+    }
+    if (!plan.remainder.hasResidual && epilogue.hasActivation
+        && oneDnnHasActivation(epilogue.activation, epilogue.alpha, epilogue.beta))
     {
         // Only leaky ReLU, ELU and clip read alpha/beta; the other algorithms get zeros (ReLU's alpha is its slope).
         bool const parameterised = epilogue.activation == nvinfer1::ActivationType::kLEAKY_RELU

@@ -32,10 +32,12 @@ struct OneDnnEpiloguePlan
     OneDnnAdd add{OneDnnAdd::kNONE};
     bool activation{false};         //!< the activation is an eltwise post-op
     dnnl::memory::desc addDesc;     //!< the added tensor as stored (plain, dims left-padded to the output's rank)
+    bool residual{false};           //!< the residual is a binary add post-op (index 1, after the addition's)
+    dnnl::memory::desc residualDesc; //!< the residual as stored (plain, the output's dims)
     dnnl::primitive_attr attr;      //!< the post-ops (empty when nothing is fused)
     FusedEpilogue remainder;        //!< what the CPU epilogue still applies after the primitive
 
-    bool fusesAnything() const { return add != OneDnnAdd::kNONE || activation; }
+    bool fusesAnything() const { return add != OneDnnAdd::kNONE || residual || activation; }
 };
 
 //! True when `type` is computed by a oneDNN eltwise post-op with IActivationLayer's formula (alpha/beta as given).
@@ -44,10 +46,11 @@ bool oneDnnHasActivation(nvinfer1::ActivationType type, float alpha, float beta)
 //! Plans `epilogue` for a primitive whose output (type `outputType`, plain dims `outDims`) is `dt`; `add` describes
 //! the added tensor (dims and type; required when epilogue.hasAdd). `allowSum`: the kernel can copy a full-shape
 //! addition into its destination before running (sum post-op); otherwise such an addition is a binary post-op.
-//! Nothing is fused when the addition's type has no oneDNN type; the activation is fused only when the addition is
-//! (or there is none), since act(op + add) applies it last.
-OneDnnEpiloguePlan planOneDnnEpilogue(
-    FusedEpilogue const& epilogue, std::vector<int64_t> const& outDims, TensorView const* add, bool allowSum);
+//! Nothing is fused when the addition's type has no oneDNN type; a residual (`residual`: its type, required when
+//! epilogue.hasResidual) is a second binary post-op when the addition is fused as a binary one; the activation is
+//! fused only when the additions are (or there are none), since act(op + add + residual) applies it last.
+OneDnnEpiloguePlan planOneDnnEpilogue(FusedEpilogue const& epilogue, std::vector<int64_t> const& outDims,
+    TensorView const* add, bool allowSum, TensorView const* residual = nullptr);
 
 //! True when `fused` (a primitive with post-ops) runs in the implementation `plain` (the same primitive without them)
 //! runs in, and that is not oneDNN's reference one: oneDNN may satisfy post-ops by switching to a slower

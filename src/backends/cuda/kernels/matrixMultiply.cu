@@ -8,12 +8,15 @@
 //               batch equal to the output's or entirely broadcast) is one strided-batched call, anything else one
 //               call per output matrix.
 //   "kiln":     a plain kernel (one thread per output element, FP32 accumulation) for every type combination.
-// Fused epilogues ("fuse.*" from the fusion pass: + a third input, then an activation; backends/common/fusedEpilogue.h)
-// go into cuBLASLt where it computes them exactly as the separate layers: a bias vector along the last dimension
-// (CUBLASLT_EPILOGUE_BIAS, with kRELU CUBLASLT_EPILOGUE_RELU_BIAS), a full-shape addition as beta = 1 with C = the
-// added tensor, kRELU alone as CUBLASLT_EPILOGUE_RELU. cuBLASLt's GELU epilogues are not used (not checked against
-// kGELU_ERF / kGELU_TANH on a GPU yet). Everything else (other activations, broadcast additions, the "kiln" tactic,
-// K = 0) runs as one pointwise kernel over the stored result afterwards (activationMath.cuh).
+// Fused epilogues ("fuse.*" from the fusion pass: + a third input, + a full-shape fourth one (a residual), then an
+// activation; backends/common/fusedEpilogue.h) go into cuBLASLt, D = act(A B + beta C + bias): a bias vector along the
+// last dimension is CUBLASLT_EPILOGUE_BIAS; a full-shape addend (the residual, else a full-shape addition) is C with
+// beta = 1 (C and D share one layout and batch stride); kRELU is CUBLASLT_EPILOGUE_RELU(_BIAS); cuBLASLt's
+// GELU(_BIAS), the tanh approximation, computes kGELU_TANH, and kGELU_ERF for HALF/BF16 outputs only (it differs from
+// the erf form by at most 4.7e-4 absolute, inside those types' tolerance; docs/gpu.md; FP32 keeps the exact erf). The
+// activation goes into cuBLASLt only when every addition does. Everything else (other
+// activations, other broadcast additions, the "kiln" tactic, K = 0, no cuBLASLt algorithm for the epilogue) runs as
+// one pointwise kernel over the stored result afterwards (activationMath.cuh).
 #include "backends/common/fusedEpilogue.h"
 #include "backends/common/matrixMultiplyParams.h"
 #include "backends/cuda/cudaLibraries.h"
@@ -85,18 +88,23 @@ __global__ void matmulKernel(BatchMap bm, MatrixOperation op0, MatrixOperation o
     }
 }
 
-//! out = act(out + add) over the stored product (add broadcast through `map`; either part optional).
+//! out = act(out + add + residual) over the stored product (add broadcast through `map`, the residual of the output's
+//! shape; each part optional: a null pointer, `hasAct` false).
 __global__ void epilogueKernel(IndexMap map, int64_t n, void* out, DataType to, void const* add, DataType ta,
-    bool hasAdd, bool hasAct, nvinfer1::ActivationType act, float alpha, float beta)
+    void const* residual, DataType tr, bool hasAct, nvinfer1::ActivationType act, float alpha, float beta)
 {
     for (int64_t i = dev::globalThread(); i < n; i += dev::gridThreads())
     {
         float v = dev::loadFloat(out, to, i);
-        if (hasAdd)
+        if (add != nullptr)
         {
             int64_t off[kMAX_OPERANDS];
             mapOffsets(map, i, off);
             v += dev::loadFloat(add, ta, off[0]);
+        }
+        if (residual != nullptr)
+        {
+            v += dev::loadFloat(residual, tr, i);
         }
         if (hasAct)
         {
@@ -113,7 +121,31 @@ enum class LtEpilogue : int32_t
     kBIAS = 1,      //!< + bias vector along the last dim
     kRELU_BIAS = 2, //!< relu(+ bias vector)
     kRELU = 3,      //!< relu (after beta * C when the addition is a full-shape C)
+    kGELU_BIAS = 4, //!< gelu (tanh approximation) of (+ bias vector)
+    kGELU = 5,      //!< gelu (tanh approximation), after beta * C
 };
+
+//! Where C of D = A B + beta C comes from.
+enum class LtC : int32_t
+{
+    kNONE = 0,     //!< beta = 0
+    kADD = 1,      //!< the fused addition (full shape)
+    kRESIDUAL = 2, //!< the fused residual
+};
+
+//! Whether cuBLASLt's GELU epilogue (the tanh approximation) computes `act` for outputs of type `type`: kGELU_TANH
+//! always, kGELU_ERF for HALF/BF16 only (at most 4.7e-4 apart; docs/gpu.md), never for FP32 erf.
+bool ltGelu(nvinfer1::ActivationType act, DataType type)
+{
+    return act == nvinfer1::ActivationType::kGELU_TANH
+        || (act == nvinfer1::ActivationType::kGELU_ERF && type != DataType::kFLOAT);
+}
+
+//! Same rank and extents.
+bool sameDimsAs(nvinfer1::Dims const& a, nvinfer1::Dims const& b)
+{
+    return a.nbDims == b.nbDims && std::equal(a.d, a.d + a.nbDims, b.d);
+}
 
 //! Largest power of two up to 256 dividing the address and every byte stride (cuBLASLt's alignment preferences).
 uint32_t alignmentOf(void const* p, std::initializer_list<int64_t> strides)
@@ -232,7 +264,7 @@ public:
     Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
         mVolume = -1;
-        size_t const nbInputs = mEpilogue.hasAdd ? 3 : 2;
+        size_t const nbInputs = 2 + mEpilogue.extraInputs();
         if (allInputs.size() != nbInputs)
         {
             return invalidArgument("layer '" + mSetup.node->name + "': expected " + std::to_string(nbInputs)
@@ -243,10 +275,19 @@ public:
         KILN_ASSIGN_OR_RETURN(mShape, makeMatmulShape(mSetup, mOp0, mOp1, inputs, v.outputs));
         TensorView const& out = outputs[0];
         TensorView const* add = mEpilogue.hasAdd ? &allInputs[2] : nullptr;
-        if (add != nullptr && !isMatmulStorage(add->type))
+        TensorView const* residual = mEpilogue.hasResidual ? &allInputs[3] : nullptr;
+        for (TensorView const* t : {add, residual})
         {
-            return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's tensor is missing or not "
-                                                                   "FLOAT/HALF/BF16");
+            if (t != nullptr && !isMatmulStorage(t->type))
+            {
+                return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's tensor is missing or "
+                                                                       "not FLOAT/HALF/BF16");
+            }
+        }
+        if (residual != nullptr && !sameDimsAs(residual->dims, out.dims))
+        {
+            return invalidArgument("layer '" + mSetup.node->name + "': the fused residual "
+                + ew::dimsToString(residual->dims) + " does not have the output's dims " + ew::dimsToString(out.dims));
         }
         if (out.volume() == 0)
         {
@@ -258,6 +299,7 @@ public:
             KILN_ASSIGN_OR_RETURN(mAddMap, addMap(*add, out));
         }
         mAddDone = false;
+        mResidualDone = false;
         mActDone = false;
         if (mShape.k == 0)
         {
@@ -278,7 +320,7 @@ public:
         else
         {
             mPath = MatmulPath::kLT;
-            KILN_RETURN_IF_ERROR(reshapeLt(v, out, add));
+            KILN_RETURN_IF_ERROR(reshapeLt(v, out, add, residual));
         }
         mVolume = out.volume();
         return Status::ok();
@@ -293,10 +335,13 @@ public:
         }
         TensorView const& out = outputs[0];
         TensorView const* add = mEpilogue.hasAdd ? &inputs[2] : nullptr;
-        if (add != nullptr && add->data == nullptr && add->volume() != 0)
+        TensorView const* residual = mEpilogue.hasResidual ? &inputs[3] : nullptr;
+        for (TensorView const* t : {add, residual})
         {
-            return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's tensor is missing or not "
-                                                                   "FLOAT/HALF/BF16");
+            if (t != nullptr && t->data == nullptr && t->volume() != 0)
+            {
+                return invalidArgument("layer '" + mSetup.node->name + "': the fused addition's tensor is missing");
+            }
         }
         switch (mPath)
         {
@@ -304,13 +349,13 @@ public:
             // Zero bits are zero in every float type.
             KILN_CUDA_CHECK(cudaMemsetAsync(out.data, 0, static_cast<size_t>(mVolume * elementSize(out.type)),
                 ctx.stream));
-            return runEpilogue(out, add, mEpilogue.hasActivation, ctx);
+            return runEpilogue(out, add, residual, mEpilogue.hasActivation, ctx);
         case MatmulPath::kKILN:
             matmulKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mBatchMap, mOp0, mOp1, mShape.m, mShape.n,
                 mShape.k, mVolume, inputs[0].data, inputs[0].type, inputs[1].data, inputs[1].type, out.data, out.type);
             KILN_RETURN_IF_ERROR(launchStatus("MatrixMultiply kernel"));
-            return runEpilogue(out, add, mEpilogue.hasActivation, ctx);
-        case MatmulPath::kLT: return runLt(inputs, out, add, ctx);
+            return runEpilogue(out, add, residual, mEpilogue.hasActivation, ctx);
+        case MatmulPath::kLT: return runLt(inputs, out, add, residual, ctx);
         }
         return internalError("layer '" + mSetup.node->name + "': unknown matrix multiply path");
     }
@@ -338,22 +383,24 @@ private:
         return *m;
     }
 
-    //! out = act(out + add) in place (`add` may be null, `withActivation` false: nothing to do).
-    Status runEpilogue(TensorView const& out, TensorView const* add, bool withActivation, RunContext const& ctx)
+    //! out = act(out + add + residual) in place (`add` / `residual` may be null; all absent: nothing to do).
+    Status runEpilogue(TensorView const& out, TensorView const* add, TensorView const* residual, bool withActivation,
+        RunContext const& ctx)
     {
-        if (add == nullptr && !withActivation)
+        if (add == nullptr && residual == nullptr && !withActivation)
         {
             return Status::ok();
         }
         epilogueKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(mAddMap, mVolume, out.data, out.type,
-            add != nullptr ? add->data : nullptr, add != nullptr ? add->type : out.type, add != nullptr,
+            add != nullptr ? add->data : nullptr, add != nullptr ? add->type : out.type,
+            residual != nullptr ? residual->data : nullptr, residual != nullptr ? residual->type : out.type,
             withActivation, mEpilogue.activation, mEpilogue.alpha, mEpilogue.beta);
         return launchStatus("MatrixMultiply epilogue kernel");
     }
 
     //! The cuBLASLt part of reshape: what of the epilogue cuBLASLt computes (see the file comment), the batch layout
     //! and the plan, with the alignments of the reshape's addresses (placeholders are 256-byte aligned).
-    Status reshapeLt(ReshapeViews const& v, TensorView const& out, TensorView const* add)
+    Status reshapeLt(ReshapeViews const& v, TensorView const& out, TensorView const* add, TensorView const* residual)
     {
         if (mLibraries == nullptr)
         {
@@ -362,31 +409,31 @@ private:
         }
         KILN_ASSIGN_OR_RETURN(mHandle, mLibraries->cublasLt());
         MatmulShape const& s = mShape;
-        bool const relu = mEpilogue.hasActivation && mEpilogue.activation == nvinfer1::ActivationType::kRELU;
+        using nvinfer1::ActivationType;
+        bool const relu = mEpilogue.hasActivation && mEpilogue.activation == ActivationType::kRELU;
+        bool const gelu = mEpilogue.hasActivation && ltGelu(mEpilogue.activation, out.type);
         bool const sameType = add != nullptr && add->type == out.type;
+        bool const residualAsC = residual != nullptr && residual->type == out.type;
         bool biasVector = sameType && mOp1 != MatrixOperation::kVECTOR && add->dims.nbDims == out.dims.nbDims
             && out.dims.nbDims >= 1 && add->dims.d[add->dims.nbDims - 1] == s.n && s.n > 1;
         for (int32_t i = 0; biasVector && i + 1 < add->dims.nbDims; ++i)
         {
             biasVector = add->dims.d[i] == 1;
         }
-        bool fullAdd = sameType && !biasVector && add->dims.nbDims == out.dims.nbDims;
-        for (int32_t i = 0; fullAdd && i < add->dims.nbDims; ++i)
-        {
-            fullAdd = add->dims.d[i] == out.dims.d[i];
-        }
+        // One full-shape addend is C: the residual, else a full-shape addition.
+        bool const fullAdd = sameType && !biasVector && !residualAsC && sameDimsAs(add->dims, out.dims);
+        LtC const cSource = residualAsC ? LtC::kRESIDUAL : (fullAdd ? LtC::kADD : LtC::kNONE);
+        // The activation applies last: in cuBLASLt only when every addition is there too.
+        bool const actInLt = (relu || gelu) && (add == nullptr || biasVector || fullAdd)
+            && (residual == nullptr || residualAsC);
         LtEpilogue epilogue = LtEpilogue::kNONE;
         if (biasVector)
         {
-            epilogue = relu ? LtEpilogue::kRELU_BIAS : LtEpilogue::kBIAS;
+            epilogue = !actInLt ? LtEpilogue::kBIAS : (relu ? LtEpilogue::kRELU_BIAS : LtEpilogue::kGELU_BIAS);
         }
-        else if (fullAdd)
+        else if (actInLt)
         {
-            epilogue = relu ? LtEpilogue::kRELU : LtEpilogue::kNONE;
-        }
-        else if (add == nullptr && relu)
-        {
-            epilogue = LtEpilogue::kRELU;
+            epilogue = relu ? LtEpilogue::kRELU : LtEpilogue::kGELU;
         }
         // A batch is uniform when each operand's batch equals the output's or is entirely broadcast.
         int64_t volA = 1;
@@ -425,7 +472,9 @@ private:
         }
         request.maxWorkspace = kWORKSPACE;
         void const* bias = biasVector ? v.inputs[2].data : nullptr;
-        void const* cIn = fullAdd ? v.inputs[2].data : v.outputs[0].data; // C of D = alpha * A B + beta * C
+        // C of D = alpha * A B + beta * C (the output itself when beta = 0).
+        void const* cIn = cSource == LtC::kRESIDUAL ? v.inputs[3].data
+                                                    : (cSource == LtC::kADD ? v.inputs[2].data : v.outputs[0].data);
         alignments(v.inputs[0].data, v.inputs[1].data, v.outputs[0].data, cIn, bias, request);
         request.epilogue = epilogue;
         std::array<int64_t, 4> const product{s.m, s.n, s.k, static_cast<int64_t>(out.type)};
@@ -438,7 +487,7 @@ private:
             mBatch = request;
             mPlainProduct = false;
             Status st = prepareLt(mPlan, mBatch, out.type, bias);
-            if (!st.isOk() && (epilogue != LtEpilogue::kNONE || fullAdd))
+            if (!st.isOk() && epilogue != LtEpilogue::kNONE)
             {
                 // No cuBLASLt algorithm with this epilogue: plain product, the whole epilogue afterwards.
                 mPlainProduct = true;
@@ -449,9 +498,10 @@ private:
             KILN_RETURN_IF_ERROR(st);
         }
         mBiasFromAdd = biasVector && !mPlainProduct;
-        mCFromAdd = fullAdd && !mPlainProduct;
-        mAddDone = mBiasFromAdd || mCFromAdd;
-        mActDone = !mPlainProduct && relu && (mAddDone || add == nullptr);
+        mC = mPlainProduct ? LtC::kNONE : cSource;
+        mAddDone = mBiasFromAdd || mC == LtC::kADD;
+        mResidualDone = mC == LtC::kRESIDUAL;
+        mActDone = !mPlainProduct && actInLt;
         return Status::ok();
     }
 
@@ -480,8 +530,16 @@ private:
         KILN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan.op, compute, CUDA_R_32F));
         if (p.epilogue != LtEpilogue::kNONE)
         {
-            cublasLtEpilogue_t const epi = p.epilogue == LtEpilogue::kBIAS ? CUBLASLT_EPILOGUE_BIAS
-                : (p.epilogue == LtEpilogue::kRELU_BIAS ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU);
+            cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_RELU;
+            switch (p.epilogue)
+            {
+            case LtEpilogue::kBIAS: epi = CUBLASLT_EPILOGUE_BIAS; break;
+            case LtEpilogue::kRELU_BIAS: epi = CUBLASLT_EPILOGUE_RELU_BIAS; break;
+            case LtEpilogue::kGELU_BIAS: epi = CUBLASLT_EPILOGUE_GELU_BIAS; break;
+            case LtEpilogue::kGELU: epi = CUBLASLT_EPILOGUE_GELU; break;
+            case LtEpilogue::kRELU:
+            case LtEpilogue::kNONE: break;
+            }
             KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
             if (bias != nullptr)
             {
@@ -564,19 +622,22 @@ private:
     }
 
     Status runLt(std::vector<TensorView> const& inputs, TensorView const& out, TensorView const* add,
-        RunContext const& ctx)
+        TensorView const* residual, RunContext const& ctx)
     {
         auto const* a = static_cast<uint8_t const*>(inputs[0].data);
         auto const* b = static_cast<uint8_t const*>(inputs[1].data);
         auto* c = static_cast<uint8_t*>(out.data);
         void const* bias = mBiasFromAdd ? add->data : nullptr;
-        auto const* cIn = mCFromAdd ? static_cast<uint8_t const*>(add->data) : c;
+        auto const* cIn = mC == LtC::kRESIDUAL
+            ? static_cast<uint8_t const*>(residual->data)
+            : (mC == LtC::kADD ? static_cast<uint8_t const*>(add->data) : c);
         LtProblem actual = mBatch;
         alignments(a, b, c, cIn, bias, actual);
         LtPlan* plan = &mPlan;
         bool addDone = mAddDone;
+        bool residualDone = mResidualDone;
         bool actDone = mActDone;
-        bool withC = mCFromAdd;
+        bool withC = mC != LtC::kNONE;
         if (!mPlan.serves(actual.alignA, actual.alignB, actual.alignC, actual.alignBias, ctx.workspaceBytes))
         {
             KILN_RETURN_IF_ERROR(fallbackPlan(actual, out.type, bias, ctx.workspaceBytes));
@@ -588,6 +649,7 @@ private:
                 cIn = c;
                 withC = false;
                 addDone = false;
+                residualDone = false;
                 actDone = false;
             }
         }
@@ -615,7 +677,8 @@ private:
                     cIn + offC, plan->c, c + offC, plan->c, &plan->algo, ctx.workspace, workspaceBytes, ctx.stream));
             }
         }
-        return runEpilogue(out, addDone ? nullptr : add, mEpilogue.hasActivation && !actDone, ctx);
+        return runEpilogue(
+            out, addDone ? nullptr : add, residualDone ? nullptr : residual, mEpilogue.hasActivation && !actDone, ctx);
     }
 
     //! The plan of a run that the reshape's plan does not serve (see the class comment), made once per alignment and
@@ -631,7 +694,7 @@ private:
         p.maxWorkspace = workspaceBytes;
         mFallbackPlain = false;
         Status st = prepareLt(mFallback, p, type, bias);
-        if (!st.isOk() && (p.epilogue != LtEpilogue::kNONE || mCFromAdd))
+        if (!st.isOk() && (p.epilogue != LtEpilogue::kNONE || mC != LtC::kNONE))
         {
             p.epilogue = LtEpilogue::kNONE;
             mFallbackPlain = true;
@@ -655,8 +718,9 @@ private:
     IndexMap mAddMap;
     bool mUniform{true};
     bool mBiasFromAdd{false}; //!< cuBLASLt adds the fused addition as its bias vector
-    bool mCFromAdd{false};    //!< cuBLASLt adds the fused addition as C (beta = 1)
+    LtC mC{LtC::kNONE};       //!< what cuBLASLt adds as C (beta = 1)
     bool mAddDone{false};     //!< cuBLASLt computes the fused addition
+    bool mResidualDone{false}; //!< cuBLASLt computes the fused residual
     bool mActDone{false};     //!< cuBLASLt computes the activation
     LtProblem mBatch;         //!< the problem of mPlan
     LtProblem mRequest;       //!< what the reshape that made mPlan asked for (mBatch less a refused epilogue)
@@ -693,16 +757,20 @@ StatusOr<std::unique_ptr<Kernel>> createMatrixMultiplyCudaKernel(KernelSetup con
     }
     // The builder records the tactic it chose; a plan built for the CPU ("reference"/"onednn") gets the best one.
     bool const useLt = tactic == "kiln" ? false : ltApplies(setup);
-    KILN_ASSIGN_OR_RETURN(FusedEpilogue const epilogue, readFusedEpilogue(*setup.node, 2));
-    if (setup.inputTypes.size() != (epilogue.hasAdd ? 3U : 2U))
+    KILN_ASSIGN_OR_RETURN(FusedEpilogue const epilogue, readFusedEpilogue(*setup.node, 2, true));
+    size_t const nbInputs = 2 + epilogue.extraInputs();
+    if (setup.inputTypes.size() != nbInputs)
     {
-        return invalidArgument("layer '" + setup.node->name + "': expected " + std::string(epilogue.hasAdd ? "3" : "2")
+        return invalidArgument("layer '" + setup.node->name + "': expected " + std::to_string(nbInputs)
             + " inputs, got " + std::to_string(setup.inputTypes.size()));
     }
-    if (epilogue.hasAdd && !isMatmulStorage(setup.inputTypes[2]))
+    for (size_t i = 2; i < nbInputs; ++i)
     {
-        return invalidArgument("layer '" + setup.node->name + "': the fused addition's tensor must be FLOAT, HALF or "
-                                                              "BF16, got " + dataTypeName(setup.inputTypes[2]));
+        if (!isMatmulStorage(setup.inputTypes[i]))
+        {
+            return invalidArgument("layer '" + setup.node->name + "': the fused addition's tensors must be FLOAT, "
+                                                                  "HALF or BF16, got " + dataTypeName(setup.inputTypes[i]));
+        }
     }
     return std::unique_ptr<Kernel>(
         std::make_unique<MatrixMultiplyKernel>(setup, ops.first, ops.second, useLt, epilogue));

@@ -2,7 +2,7 @@
 // (0.5·x·(1 + erf(x/√2)), in any of its association orders, with x/√2 as a division or a product by 1/√2), becomes
 // one activation layer of type kGELU_ERF reading x. The epilogue rewrite that runs next can then fold it into the matrix multiply producing x
 // (the CPU backend runs it as oneDNN's gelu_erf post-op). Conditions: every tensor involved is FLOAT, HALF or BF16 of
-// one type with x's dims, the constants are single-element constants within 1e-4 of 0.5, 1 and √2 (or 1/√2), the
+// one type with x's dims, the constants are single-element constants within 2.5e-4 of 0.5, 1 and √2 (or 1/√2), the
 // intermediate tensors are internal (fusion.h), and the layers share their precision.
 #include "builder/passes/fusion/fusion.h"
 
@@ -17,9 +17,11 @@ using nvinfer1::LayerType;
 namespace
 {
 
+//! Within 2.5e-4 (relative) of `want`: the HALF and BF16 values nearest √2 and 1/√2 (1.4140625, 0.70703125) are
+//! 1.07e-4 away, so FP16/BF16 exports match too.
 bool near(std::optional<float> v, double want)
 {
-    return v.has_value() && std::abs(static_cast<double>(*v) - want) <= 1e-4 * std::abs(want);
+    return v.has_value() && std::abs(static_cast<double>(*v) - want) <= 2.5e-4 * std::abs(want);
 }
 
 //! Node `n` is an elementwise `op` with two inputs.
