@@ -413,9 +413,9 @@ int32_t gridBlocks(void const* fn, int32_t smCount, int64_t work)
     return static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(needed, int64_t{perSm} * smCount)));
 }
 
-bool fitsInt32(int64_t v)
+bool fitsIndex(int64_t v)
 {
-    return v >= 0 && v <= std::numeric_limits<int32_t>::max();
+    return v >= 0 && v < (int64_t{1} << 30); // grid-stride indices stay far from int32 overflow
 }
 
 //! create: the weights as float in the launch layout and the bias as float [Cp]; reshape: the geometry, the
@@ -494,9 +494,9 @@ public:
             out.volume() / std::max<int64_t>(1, mCfg.k) * mCp};
         for (int64_t e : wide)
         {
-            if (!fitsInt32(e))
+            if (!fitsIndex(e))
             {
-                return invalidArgument(label() + ": the depthwise tactic handles tensors of up to 2^31 elements");
+                return invalidArgument(label() + ": the depthwise tactic handles tensors of up to 2^30 elements");
             }
         }
         DwArgs& a = mArgs;
