@@ -3,15 +3,13 @@
 // kBF16 and a dynamic batch, run on each backend and compared with the CPU backend's FP32 result on random data. On
 // the CUDA backend the depthwise layers run channel-last (kHWC8) and the builder timed the "depthwise" tactic for
 // each of them (the plan records the timings and the chosen tactic, which the engine inspector shows).
-#include "backends/backend.h"
 #include "common/backendTest.h"
-#include "common/builtPlan.h"
 #include "common/networkRunner.h"
+#include "common/reducedPrecision.h"
 #include "core/tensorFormat.h"
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,7 +17,6 @@
 namespace
 {
 using namespace nvinfer1;
-using kiln::test::HostTensor;
 using kiln::test::NetworkRunner;
 
 constexpr int64_t kIN = 16;
@@ -102,20 +99,16 @@ TEST_P(DepthwiseLayerTest, InvertedResidualBlockInReducedPrecisionMatchesFp32)
 {
     std::mt19937 rng(2041);
     BlockWeights const w = randomWeights(rng);
-    NetworkRunner reference(kiln::BackendKind::kCPU, 0);
-    buildBlock(reference, w);
-    ASSERT_TRUE(reference.build()) << reference.logger().allErrors();
-    for (BuilderFlag flag : {BuilderFlag::kFP16, BuilderFlag::kBF16})
-    {
-        SCOPED_TRACE(flag == BuilderFlag::kFP16 ? "kFP16" : "kBF16");
-        NetworkRunner r;
-        buildBlock(r, w);
-        r.config().setFlag(flag);
-        ASSERT_TRUE(r.build()) << r.logger().allErrors();
-        auto plan = kiln::test::builtPlan(r);
-        ASSERT_TRUE(plan.has_value());
+    kiln::test::ReducedPrecisionCheck c;
+    c.build = [&](NetworkRunner& r) { buildBlock(r, w); };
+    c.input = "x";
+    c.inputDims = {kIN, 20, 20};
+    c.outputs = {"y"};
+    c.fp16Tolerance = 3e-2;
+    c.bf16Tolerance = 1e-1;
+    c.checkPlan = [&](kiln::Plan const& plan, BuilderFlag) {
         int32_t depthwiseNodes = 0;
-        for (kiln::PlanNode const& node : plan->nodes)
+        for (kiln::PlanNode const& node : plan.nodes)
         {
             if (node.kind != LayerType::kCONVOLUTION || node.attrs.getInt("nbGroups", 1) != kWIDE)
             {
@@ -134,17 +127,8 @@ TEST_P(DepthwiseLayerTest, InvertedResidualBlockInReducedPrecisionMatchesFp32)
             }
         }
         EXPECT_EQ(depthwiseNodes, 3);
-        double const tol = flag == BuilderFlag::kFP16 ? 3e-2 : 1e-1;
-        for (int64_t batch : {2, 4, 1})
-        {
-            SCOPED_TRACE("batch " + std::to_string(batch));
-            std::map<std::string, HostTensor> inputs;
-            inputs["x"] = HostTensor::random(DataType::kFLOAT, kiln::test::makeDims({batch, kIN, 20, 20}), rng, -1.0, 1.0);
-            std::map<std::string, HostTensor> const expected = reference.run(inputs);
-            std::map<std::string, HostTensor> const actual = r.run(inputs);
-            EXPECT_TRUE(kiln::test::allClose(actual.at("y"), expected.at("y"), tol, tol));
-        }
-    }
+    };
+    kiln::test::checkReducedPrecisionMatchesFp32(c, rng);
 }
 
 } // namespace

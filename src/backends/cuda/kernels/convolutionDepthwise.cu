@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <type_traits>
 
 namespace kiln::cuda
 {
@@ -85,19 +84,30 @@ __device__ __forceinline__ float finishValue(DwArgs const& a, float v, int32_t c
 
 // ---- 8-channel vectors of FP16 / BF16 ----
 
+//! Conversions of a storage type: single values (float, FP16, BF16) and pairs (FP16, BF16).
 template <typename T>
-struct Pair;
+struct Storage;
 template <>
-struct Pair<__half>
+struct Storage<float>
 {
-    using Type = __half2;
+    static __device__ __forceinline__ float toFloat(float v) { return v; }
+    static __device__ __forceinline__ float fromFloat(float v) { return v; }
+};
+template <>
+struct Storage<__half>
+{
+    using Pair = __half2;
+    static __device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
+    static __device__ __forceinline__ __half fromFloat(float v) { return __float2half_rn(v); }
     static __device__ __forceinline__ float2 toFloat2(__half2 v) { return __half22float2(v); }
     static __device__ __forceinline__ __half2 fromFloats(float a, float b) { return __floats2half2_rn(a, b); }
 };
 template <>
-struct Pair<__nv_bfloat16>
+struct Storage<__nv_bfloat16>
 {
-    using Type = __nv_bfloat162;
+    using Pair = __nv_bfloat162;
+    static __device__ __forceinline__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
+    static __device__ __forceinline__ __nv_bfloat16 fromFloat(float v) { return __float2bfloat16_rn(v); }
     static __device__ __forceinline__ float2 toFloat2(__nv_bfloat162 v) { return __bfloat1622float2(v); }
     static __device__ __forceinline__ __nv_bfloat162 fromFloats(float a, float b) { return __floats2bfloat162_rn(a, b); }
 };
@@ -105,12 +115,12 @@ struct Pair<__nv_bfloat16>
 template <typename T>
 __device__ __forceinline__ void unpack8(uint4 const& u, float (&f)[kVEC])
 {
-    using P = typename Pair<T>::Type;
+    using P = typename Storage<T>::Pair;
     P const* p = reinterpret_cast<P const*>(&u);
 #pragma unroll
     for (int32_t i = 0; i < kVEC / 2; ++i)
     {
-        float2 const v = Pair<T>::toFloat2(p[i]);
+        float2 const v = Storage<T>::toFloat2(p[i]);
         f[2 * i] = v.x;
         f[2 * i + 1] = v.y;
     }
@@ -119,13 +129,13 @@ __device__ __forceinline__ void unpack8(uint4 const& u, float (&f)[kVEC])
 template <typename T>
 __device__ __forceinline__ uint4 pack8(float const (&f)[kVEC])
 {
-    using P = typename Pair<T>::Type;
+    using P = typename Storage<T>::Pair;
     uint4 u;
     P* p = reinterpret_cast<P*>(&u);
 #pragma unroll
     for (int32_t i = 0; i < kVEC / 2; ++i)
     {
-        p[i] = Pair<T>::fromFloats(f[2 * i], f[2 * i + 1]);
+        p[i] = Storage<T>::fromFloats(f[2 * i], f[2 * i + 1]);
     }
     return u;
 }
@@ -299,40 +309,6 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Generic(DwArgs a, int3
     }
 }
 
-template <typename T>
-__device__ __forceinline__ float toFloat(T v)
-{
-    if constexpr (std::is_same_v<T, float>)
-    {
-        return v;
-    }
-    else if constexpr (std::is_same_v<T, __half>)
-    {
-        return __half2float(v);
-    }
-    else
-    {
-        return __bfloat162float(v);
-    }
-}
-
-template <typename T>
-__device__ __forceinline__ T fromFloat(float v)
-{
-    if constexpr (std::is_same_v<T, float>)
-    {
-        return v;
-    }
-    else if constexpr (std::is_same_v<T, __half>)
-    {
-        return __float2half_rn(v);
-    }
-    else
-    {
-        return __float2bfloat16_rn(v);
-    }
-}
-
 //! Linear NCHW: one thread per output value (consecutive threads along W).
 template <typename T>
 __global__ void __launch_bounds__(kDW_BLOCK) depthwiseLinear(DwArgs a, int32_t total)
@@ -365,7 +341,7 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseLinear(DwArgs a, int32_t t
                 int32_t const iw = ow * g.sw - g.pw + s * g.dw;
                 if (iw >= 0 && iw < g.inW)
                 {
-                    acc = fmaf(toFloat(__ldg(row + iw)), __ldg(w + kr * g.kw + s), acc);
+                    acc = fmaf(Storage<T>::toFloat(__ldg(row + iw)), __ldg(w + kr * g.kw + s), acc);
                 }
             }
         }
@@ -375,7 +351,7 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseLinear(DwArgs a, int32_t t
             int64_t const off = n * a.addStrides[0] + c * a.addStrides[1] + oh * a.addStrides[2] + ow * a.addStrides[3];
             added = dev::loadFloat(a.add, a.addType, off);
         }
-        static_cast<T*>(a.y)[idx] = fromFloat<T>(finishValue(a, acc, c, added));
+        static_cast<T*>(a.y)[idx] = Storage<T>::fromFloat(finishValue(a, acc, c, added));
     }
 }
 
