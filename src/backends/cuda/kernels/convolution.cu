@@ -140,13 +140,9 @@ public:
     Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
         mTotal = -1;
-        if (mEpilogue.hasAdd && allInputs.size() < 2)
-        {
-            return invalidArgument(label() + ": the fused addition's input is missing");
-        }
-        ReshapeViews const v = reshapeViews(mSetup, allInputs, outputs);
-        std::vector<TensorView> const inputs(v.inputs.begin(), v.inputs.end() - (mEpilogue.hasAdd ? 1 : 0));
-        KILN_RETURN_IF_ERROR(checkConvShapes(*mSetup.node, mCfg, inputs, v.outputs, mKernelCount, mBiasCount, mShapes));
+        std::vector<TensorView> inputs;
+        KILN_RETURN_IF_ERROR(checkConvReshape(
+            mSetup, mCfg, mEpilogue.hasAdd, allInputs, outputs, mKernelCount, mBiasCount, label(), inputs, mShapes));
         TensorView const& out = outputs[0];
         if (out.volume() == 0)
         {
@@ -183,7 +179,7 @@ public:
         epi.alpha = mEpilogue.alpha;
         epi.beta = mEpilogue.beta;
         mEpi = epi;
-        mPlan = findPlan(inputs, v.outputs);
+        mPlan = findPlan(inputs, outputs);
         if (mPlan == nullptr)
         {
             return internalError(label() + ": no execution plan for this shape");

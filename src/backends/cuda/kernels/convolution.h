@@ -76,6 +76,13 @@ struct ConvPointwiseArgs
 };
 Status launchConvPointwise(ConvPointwiseArgs const& a, cudaStream_t stream);
 
+//! The shape checks of a convolution-family reshape: the fused addition's input is there when the node has one
+//! (`hasAdd`: the last input), then checkConvShapes on the reshape views (kernelCommon.cuh) of the layer's own
+//! inputs, which `inputs` receives. Messages start with `label`.
+Status checkConvReshape(KernelSetup const& setup, ConvConfig const& cfg, bool hasAdd,
+    std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs, int64_t kernelCount,
+    int64_t biasCount, std::string const& label, std::vector<TensorView>& inputs, ConvShapes& shapes);
+
 //! Strides of `add` (dims broadcastable to `out`, rank <= out's) over the 5-D normalised output index space.
 StatusOr<std::vector<int64_t>> addStrides5(nvinfer1::Dims const& add, nvinfer1::Dims const& out);
 

@@ -450,15 +450,10 @@ public:
     Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
         mWork = -1;
-        if (mEpilogue.hasAdd && allInputs.size() < 2)
-        {
-            return invalidArgument(label() + ": the fused addition's input is missing");
-        }
-        ReshapeViews const v = reshapeViews(mSetup, allInputs, outputs);
-        std::vector<TensorView> const inputs(v.inputs.begin(), v.inputs.end() - (mEpilogue.hasAdd ? 1 : 0));
+        std::vector<TensorView> inputs;
         ConvShapes shapes;
-        KILN_RETURN_IF_ERROR(checkConvShapes(*mSetup.node, mCfg, inputs, v.outputs,
-            mSetup.weights[0].count, mBiasCount, shapes));
+        KILN_RETURN_IF_ERROR(checkConvReshape(mSetup, mCfg, mEpilogue.hasAdd, allInputs, outputs,
+            mSetup.weights[0].count, mBiasCount, label(), inputs, shapes));
         if (shapes.c != mCfg.k || shapes.kernelTensor || shapes.biasTensor)
         {
             return invalidArgument(label() + ": the depthwise tactic needs as many input channels as output maps ("
