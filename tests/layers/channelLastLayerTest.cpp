@@ -6,13 +6,12 @@
 // them in its region format where it has one.
 #include "backends/backend.h"
 #include "common/backendTest.h"
-#include "common/builtPlan.h"
 #include "common/networkRunner.h"
+#include "common/reducedPrecision.h"
 #include "core/tensorFormat.h"
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,7 +19,6 @@
 namespace
 {
 using namespace nvinfer1;
-using kiln::test::HostTensor;
 using kiln::test::NetworkRunner;
 
 struct BlockWeights
@@ -83,20 +81,14 @@ TEST_P(ChannelLastLayerTest, ResNetBlockInReducedPrecisionMatchesFp32)
 {
     std::mt19937 rng(2027);
     BlockWeights const w = randomWeights(rng);
-    NetworkRunner reference(kiln::BackendKind::kCPU, 0);
-    buildBlock(reference, w);
-    ASSERT_TRUE(reference.build()) << reference.logger().allErrors();
-    for (BuilderFlag flag : {BuilderFlag::kFP16, BuilderFlag::kBF16})
-    {
-        SCOPED_TRACE(flag == BuilderFlag::kFP16 ? "kFP16" : "kBF16");
-        NetworkRunner r;
-        buildBlock(r, w);
-        r.config().setFlag(flag);
-        ASSERT_TRUE(r.build()) << r.logger().allErrors();
-        auto plan = kiln::test::builtPlan(r);
-        ASSERT_TRUE(plan.has_value());
+    kiln::test::ReducedPrecisionCheck c;
+    c.build = [&](NetworkRunner& r) { buildBlock(r, w); };
+    c.input = "x";
+    c.inputDims = {3, 16, 16};
+    c.outputs = {"y", "z"};
+    c.checkPlan = [&](kiln::Plan const& plan, BuilderFlag) {
         int32_t channelLastNodes = 0;
-        for (kiln::PlanNode const& node : plan->nodes)
+        for (kiln::PlanNode const& node : plan.nodes)
         {
             channelLastNodes += node.attrs.getInt(kiln::kCHANNEL_LAST_ATTRIBUTE, 0) != 0 ? 1 : 0;
         }
@@ -110,20 +102,8 @@ TEST_P(ChannelLastLayerTest, ResNetBlockInReducedPrecisionMatchesFp32)
         {
             EXPECT_EQ(channelLastNodes, 0);
         }
-        double const tol = flag == BuilderFlag::kFP16 ? 2e-2 : 8e-2;
-        for (int64_t batch : {2, 4, 1})
-        {
-            SCOPED_TRACE("batch " + std::to_string(batch));
-            std::map<std::string, HostTensor> inputs;
-            inputs["x"] = HostTensor::random(DataType::kFLOAT, kiln::test::makeDims({batch, 3, 16, 16}), rng, -1.0, 1.0);
-            std::map<std::string, HostTensor> const expected = reference.run(inputs);
-            std::map<std::string, HostTensor> const actual = r.run(inputs);
-            for (char const* name : {"y", "z"})
-            {
-                EXPECT_TRUE(kiln::test::allClose(actual.at(name), expected.at(name), tol, tol)) << name;
-            }
-        }
-    }
+    };
+    kiln::test::checkReducedPrecisionMatchesFp32(c, rng);
 }
 
 } // namespace

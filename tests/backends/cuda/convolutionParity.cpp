@@ -5,14 +5,25 @@
 // tensors) or from inputs, FP32/FP16/BF16, an output type other than the input's, and the fused epilogue
 // ("fuse.add" of a full or broadcast tensor, "fuse.act" RELU / GELU / sigmoid). Also the kernel table's tactics
 // and the creation errors, which need no GPU.
+// The "depthwise" tactic (groups == channels == maps) runs with the others wherever it applies (linear tensors), and
+// on kHWC8 tensors (FP16/BF16, channel counts padded to 8) against the CPU reference on NCHW copies, with the output
+// poisoned and its padding channels checked to be written as zero.
 #include "cudaParity.h"
 
+#include "backends/cpu/cpuKernel.h"
 #include "backends/cuda/cudaKernel.h"
 #include "backends/cuda/kernels/convolutionGraph.h"
+#include "common/kernelRun.h"
+#include "core/dataType.h"
+#include "core/tensorFormat.h"
 #include "network/layers/convolutionLayer.h"
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <iostream>
 
 namespace kiln::test::cuda
@@ -132,9 +143,21 @@ std::vector<int64_t> outputDims(ConvSpec const& s, PlanNode const& node)
     return out;
 }
 
+//! True when the "depthwise" tactic applies to `s` on linear tensors (and must then be offered).
+bool isDepthwise(ConvSpec const& s)
+{
+    return !s.deconv && !s.kernelInput && s.kernel.size() <= 2 && s.groups == s.k && s.in[1] == s.k
+        && s.outType == s.type;
+}
+
 void runConv(ConvSpec const& s, uint32_t seed)
 {
-    for (char const* tactic : {"cudnn", "cudnn-legacy", "kiln"})
+    std::vector<char const*> tactics{"cudnn", "cudnn-legacy", "kiln"};
+    if (isDepthwise(s))
+    {
+        tactics.push_back("depthwise");
+    }
+    for (char const* tactic : tactics)
     {
         SCOPED_TRACE(std::string(s.deconv ? "deconvolution" : "convolution") + " tactic " + tactic + " seed "
             + std::to_string(seed));
@@ -427,6 +450,254 @@ TEST(CudaParity, ConvolutionNetwork)
     }, o);
 }
 
+int32_t act(ActivationType a)
+{
+    return static_cast<int32_t>(a) + 1;
+}
+
+//! Depthwise cases (groups == C == K) of type `t`: the MobileNet / EfficientNet kernels 3x3 and 5x5 at strides 1 and
+//! 2, 7x7, dilation, an odd kernel shape and stride, asymmetric padding, channel counts that are not multiples of 8,
+//! batches above 1, each activation those networks fuse (ReLU, the clip of ReLU6, hard-sigmoid, sigmoid) and others,
+//! with and without bias and the residual addition.
+std::vector<ConvSpec> depthwiseCases(DataType t)
+{
+    auto make = [t](std::vector<int64_t> in, std::vector<int64_t> kernel, std::vector<int64_t> stride,
+                    std::vector<int64_t> pre, std::vector<int64_t> post) {
+        ConvSpec s = typed({}, t);
+        s.in = std::move(in);
+        s.k = s.in[1];
+        s.groups = s.k;
+        s.kernel = std::move(kernel);
+        s.stride = std::move(stride);
+        s.pre = std::move(pre);
+        s.post = std::move(post);
+        return s;
+    };
+    std::vector<ConvSpec> cases;
+    ConvSpec a = make({2, 16, 13, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1});
+    a.fuseAct = act(ActivationType::kRELU);
+    cases.push_back(a);
+    ConvSpec b = make({3, 24, 12, 11}, {3, 3}, {2, 2}, {0, 1}, {1, 0});
+    b.fuseAdd = true;
+    b.fuseAct = act(ActivationType::kCLIP); // ReLU6
+    b.alpha = 0.F;
+    b.beta = 6.F;
+    cases.push_back(b);
+    ConvSpec c = make({1, 20, 15, 14}, {5, 5}, {1, 1}, {2, 2}, {2, 2});
+    c.bias = false;
+    c.fuseAct = act(ActivationType::kHARD_SIGMOID); // hard-swish's gate
+    c.alpha = 1.F / 6.F;
+    c.beta = 0.5F;
+    cases.push_back(c);
+    ConvSpec d = make({2, 40, 14, 15}, {5, 5}, {2, 2}, {1, 2}, {2, 1});
+    d.fuseAdd = true;
+    d.fuseAct = act(ActivationType::kSIGMOID);
+    cases.push_back(d);
+    ConvSpec e = make({2, 8, 16, 16}, {7, 7}, {1, 1}, {3, 3}, {3, 3});
+    e.fuseAct = act(ActivationType::kRELU);
+    cases.push_back(e);
+    ConvSpec f = make({1, 12, 17, 13}, {7, 7}, {2, 2}, {3, 3}, {3, 2});
+    f.fuseAdd = true;
+    cases.push_back(f);
+    ConvSpec g = make({2, 12, 15, 15}, {3, 3}, {1, 1}, {2, 2}, {2, 2});
+    g.dilation = {2, 2};
+    g.fuseAct = act(ActivationType::kLEAKY_RELU);
+    g.alpha = 0.1F;
+    cases.push_back(g);
+    ConvSpec h = make({1, 5, 9, 10}, {4, 2}, {1, 3}, {2, 0}, {1, 1});
+    h.fuseAct = act(ActivationType::kTANH);
+    cases.push_back(h);
+    ConvSpec i = make({3, 13, 11, 9}, {3, 3}, {2, 2}, {}, {});
+    i.mode = PaddingMode::kSAME_UPPER;
+    i.fuseAdd = true;
+    i.fuseAct = act(ActivationType::kGELU_ERF);
+    cases.push_back(i);
+    ConvSpec j = make({2, 16, 9, 20}, {3, 3}, {1, 2}, {1, 1}, {1, 1});
+    j.dilation = {1, 2}; // vertical stride 1, horizontal dilation: the generic kHWC8 kernel
+    cases.push_back(j);
+    ConvSpec one = make({2, 6, 1, 30}, {1, 5}, {1, 2}, {0, 2}, {0, 1}); // 1-D as [N, C, 1, W]
+    one.fuseAdd = true;
+    one.fuseAct = act(ActivationType::kRELU);
+    cases.push_back(one);
+    return cases;
+}
+
+TEST(CudaParity, DepthwiseLinear)
+{
+    uint32_t seed = 300;
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        SCOPED_TRACE(dataTypeName(t));
+        for (ConvSpec const& s : depthwiseCases(t))
+        {
+            ASSERT_TRUE(isDepthwise(s));
+            runConv(s, seed++);
+        }
+        ConvSpec bcast = depthwiseCases(t)[0]; // a bias-like addition [1, C, 1, 1]
+        bcast.fuseAdd = true;
+        bcast.addDims = {1, bcast.k, 1, 1};
+        runConv(bcast, seed++);
+    }
+}
+
+//! [N, C, H, W] -> kHWC8 storage [N, H, W, Cp] (Cp = C rounded up to 8), padding channels set to `fill`.
+HostTensor toHwc8(HostTensor const& t, double fill)
+{
+    int64_t const n = t.dims.d[0];
+    int64_t const c = t.dims.d[1];
+    int64_t const hw = t.dims.d[2] * t.dims.d[3];
+    int64_t const cp = (c + 7) / 8 * 8;
+    HostTensor r(t.type, dims({n, t.dims.d[2], t.dims.d[3], cp}));
+    for (int64_t b = 0; b < n; ++b)
+    {
+        for (int64_t p = 0; p < hw; ++p)
+        {
+            for (int64_t ci = 0; ci < cp; ++ci)
+            {
+                r.set((b * hw + p) * cp + ci, ci < c ? t.at((b * c + ci) * hw + p) : fill);
+            }
+        }
+    }
+    return r;
+}
+
+//! Device copies of host tensors, freed at the end of the scope.
+struct DeviceTensors
+{
+    std::vector<void*> buffers;
+    ~DeviceTensors()
+    {
+        for (void* b : buffers)
+        {
+            (void) cudaFree(b);
+        }
+    }
+    void* upload(HostTensor const& h)
+    {
+        void* d = nullptr;
+        if (cudaMalloc(&d, std::max<size_t>(h.bytes.size(), 1)) != cudaSuccess)
+        {
+            return nullptr;
+        }
+        buffers.push_back(d);
+        return cudaMemcpy(d, h.data(), h.bytes.size(), cudaMemcpyHostToDevice) == cudaSuccess ? d : nullptr;
+    }
+};
+
+//! Runs spec `s` with the depthwise tactic on kHWC8 data (and fused addition) and compares with the CPU reference
+//! on NCHW tensors: the real channels within the type's tolerance, the padding channels exactly zero (the output
+//! buffer is poisoned first, the input's padding channels hold garbage).
+void runDepthwiseHwc8(ConvSpec const& s, uint32_t seed)
+{
+    SCOPED_TRACE("kHWC8 depthwise, C = " + std::to_string(s.k) + ", seed " + std::to_string(seed));
+    PlanNode node = convNode(s, "depthwise");
+    node.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
+    node.attrs.setInt(kREGION_FORMAT_ATTRIBUTE, static_cast<int64_t>(nvinfer1::TensorFormat::kHWC8));
+    std::vector<int64_t> const out = outputDims(s, node);
+    std::mt19937 rng(seed);
+    std::vector<int64_t> kShape{s.k, 1};
+    kShape.insert(kShape.end(), s.kernel.begin(), s.kernel.end());
+    std::vector<HostTensor> inputs{HostTensor::random(s.type, dims(s.in), rng, -1.0, 1.0)};
+    HostTensor const kernel = HostTensor::random(s.weightsType, dims(kShape), rng, -0.5, 0.5);
+    HostTensor const bias = HostTensor::random(s.weightsType, dims({s.k}), rng, -1.0, 1.0);
+    std::vector<WeightsView> weights{weightsOf(kernel), s.bias ? weightsOf(bias) : WeightsView{}};
+    if (s.fuseAdd)
+    {
+        inputs.push_back(HostTensor::random(s.type, dims(out), rng, -1.0, 1.0));
+    }
+    // The CPU reference on NCHW tensors.
+    KernelSetup setup;
+    setup.node = &node;
+    std::vector<TensorView> cpuIns;
+    for (HostTensor const& h : inputs)
+    {
+        setup.inputTypes.push_back(h.type);
+        setup.inputPresent.push_back(true);
+        setup.inputRanks.push_back(4);
+        cpuIns.push_back(TensorView{const_cast<void*>(h.data()), h.type, h.dims, nullptr});
+    }
+    setup.outputTypes = {s.type};
+    setup.outputRanks = {4};
+    setup.weights = weights;
+    HostTensor expected(s.type, dims(out));
+    PlanNode cpuNode = node;
+    cpuNode.tactic.clear();
+    cpuNode.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 0);
+    KernelSetup cpuSetup = setup;
+    cpuSetup.node = &cpuNode;
+    auto cpu = cpuKernelFactory(LayerType::kCONVOLUTION)(cpuSetup);
+    ASSERT_TRUE(cpu.isOk()) << cpu.status().message();
+    Status const ran = kiln::test::reshapeAndRun(**cpu, cpuIns, {TensorView{expected.data(), s.type, expected.dims, nullptr}});
+    ASSERT_TRUE(ran.isOk()) << ran.message();
+    std::string why;
+    if (!gpuAvailable(why))
+    {
+        GTEST_SKIP() << "no CUDA GPU (" << why << "): CPU reference ran, GPU half skipped";
+    }
+    // The CUDA kernel on kHWC8 copies.
+    setup.inputFormats.assign(inputs.size(), nvinfer1::TensorFormat::kHWC8);
+    setup.outputFormats = {nvinfer1::TensorFormat::kHWC8};
+    auto gpu = ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setup);
+    ASSERT_TRUE(gpu.isOk()) << gpu.status().message();
+    HostTensor const want = toHwc8(expected, 0.0);
+    Tolerance const tol = convTolerance();
+    double const atol = s.type == DataType::kHALF ? tol.fp16Atol : tol.bf16Atol;
+    double const rtol = s.type == DataType::kHALF ? tol.fp16Rtol : tol.bf16Rtol;
+    int64_t const cp = want.dims.d[3];
+    // Run 0 reshapes; run 1 runs again without a reshape on new copies at other addresses (a run takes its buffers
+    // from its views).
+    DeviceTensors device;
+    for (int32_t pass = 0; pass < 2; ++pass)
+    {
+        SCOPED_TRACE("run " + std::to_string(pass));
+        std::vector<TensorView> gpuIns;
+        for (HostTensor const& h : inputs)
+        {
+            void* d = device.upload(toHwc8(h, 1000.0));
+            ASSERT_NE(d, nullptr);
+            gpuIns.push_back(TensorView{d, h.type, h.dims, nullptr});
+        }
+        HostTensor result = want;
+        std::memset(result.data(), 0xA5, result.bytes.size());
+        void* y = device.upload(result);
+        ASSERT_NE(y, nullptr);
+        std::vector<TensorView> const outs{TensorView{y, s.type, expected.dims, nullptr}};
+        Status const st = pass == 0 ? kiln::test::reshapeAndRun(**gpu, gpuIns, outs) : (*gpu)->run(gpuIns, outs, RunContext{});
+        ASSERT_TRUE(st.isOk()) << st.message();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(result.data(), y, result.bytes.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+        int32_t bad = 0;
+        for (int64_t i = 0; i < result.volume() && bad < 5; ++i)
+        {
+            double const g = result.at(i);
+            double const e = want.at(i);
+            bool const padding = i % cp >= s.k;
+            if (padding ? g != 0.0 : !(std::fabs(g - e) <= atol + rtol * std::fabs(e)))
+            {
+                ADD_FAILURE() << "element " << i << " (channel " << i % cp << (padding ? ", padding" : "")
+                              << "): gpu " << g << ", expected " << e;
+                ++bad;
+            }
+        }
+    }
+}
+
+TEST(CudaParity, DepthwiseHwc8)
+{
+    uint32_t seed = 400;
+    for (DataType t : {DataType::kHALF, DataType::kBF16})
+    {
+        SCOPED_TRACE(dataTypeName(t));
+        for (ConvSpec const& s : depthwiseCases(t))
+        {
+            runDepthwiseHwc8(s, seed++);
+        }
+        ConvSpec wide = depthwiseCases(t)[1]; // FP32 weights for FP16/BF16 tensors
+        wide.weightsType = DataType::kFLOAT;
+        runDepthwiseHwc8(wide, seed++);
+    }
+}
+
 //! Setup of a hand-made node for the table tests (no GPU needed: creation fails before any upload).
 KernelSetup tableSetup(PlanNode const& node, DataType t, size_t nbInputs)
 {
@@ -486,6 +757,74 @@ TEST(CudaKernelTable, ConvolutionTactics)
         EXPECT_NE(r.status().message().find("nbGroups"), std::string::npos) << r.status().message();
         EXPECT_TRUE(tactics(tableSetup(node, DataType::kFLOAT, 3)).empty());
     }
+}
+
+//! Which nodes get the depthwise tactic, and its creation errors (no GPU needed).
+TEST(CudaKernelTable, DepthwiseTactics)
+{
+    auto const tactics = ::kiln::cuda::cudaKernelTactics(LayerType::kCONVOLUTION);
+    ASSERT_NE(tactics, nullptr);
+    std::vector<float> values(32 * 9, 0.25F);
+    auto setupOf = [&](PlanNode const& node, DataType t, int64_t kernelCount, bool channelLast) {
+        KernelSetup s;
+        s.node = &node;
+        s.inputTypes = {t};
+        s.inputPresent = {true};
+        s.inputRanks = {4};
+        s.outputTypes = {t};
+        s.outputRanks = {4};
+        s.weights.resize(2);
+        s.weights[0].data = values.data();
+        s.weights[0].count = kernelCount;
+        auto const f = channelLast ? nvinfer1::TensorFormat::kHWC8 : nvinfer1::TensorFormat::kLINEAR;
+        s.inputFormats = {f};
+        s.outputFormats = {f};
+        return s;
+    };
+    ConvSpec dw = depthwiseCases(DataType::kHALF)[0];
+    PlanNode node = convNode(dw, "");
+    for (DataType t : {DataType::kFLOAT, DataType::kHALF, DataType::kBF16})
+    {
+        std::vector<std::string> const linear = tactics(setupOf(node, t, 16 * 9, false));
+        ASSERT_FALSE(linear.empty());
+        EXPECT_EQ(linear.front(), "depthwise");
+        EXPECT_EQ(linear.back(), "kiln");
+    }
+    PlanNode channelLast = node;
+    channelLast.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
+    for (DataType t : {DataType::kHALF, DataType::kBF16})
+    {
+        std::vector<std::string> const cl = tactics(setupOf(channelLast, t, 16 * 9, true));
+        ASSERT_FALSE(cl.empty());
+        EXPECT_EQ(cl.front(), "depthwise");
+        EXPECT_EQ(std::count(cl.begin(), cl.end(), "kiln"), 0);
+    }
+    auto const offered = [&](PlanNode const& n, DataType t, int64_t count, bool cl) {
+        std::vector<std::string> const v = tactics(setupOf(n, t, count, cl));
+        return std::find(v.begin(), v.end(), "depthwise") != v.end();
+    };
+    EXPECT_FALSE(offered(channelLast, DataType::kFLOAT, 16 * 9, true)); // kHWC8 is FP16/BF16 only
+    PlanNode multiplier = node;                                           // 2 maps per channel
+    multiplier.attrs.setInt("nbOutputMaps", 32);
+    EXPECT_FALSE(offered(multiplier, DataType::kHALF, 32 * 9, false));
+    PlanNode dense = node; // ungrouped
+    dense.attrs.setInt("nbGroups", 1);
+    EXPECT_FALSE(offered(dense, DataType::kHALF, 16 * 16 * 9, false));
+    ConvSpec fromInput = dw; // kernel as an input tensor
+    fromInput.kernelInput = true;
+    PlanNode input = convNode(fromInput, "");
+    std::vector<std::string> const withInputs = tactics(tableSetup(input, DataType::kHALF, 3));
+    EXPECT_EQ(std::count(withInputs.begin(), withInputs.end(), "depthwise"), 0);
+    // Forcing the tactic where it does not apply fails with the reason (before any device work).
+    multiplier.tactic = "depthwise";
+    auto r = ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setupOf(multiplier, DataType::kHALF, 32 * 9, false));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().message().find("channel multiplier 1"), std::string::npos) << r.status().message();
+    PlanNode fp32 = channelLast;
+    fp32.tactic = "depthwise";
+    r = ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setupOf(fp32, DataType::kFLOAT, 16 * 9, true));
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().message().find("FP16 or BF16"), std::string::npos) << r.status().message();
 }
 
 } // namespace

@@ -1,18 +1,15 @@
 // CUDA kernel of IConvolutionLayer and IDeconvolutionLayer (one class, as on the CPU: convolution.cpp). Tactic
-// "cudnn": cudnnConvolutionForward / cudnnConvolutionBackwardData (FP32 compute; tensor-op math for FP16/BF16,
-// FMA math for FP32), with the algorithm chosen per input shape by the _v7 heuristics on a planning handle; cases
-// cuDNN cannot express directly are reshaped around it: asymmetric convolution padding zero-pads the input into the
-// workspace first, asymmetric deconvolution padding computes the full output into the workspace and crops it, and
-// bias, fused add / activation ("fuse.*") and an output type other than the input's are one pointwise pass after.
-// Tactic "kiln": the direct kernels of convolutionDirect.cu (everything in one pass). A "cudnn" plan falls back to
-// the direct kernel for a shape cuDNN refuses or when the workspace given is smaller than the plan needs.
-// A forward convolution with the "cudnn" tactic runs through cuDNN's graph API first (convolutionGraph.cpp): one
-// prebuilt plan per shape with the epilogue fused where cuDNN has an engine for it, else the bare convolution plus
-// the pointwise pass; the legacy calls above remain for what the graph API refuses, and the tactic "cudnn-legacy"
-// (never timed, forced by tests) selects them alone.
-// Nodes the builder made channel-last (kCHANNEL_LAST_ATTRIBUTE: data input, fused addition and output in kHWC8 with
-// no padding channels; 2-D forward convolutions of FP16/BF16 with constant weights) run on the graph API only, with
-// NHWC strides and the kernel stored KRSC on the device; reshape fails when cuDNN has no plan for them.
+// "cudnn": a forward convolution runs through cuDNN's graph API first (convolutionGraph.cpp: one prebuilt plan per
+// shape, the epilogue fused where cuDNN has an engine for it, else the bare convolution plus the pointwise pass);
+// what it refuses, deconvolutions and the tactic "cudnn-legacy" (never timed, forced by tests) use the legacy calls
+// cudnnConvolutionForward / BackwardData (FP32 compute, tensor-op math for FP16/BF16; _v7 heuristics per shape), with
+// asymmetric padding zero-padded into the workspace (or the full deconvolution output cropped from it), and bias,
+// fused add / activation ("fuse.*") and another output type as one pointwise pass after. Tactic "kiln": the direct
+// kernels of convolutionDirect.cu (one pass), also the fallback of a "cudnn" plan for a shape cuDNN refuses or a
+// workspace smaller than the plan needs. Tactic "depthwise" (groups == channels == maps, constant weights, linear or
+// kHWC8): its own kernel object, convolutionDepthwise.cu, created here. Nodes the builder made channel-last
+// (kCHANNEL_LAST_ATTRIBUTE: data input, fused addition and output in kHWC8; 2-D FP16/BF16 forward convolutions with
+// constant weights) run on the graph API only otherwise, with NHWC strides and the kernel stored KRSC on the device.
 #include "backends/cuda/kernels/convolution.h"
 #include "backends/cuda/kernels/convolutionGraph.h"
 #include "backends/cuda/kernels/convolutionPlan.h"
@@ -143,13 +140,9 @@ public:
     Status reshape(std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs) override
     {
         mTotal = -1;
-        if (mEpilogue.hasAdd && allInputs.size() < 2)
-        {
-            return invalidArgument(label() + ": the fused addition's input is missing");
-        }
-        ReshapeViews const v = reshapeViews(mSetup, allInputs, outputs);
-        std::vector<TensorView> const inputs(v.inputs.begin(), v.inputs.end() - (mEpilogue.hasAdd ? 1 : 0));
-        KILN_RETURN_IF_ERROR(checkConvShapes(*mSetup.node, mCfg, inputs, v.outputs, mKernelCount, mBiasCount, mShapes));
+        std::vector<TensorView> inputs;
+        KILN_RETURN_IF_ERROR(checkConvReshape(
+            mSetup, mCfg, mEpilogue.hasAdd, allInputs, outputs, mKernelCount, mBiasCount, label(), inputs, mShapes));
         TensorView const& out = outputs[0];
         if (out.volume() == 0)
         {
@@ -186,7 +179,7 @@ public:
         epi.alpha = mEpilogue.alpha;
         epi.beta = mEpilogue.beta;
         mEpi = epi;
-        mPlan = findPlan(inputs, v.outputs);
+        mPlan = findPlan(inputs, outputs);
         if (mPlan == nullptr)
         {
             return internalError(label() + ": no execution plan for this shape");
@@ -520,11 +513,8 @@ private:
             int count = 0;
             KILN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p.wDesc.get(), p.xDesc.get(),
                 p.convDesc.get(), p.yDesc.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf));
-            int i = 0;
-            while (i < count && perf[i].status != CUDNN_STATUS_SUCCESS)
-            {
-                ++i;
-            }
+            auto const works = [](auto const& q) { return q.status == CUDNN_STATUS_SUCCESS; };
+            int const i = static_cast<int>(std::find_if(perf, perf + count, works) - perf);
             if (i == count)
             {
                 return invalidArgument("no cuDNN algorithm");
@@ -539,11 +529,8 @@ private:
             int count = 0;
             KILN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, p.xDesc.get(), p.wDesc.get(), p.convDesc.get(),
                 p.yDesc.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf));
-            int i = 0;
-            while (i < count && perf[i].status != CUDNN_STATUS_SUCCESS)
-            {
-                ++i;
-            }
+            auto const works = [](auto const& q) { return q.status == CUDNN_STATUS_SUCCESS; };
+            int const i = static_cast<int>(std::find_if(perf, perf + count, works) - perf);
             if (i == count)
             {
                 return invalidArgument("no cuDNN algorithm");
@@ -740,6 +727,10 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup co
         return invalidArgument(label + ": " + problem);
     }
     std::string const& tactic = setup.node->tactic;
+    if (tactic == kTACTIC_DEPTHWISE && !deconvolution)
+    {
+        return createDepthwiseConvolutionKernel(setup, cfg, epilogue);
+    }
     if ((tactic == kTACTIC_CUDNN || tactic == kTACTIC_CUDNN_LEGACY) && !cudnnBuilt())
     {
         return invalidArgument(label + ": tactic " + tactic + " needs a Kiln built with cuDNN");
@@ -773,16 +764,22 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     {
         return {};
     }
-    if (setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0)
+    // The depthwise tactic first where it applies (timing decides; it is also what the channel-last pass probes).
+    bool const channelLast = setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
+    std::vector<std::string> tactics;
+    if (!deconvolution && depthwiseApplies(setup, readConvConfig(*setup.node, false).value(), epilogue.value()))
     {
-        return cudnnBuilt() && convGraphBuilt() && !deconvolution ? std::vector<std::string>{kTACTIC_CUDNN}
-                                                                  : std::vector<std::string>{};
+        tactics.push_back(kTACTIC_DEPTHWISE);
     }
-    if (cudnnBuilt())
+    if (cudnnBuilt() && (!channelLast || (convGraphBuilt() && !deconvolution)))
     {
-        return {kTACTIC_CUDNN, kTACTIC_KILN};
+        tactics.push_back(kTACTIC_CUDNN);
     }
-    return {kTACTIC_KILN};
+    if (!channelLast)
+    {
+        tactics.push_back(kTACTIC_KILN);
+    }
+    return tactics;
 }
 
 StatusOr<std::unique_ptr<Kernel>> createConvolutionCudaKernel(KernelSetup const& setup)

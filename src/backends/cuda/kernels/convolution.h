@@ -1,9 +1,11 @@
 // Shared declarations of the CUDA convolution and deconvolution kernels: the kernel object (convolution.cu, one
 // class for both, as on the CPU), the plain direct kernels of the "kiln" tactic and the pointwise epilogue
-// (convolutionDirect.cu). Geometry is normalised to 5-D [N, C, D, H, W] (2-D layers have D = 1).
+// (convolutionDirect.cu) and the depthwise tactic (convolutionDepthwise.cu). Geometry is normalised to 5-D
+// [N, C, D, H, W] (2-D layers have D = 1).
 #pragma once
 
 #include "backends/common/convolutionParams.h"
+#include "backends/common/fusedEpilogue.h"
 #include "backends/cuda/cudaKernel.h"
 
 #include <cuda_runtime_api.h>
@@ -18,6 +20,8 @@ namespace kiln::cuda
 //! Tactic names of the convolution family.
 constexpr char const* kTACTIC_CUDNN = "cudnn";
 constexpr char const* kTACTIC_KILN = "kiln";
+//! Depthwise convolutions (groups == input channels == output maps, constant weights): convolutionDepthwise.cu.
+constexpr char const* kTACTIC_DEPTHWISE = "depthwise";
 //! cuDNN's legacy convolution calls alone (no graph API): never offered for timing; tests force it.
 constexpr char const* kTACTIC_CUDNN_LEGACY = "cudnn-legacy";
 
@@ -72,8 +76,23 @@ struct ConvPointwiseArgs
 };
 Status launchConvPointwise(ConvPointwiseArgs const& a, cudaStream_t stream);
 
+//! The shape checks of a convolution-family reshape: the fused addition's input is there when the node has one
+//! (`hasAdd`: the last input), then checkConvShapes on the reshape views (kernelCommon.cuh) of the layer's own
+//! inputs, which `inputs` receives. Messages start with `label`.
+Status checkConvReshape(KernelSetup const& setup, ConvConfig const& cfg, bool hasAdd,
+    std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs, int64_t kernelCount,
+    int64_t biasCount, std::string const& label, std::vector<TensorView>& inputs, ConvShapes& shapes);
+
 //! Strides of `add` (dims broadcastable to `out`, rank <= out's) over the 5-D normalised output index space.
 StatusOr<std::vector<int64_t>> addStrides5(nvinfer1::Dims const& add, nvinfer1::Dims const& out);
+
+//! True when the depthwise tactic can run the forward convolution of `setup` (its types, formats, geometry and
+//! constant weights; the channel count is checked at reshape).
+bool depthwiseApplies(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
+
+//! The depthwise tactic's kernel (fails with the reason when depthwiseApplies is false).
+StatusOr<std::unique_ptr<Kernel>> createDepthwiseConvolutionKernel(
+    KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
 
 // Entry points shared by convolution.cu and deconvolution.cu.
 StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup const& setup, bool deconvolution);

@@ -2,6 +2,7 @@
 // (one thread per output value, float accumulation, used where cuDNN cannot run a case and as the builder's
 // alternative), and the pointwise pass that finishes cuDNN results (bias, fused add, activation, cropping, type
 // conversion) or zero-pads an input into the workspace. All operand types are run-time arguments (deviceTypes.cuh).
+// Also the host-side reshape helpers the convolution kernels share (checkConvReshape, addStrides5).
 #include "backends/cuda/kernels/activationMath.cuh"
 #include "backends/cuda/kernels/convolution.h"
 #include "backends/cuda/kernels/deviceTypes.cuh"
@@ -224,6 +225,19 @@ Status launchConvPointwise(ConvPointwiseArgs const& a, cudaStream_t stream)
     }
     convPointwiseKernel<<<gridFor(total), kBLOCK, 0, stream>>>(a, total);
     return launchStatus("convPointwiseKernel");
+}
+
+Status checkConvReshape(KernelSetup const& setup, ConvConfig const& cfg, bool hasAdd,
+    std::vector<TensorView> const& allInputs, std::vector<TensorView> const& outputs, int64_t kernelCount,
+    int64_t biasCount, std::string const& label, std::vector<TensorView>& inputs, ConvShapes& shapes)
+{
+    if (hasAdd && allInputs.size() < 2)
+    {
+        return invalidArgument(label + ": the fused addition's input is missing");
+    }
+    ReshapeViews const v = reshapeViews(setup, allInputs, outputs);
+    inputs.assign(v.inputs.begin(), v.inputs.end() - (hasAdd ? 1 : 0));
+    return checkConvShapes(*setup.node, cfg, inputs, v.outputs, kernelCount, biasCount, shapes);
 }
 
 StatusOr<std::vector<int64_t>> addStrides5(nvinfer1::Dims const& add, nvinfer1::Dims const& out)
