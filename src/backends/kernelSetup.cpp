@@ -85,12 +85,15 @@ bool regionSlots(PlanNode const& node, size_t inputCount, RegionSlots& slots)
         slots.inputs.push_back(0);
         slots.output = node.kind != LayerType::kREDUCE;
         return true;
-    case LayerType::kELEMENTWISE:
-        if (inputCount != 2)
+    case LayerType::kELEMENTWISE: // two operands, or a fused pointwise program's inputs
+        if (inputCount < 1 || (inputCount != 2 && !node.attrs.has("pw.program")))
         {
             return false;
         }
-        slots.inputs = {0, 1};
+        for (size_t i = 0; i < inputCount; ++i)
+        {
+            slots.inputs.push_back(i);
+        }
         return true;
     default: return false;
     }

@@ -131,6 +131,11 @@ public:
                 | RegionFormat::bit(nvinfer1::LayerType::kPOOLING);
             c.region.format = nvinfer1::TensorFormat::kHWC8;
             c.region.types = c.reducedPrecisions;
+            // Element-by-element kernels over equally shaped tensors without padding channels compute the same in any
+            // layout: activations, unary layers, elementwise layers and fused pointwise programs (MobileNetV3's
+            // hard-swish, EfficientNet's SiLU) stay between the convolutions instead of reformatting around them.
+            c.region.agnosticKinds = RegionFormat::bit(nvinfer1::LayerType::kACTIVATION)
+                | RegionFormat::bit(nvinfer1::LayerType::kUNARY) | RegionFormat::bit(nvinfer1::LayerType::kELEMENTWISE);
             return c;
         }();
         return caps;
