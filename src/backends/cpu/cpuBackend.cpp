@@ -81,6 +81,9 @@ public:
             // (docs/fusion.md). Exported erf GELUs become one activation, which the epilogue then takes into the
             // matrix multiply before it (oneDNN's gelu_erf post-op).
             c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kGELU);
+            // A residual convolution writes into its residual's memory when the residual dies there: oneDNN's sum
+            // post-op then finds it in the destination instead of copying it there first (convolution.cpp).
+            c.addsInPlace = true;
             // FP32 convolution and pooling keep their activations in the layout oneDNN's convolution picks (kHWC
             // with oneDNN 2.6 on AVX-512): oneDNN would otherwise reorder NCHW data to it and back around every
             // call. Activations, unary and same-shape elementwise layers compute element by element in any format
