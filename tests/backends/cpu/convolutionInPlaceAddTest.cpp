@@ -11,6 +11,7 @@
 #include "common/builtPlan.h"
 #include "common/kernelRun.h"
 #include "common/networkRunner.h"
+#include "engine/planValidation.h"
 #include "engine/tensorLifetimes.h"
 
 #include <gtest/gtest.h>
@@ -191,6 +192,20 @@ void checkResidualNetwork(bool reference, uint32_t seed)
         ASSERT_NE(n, nullptr) << other << " was not fused with its addition";
         EXPECT_EQ(n->attrs.getInt(kADD_IN_PLACE, 0), 0) << other;
     }
+    // The engine reader accepts the mark only on a convolution with a fused addition.
+    EXPECT_TRUE(validatePlan(*plan).isOk());
+    Plan corrupt = *plan;
+    for (PlanNode& n : corrupt.nodes)
+    {
+        if (n.attrs.getInt("fuse.add", 0) == 0)
+        {
+            n.attrs.setInt(kADD_IN_PLACE, 1);
+            break;
+        }
+    }
+    Status const rejected = validatePlan(corrupt);
+    EXPECT_FALSE(rejected.isOk());
+    EXPECT_NE(rejected.message().find(kADD_IN_PLACE), std::string::npos) << rejected.message();
 
     for (int64_t n : {2, 3, 1})
     {
@@ -251,15 +266,6 @@ PlanNode residualNode(int64_t k, int64_t size, int64_t stride, int64_t pad, bool
     node.inputs = {0, 1};
     node.outputs = {2};
     return node;
-}
-
-TensorView viewOf(HostTensor& h)
-{
-    TensorView v;
-    v.data = h.data();
-    v.type = h.type;
-    v.dims = h.dims;
-    return v;
 }
 
 //! Runs `node` on x and the residual; with `inPlace` the output is the residual's buffer, else a poisoned one.
