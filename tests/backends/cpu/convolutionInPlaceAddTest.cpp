@@ -5,12 +5,16 @@
 //   network input and a residual that is also the data input do not;
 // - the convolution kernel alone with its output buffer holding the residual (oneDNN's sum post-op adds into it; the
 //   reference path and FP16 read a copy), against the same node run out of place into a poisoned output;
-// - random strided shapes whose last input rows and columns are never read, oneDNN against the reference.
+// - random strided shapes whose last input rows and columns are never read, oneDNN against the reference;
+// - BF16 residual blocks (kBF16, KILN_PRECISION=1) kept in the region format where oneDNN's native BF16 convolution
+//   picks it (cpuRegionHoldsBf16), against the computation in double.
 #include "backends/cpu/cpuKernel.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/cpu/kernels/oneDnnFormats.h"
 #include "common/builtPlan.h"
 #include "common/kernelRun.h"
 #include "common/networkRunner.h"
+#include "common/scopedEnv.h"
 #include "engine/planValidation.h"
 #include "engine/tensorLifetimes.h"
 
@@ -400,6 +404,52 @@ TEST(ConvolutionInPlaceAdd, StridedConvolutionsThatSkipTrailingInput)
                 double const e = std::max(0.0, y[static_cast<size_t>(i)] + residual.at(i));
                 ASSERT_NEAR(got.at(i), e, 1e-4 * (1.0 + std::fabs(e))) << "element " << i;
             }
+        }
+    }
+}
+
+//! relu(convB(relu(convA(x))) + relu(convA(x))) built with kBF16 and reduced precision on the CPU: the convolutions
+//! run in BF16, in the region format when oneDNN's BF16 convolution picks it, and match the computation in double.
+TEST(ConvolutionInPlaceAdd, Bf16ResidualBlockStaysInTheRegion)
+{
+    ScopedEnv const precision("KILN_PRECISION", "1");
+    std::mt19937 rng(41);
+    int64_t const c = 16;
+    Conv const ca(c, c, 3, 1, 1, rng);
+    Conv const cb(c, c, 3, 1, 1, rng);
+    NetworkRunner r(kiln::BackendKind::kCPU, 0);
+    r.config().setFlag(nvinfer1::BuilderFlag::kBF16);
+    ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, c, 10, 12});
+    r.setProfileDims("x", {1, c, 10, 12}, {2, c, 10, 12}, {3, c, 10, 12});
+    auto* actA = r.network().addActivation(*ca.add(r, *x, "convA"), nvinfer1::ActivationType::kRELU);
+    actA->setName("reluA");
+    ITensor* a = actA->getOutput(0);
+    r.markOutput(addRelu(r, cb.add(r, *a, "convB"), a, "blockB"), "y");
+    ASSERT_TRUE(r.build()) << r.logger().allErrors();
+    auto plan = builtPlan(r);
+    ASSERT_TRUE(plan.has_value());
+    PlanNode const* blockB = fusedConv(*plan, "convB");
+    ASSERT_NE(blockB, nullptr);
+    PlanTensor const& out = plan->tensors[static_cast<size_t>(blockB->outputs[0])];
+    EXPECT_EQ(out.type, DataType::kBF16);
+    EXPECT_EQ(out.format == cpuRegionFormat(), cpuRegionHoldsBf16())
+        << "the BF16 convolution's output is in format " << static_cast<int>(out.format);
+    for (int64_t n : {2, 1, 3})
+    {
+        HostTensor const in = HostTensor::random(DataType::kFLOAT, makeDims({n, c, 10, 12}), rng);
+        std::vector<double> xs(static_cast<size_t>(in.volume()));
+        for (int64_t i = 0; i < in.volume(); ++i)
+        {
+            xs[static_cast<size_t>(i)] = in.at(i);
+        }
+        std::vector<double> const av = relu(ca.apply(xs, n, 10, 12));
+        std::vector<double> const yv = relu(sum(cb.apply(av, n, 10, 12), av));
+        auto got = r.run({{"x", in}});
+        ASSERT_EQ(got["y"].volume(), static_cast<int64_t>(yv.size()));
+        for (int64_t i = 0; i < got["y"].volume(); ++i)
+        {
+            double const e = yv[static_cast<size_t>(i)];
+            ASSERT_NEAR(got["y"].at(i), e, 5e-2 * (1.0 + std::fabs(e))) << "element " << i << ", batch " << n;
         }
     }
 }
