@@ -100,6 +100,17 @@ struct Conv
     }
 };
 
+//! The tensor's values as doubles.
+std::vector<double> valuesOf(HostTensor const& t)
+{
+    std::vector<double> v(static_cast<size_t>(t.volume()));
+    for (int64_t i = 0; i < t.volume(); ++i)
+    {
+        v[static_cast<size_t>(i)] = t.at(i);
+    }
+    return v;
+}
+
 std::vector<double> relu(std::vector<double> v)
 {
     for (double& x : v)
@@ -214,11 +225,7 @@ void checkResidualNetwork(bool reference, uint32_t seed)
     for (int64_t n : {2, 3, 1})
     {
         HostTensor const in = HostTensor::random(DataType::kFLOAT, makeDims({n, c, 7, 9}), rng);
-        std::vector<double> xs(static_cast<size_t>(in.volume()));
-        for (int64_t i = 0; i < in.volume(); ++i)
-        {
-            xs[static_cast<size_t>(i)] = in.at(i);
-        }
+        std::vector<double> const xs = valuesOf(in);
         std::vector<double> const av = relu(ca.apply(xs, n, 7, 9));
         std::vector<double> const zv = relu(sum(cc.apply(relu(cb.apply(xs, n, 7, 9)), n, 7, 9), av));
         std::vector<double> const uv = relu(sum(cd.apply(zv, n, 7, 9), zv));
@@ -340,11 +347,7 @@ TEST(ConvolutionInPlaceAdd, KernelAddsIntoTheResidualItsOutputOverwrites)
                     = runResidual(residualNode(k, size, stride, size / 2, true, reference), x, residual, conv, true);
                 EXPECT_TRUE(sameBits(inPlace, outOfPlace)) << "in place differs from out of place";
                 // And against the convolution computed here (the out-of-place result is checked elsewhere too).
-                std::vector<double> xs(static_cast<size_t>(x.volume()));
-                for (int64_t i = 0; i < x.volume(); ++i)
-                {
-                    xs[static_cast<size_t>(i)] = x.at(i);
-                }
+                std::vector<double> const xs = valuesOf(x);
                 std::vector<double> const y = conv.apply(xs, n, h, w);
                 double const tol = type == DataType::kFLOAT ? 1e-4 : 2e-2;
                 for (int64_t i = 0; i < inPlace.volume(); ++i)
@@ -393,11 +396,7 @@ TEST(ConvolutionInPlaceAdd, StridedConvolutionsThatSkipTrailingInput)
             HostTensor const got
                 = runResidual(residualNode(k, g.size, g.stride, g.pad, false, false), x, residual, conv, false);
             EXPECT_EQ(oneDnnRunCount(nvinfer1::LayerType::kCONVOLUTION) - before, 1U) << "oneDNN did not run it";
-            std::vector<double> xs(static_cast<size_t>(x.volume()));
-            for (int64_t i = 0; i < x.volume(); ++i)
-            {
-                xs[static_cast<size_t>(i)] = x.at(i);
-            }
+            std::vector<double> const xs = valuesOf(x);
             std::vector<double> const y = conv.apply(xs, 2, h, w);
             for (int64_t i = 0; i < got.volume(); ++i)
             {
@@ -437,11 +436,7 @@ TEST(ConvolutionInPlaceAdd, Bf16ResidualBlockStaysInTheRegion)
     for (int64_t n : {2, 1, 3})
     {
         HostTensor const in = HostTensor::random(DataType::kFLOAT, makeDims({n, c, 10, 12}), rng);
-        std::vector<double> xs(static_cast<size_t>(in.volume()));
-        for (int64_t i = 0; i < in.volume(); ++i)
-        {
-            xs[static_cast<size_t>(i)] = in.at(i);
-        }
+        std::vector<double> const xs = valuesOf(in);
         std::vector<double> const av = relu(ca.apply(xs, n, 10, 12));
         std::vector<double> const yv = relu(sum(cb.apply(av, n, 10, 12), av));
         auto got = r.run({{"x", in}});
