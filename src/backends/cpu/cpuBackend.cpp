@@ -84,9 +84,9 @@ public:
             // A residual convolution writes into its residual's memory when the residual dies there: oneDNN's sum
             // post-op then finds it in the destination instead of copying it there first (convolution.cpp).
             c.addsInPlace = true;
-            // FP32 (and BF16, below) convolution and pooling keep their activations in the layout oneDNN's convolution picks (kHWC
-            // with oneDNN 2.6 on AVX-512): oneDNN would otherwise reorder NCHW data to it and back around every
-            // call. Activations, unary and same-shape elementwise layers compute element by element in any format
+            // FP32 (and BF16, below) convolution and pooling keep their activations in the layout oneDNN's
+            // convolution picks (kHWC with oneDNN 2.6 on AVX-512): oneDNN would otherwise reorder NCHW data to it and
+            // back around every call. Activations, unary and same-shape elementwise layers compute element by element in any format
             // without padding channels; a global average pool's reduction reads the format and writes kLINEAR.
             nvinfer1::TensorFormat const region = cpuRegionFormat();
             if (region != nvinfer1::TensorFormat::kLINEAR)
