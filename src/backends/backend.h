@@ -95,6 +95,9 @@ struct BackendCapabilities
     //! The format the backend keeps 4-D activations in between the layers that read and write it directly (the
     //! builder's channelLastPass; kinds 0: none). The pass still asks each node's kernel at every profile shape.
     RegionFormat region;
+    //! A convolution's fused residual addition (fuse.add, of the output's shape) may share the output's arena slot
+    //! when the residual dies there (the builder's inPlaceAddPass): its kernel adds into the residual where it lies.
+    bool addsInPlace{false};
 
     bool fuses(Fusion f) const { return (fusions & static_cast<uint32_t>(f)) != 0; }
     bool lowersTo(nvinfer1::DataType t) const { return (reducedPrecisions & (1U << static_cast<uint32_t>(t))) != 0; }

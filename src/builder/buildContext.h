@@ -54,6 +54,9 @@ Status fusionPass(BuildContext& ctx);
 Status channelLastPass(BuildContext& ctx);
 //! Chooses an implementation (tactic) per node and checks the backend can create it.
 Status tacticsPass(BuildContext& ctx);
+//! A convolution's fused residual that dies at the convolution shares the output's memory (backends that add in
+//! place; see inPlaceAddPass.cpp).
+Status inPlaceAddPass(BuildContext& ctx);
 //! Plans the activation arena per profile (offsets and capacities).
 Status memoryPass(BuildContext& ctx);
 

@@ -167,7 +167,7 @@ StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(
     ctx.plan.backend = backend.name();
     using Pass = Status (*)(BuildContext&);
     Pass const passes[] = {analyzePass, checkConfigPass, lowerPass, profilesPass, pluginPass, constantReshapePass, precisionPass, fusionPass,
-        channelLastPass, tacticsPass, memoryPass};
+        channelLastPass, tacticsPass, inPlaceAddPass, memoryPass};
     ProgressReporter progress(cfg->getProgressMonitor(), static_cast<int32_t>(std::size(passes)) + 1);
     int32_t step = 0;
     for (Pass pass : passes)

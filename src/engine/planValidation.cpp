@@ -305,6 +305,14 @@ Status checkNodes(Plan const& plan)
                     + std::to_string(w) + ", but the engine has " + std::to_string(plan.weights.size()) + " weights");
             }
         }
+        if (n.attrs.getInt(kADD_IN_PLACE, 0) != 0
+            && (n.kind != nvinfer1::LayerType::kCONVOLUTION || !addsInPlace(n)
+                || plan.tensors[static_cast<size_t>(n.inputs.back())].type
+                    != plan.tensors[static_cast<size_t>(n.outputs[0])].type))
+        {
+            return corrupt(label + " writes its output in place of its fused addition (" + kADD_IN_PLACE
+                + "), which only a convolution with a fused addition of its output's type and one output can");
+        }
     }
     return Status::ok();
 }

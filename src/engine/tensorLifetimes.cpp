@@ -146,7 +146,23 @@ std::vector<int32_t> aliasParents(Plan const& plan)
             parents[static_cast<size_t>(aliasRoot(parents, node.outputs[0]))] = aliasRoot(parents, node.inputs[0]);
         }
     }
+    // Residuals added in place (inPlaceAddPass, last so that the reshape groups above are those it checked): the
+    // node's output shares the slot of its fused addition's tensor, its last input.
+    for (PlanNode const& node : plan.nodes)
+    {
+        if (addsInPlace(node) && node.inputs.back() < static_cast<int32_t>(plan.tensors.size())
+            && node.outputs[0] < static_cast<int32_t>(plan.tensors.size()))
+        {
+            parents[static_cast<size_t>(aliasRoot(parents, node.outputs[0]))] = aliasRoot(parents, node.inputs.back());
+        }
+    }
     return parents;
+}
+
+bool addsInPlace(PlanNode const& node)
+{
+    return node.attrs.getInt(kADD_IN_PLACE, 0) != 0 && node.attrs.getInt("fuse.add", 0) != 0
+        && node.outputs.size() == 1 && node.outputs[0] >= 0 && node.inputs.size() >= 2 && node.inputs.back() >= 0;
 }
 
 namespace

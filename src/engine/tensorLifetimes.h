@@ -27,8 +27,16 @@ TensorLifetimes tensorLifetimes(Plan const& plan);
 //! type, linear format, no host values, neither tensor written in place by a plugin), whose kernels then move no
 //! data. Follow it to a fixed point with aliasRoot. Invalid alias entries are ignored here (validatePlan reports
 //! them).
+//! A node whose output is written over its fused addition's tensor (fuse.add, the last input) shares that tensor's
+//! slot too (kADD_IN_PLACE, set by the builder's inPlaceAddPass).
 std::vector<int32_t> aliasParents(Plan const& plan);
 int32_t aliasRoot(std::vector<int32_t>& parents, int32_t tensor);
+
+//! Node attribute: the node's single output is written into the memory of its fused addition's tensor (its last
+//! input), which dies there; the kernel must add into it where it lies.
+constexpr char const* kADD_IN_PLACE = "fuse.addInPlace";
+//! True when `node` has kADD_IN_PLACE set with a fused addition, one output and valid-looking tensor indices.
+bool addsInPlace(PlanNode const& node);
 
 //! A Shuffle of `plan` that only reshapes (both transposes absent or the identity over the rank they apply to),
 //! outside loops, with one output and valid tensor indices.

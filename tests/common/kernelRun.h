@@ -3,11 +3,22 @@
 #pragma once
 
 #include "backends/kernel.h"
+#include "common/networkRunner.h"
 
 #include <vector>
 
 namespace kiln::test
 {
+
+//! A view of a host tensor's bytes, type and dims.
+inline TensorView viewOf(HostTensor& h)
+{
+    TensorView v;
+    v.data = h.data();
+    v.type = h.type;
+    v.dims = h.dims;
+    return v;
+}
 
 //! kernel.reshape(inputs, outputs), then, when it succeeded, kernel.run(inputs, outputs, ctx).
 inline Status reshapeAndRun(Kernel& kernel, std::vector<TensorView> const& inputs,

@@ -54,15 +54,6 @@ WeightsView weightsOf(HostTensor const& h)
     return w;
 }
 
-TensorView viewOf(HostTensor& h)
-{
-    TensorView v;
-    v.data = h.data();
-    v.type = h.type;
-    v.dims = h.dims;
-    return v;
-}
-
 //! Expected act(y + add) with `add` broadcast to y (same rank after left-padding), rounded to y's type.
 HostTensor expectedEpilogue(HostTensor const& y, HostTensor const* add, bool act, ActivationType t, double a, double b)
 {

@@ -37,15 +37,6 @@ struct Case
         reference;
 };
 
-TensorView viewOf(HostTensor& h)
-{
-    TensorView v;
-    v.data = h.data();
-    v.type = h.type;
-    v.dims = h.dims;
-    return v;
-}
-
 KernelSetup setupOf(Case const& c)
 {
     KernelSetup setup;

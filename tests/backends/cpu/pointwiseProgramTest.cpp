@@ -27,15 +27,6 @@ using nvinfer1::ElementWiseOperation;
 using nvinfer1::LayerType;
 using nvinfer1::UnaryOperation;
 
-TensorView viewOf(HostTensor& h)
-{
-    TensorView v;
-    v.data = h.data();
-    v.type = h.type;
-    v.dims = h.dims;
-    return v;
-}
-
 KernelSetup setupFor(PlanNode const& node, std::vector<HostTensor> const& inputs, DataType outType, int32_t outRank)
 {
     KernelSetup setup;

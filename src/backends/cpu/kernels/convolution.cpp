@@ -5,17 +5,21 @@
 // whole epilogue on the reference path) is applied to the output afterwards (fusedEpilogueCpu.h). A convolution in the
 // builder's region plan (channelLastPass) reads its data input and fused addition and writes its output in the CPU's
 // region format (oneDnnFormats.h: kHWC or kCHW16), given to oneDNN as the memory layout, so that no reorder runs
-// when it is the layout the primitive picks; only the oneDNN path runs such nodes.
+// when it is the layout the primitive picks; only the oneDNN path runs such nodes. With kADD_IN_PLACE (inPlaceAddPass)
+// the output is the residual's memory: the sum post-op adds into it where it lies; other paths read a copy of it.
 #include "backends/common/convolutionParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/cpu/kernels/convolutionDescs.h"
 #include "backends/cpu/kernels/fusedEpilogueCpu.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/oneDnnEpilogue.h"
 #include "backends/cpu/kernels/oneDnnFormats.h"
 #include "core/tensorFormat.h"
+#include "engine/tensorLifetimes.h"
 #include "network/layers/convolutionLayer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 
@@ -127,106 +131,6 @@ struct OneDnnConvEntry
     OneDnnStep dstReorder;     // set when the primitive writes another destination layout
 };
 
-//! Shapes and descriptors of one oneDNN convolution/deconvolution.
-struct OneDnnConvDescs
-{
-    memory::desc userSrc;
-    memory::desc userDst;
-    memory::desc userWeights;
-    memory::desc bias;
-    dnnl::primitive_desc pd;
-};
-
-//! The storage formats of a convolution's data input and output (kLINEAR, or the region format).
-struct ConvFormats
-{
-    nvinfer1::TensorFormat src{nvinfer1::TensorFormat::kLINEAR};
-    nvinfer1::TensorFormat dst{nvinfer1::TensorFormat::kLINEAR};
-};
-
-//! Build descriptors for input dims `inDims` [N, C, in...] and output spatial geometry `ext`.
-OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::vector<int64_t> const& inDims,
-    std::vector<WindowExtent> const& ext, bool withBias, dnnl::primitive_attr const& attr = dnnl::primitive_attr(),
-    ConvFormats formats = ConvFormats())
-{
-    WindowParams const& p = cfg.params;
-    int32_t const nb = p.nbSpatial;
-    int64_t const n = inDims[0];
-    int64_t const c = inDims[1];
-    std::vector<int64_t> srcDims = inDims;
-    std::vector<int64_t> padL(static_cast<size_t>(nb));
-    std::vector<int64_t> padR(static_cast<size_t>(nb));
-    std::vector<int64_t> dil(static_cast<size_t>(nb));
-    std::vector<int64_t> dstDims{n, cfg.k};
-    for (int32_t i = 0; i < nb; ++i)
-    {
-        size_t const s = static_cast<size_t>(i);
-        WindowExtent const& e = ext[s];
-        dil[s] = p.dilation[s] - 1;
-        padL[s] = e.padBefore;
-        dstDims.push_back(e.out);
-        if (cfg.deconvolution)
-        {
-            padR[s] = e.padAfter;
-        }
-        else
-        {
-            // Right padding the last window actually reaches; negative means trailing input is never read,
-            // which oneDNN expresses as a smaller (strided) view of the input.
-            int64_t const reach = (e.out - 1) * p.stride[s] + p.dilatedKernel(i) - e.in - e.padBefore;
-            padR[s] = std::max<int64_t>(reach, 0);
-            if (reach < 0)
-            {
-                srcDims[s + 2] = e.in + reach;
-            }
-        }
-    }
-    OneDnnConvDescs d;
-    // The input as stored; a view of its leading part when trailing input is never read.
-    d.userSrc = oneDnnFormatDesc(inDims, dt, formats.src);
-    if (srcDims != inDims)
-    {
-        d.userSrc = d.userSrc.submemory_desc(toDnnlDims(srcDims), memory::dims(inDims.size(), 0));
-    }
-    d.userDst = oneDnnFormatDesc(dstDims, dt, formats.dst);
-    int64_t const cg = c / cfg.groups;
-    int64_t const kg = cfg.k / cfg.groups;
-    std::vector<int64_t> weiDims;
-    Tag weiTag{};
-    if (cfg.groups == 1)
-    {
-        weiDims = {cfg.k, c};
-        weiTag = cfg.deconvolution ? (nb == 2 ? Tag::iohw : Tag::iodhw) : (nb == 2 ? Tag::oihw : Tag::oidhw);
-    }
-    else
-    {
-        weiDims = {cfg.groups, kg, cg};
-        weiTag = cfg.deconvolution ? (nb == 2 ? Tag::giohw : Tag::giodhw) : (nb == 2 ? Tag::goihw : Tag::goidhw);
-    }
-    weiDims.insert(weiDims.end(), p.kernel.begin(), p.kernel.end());
-    d.userWeights = memory::desc(toDnnlDims(weiDims), dt, weiTag);
-    d.bias = withBias ? memory::desc({cfg.k}, memory::data_type::f32, Tag::a) : memory::desc();
-    memory::desc const srcAny(toDnnlDims(srcDims), dt, Tag::any);
-    memory::desc const dstAny(toDnnlDims(dstDims), dt, Tag::any);
-    memory::desc const weiAny(toDnnlDims(weiDims), dt, Tag::any);
-    memory::dims const strides = toDnnlDims(p.stride);
-    dnnl::engine& eng = oneDnnEngine();
-    if (cfg.deconvolution)
-    {
-        dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-            dnnl::algorithm::deconvolution_direct, srcAny, weiAny, d.bias, dstAny, strides, toDnnlDims(dil),
-            toDnnlDims(padL), toDnnlDims(padR));
-        d.pd = dnnl::deconvolution_forward::primitive_desc(desc, attr, eng);
-    }
-    else
-    {
-        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-            srcAny, weiAny, d.bias, dstAny, strides, toDnnlDims(dil), toDnnlDims(padL), toDnnlDims(padR));
-        d.pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
-    }
-    return d;
-}
-
 //! Plain buffer of `count` values of oneDNN type `dt` (f32 or bf16/f16) converted from doubles.
 std::vector<uint8_t> packValues(double const* v, int64_t count, memory::data_type dt)
 {
@@ -263,6 +167,7 @@ public:
         , mTactic(tactic)
         , mEpilogue(epilogue)
         , mRegion(outputFormatOf(setup))
+        , mAddInPlace(setup.node->attrs.getInt(kADD_IN_PLACE, 0) != 0)
     {
         if (mSetup.weights.size() > 0 && mSetup.weights[0].present())
         {
@@ -331,6 +236,14 @@ public:
             mW.resize(mShapes.kernelTensor ? static_cast<size_t>(inputs[1].volume()) : 0);
             mY.resize(static_cast<size_t>(mOutVolume));
         }
+        // Written in place, only a sum post-op reads the residual before the output overwrites it.
+        bool sumPostOp = false;
+#if KILN_HAVE_ONEDNN
+        sumPostOp = mEntry != nullptr && mEntry->addReorder;
+#endif
+        mAddCopy.resize(mAddInPlace && add != nullptr && !sumPostOp
+                ? static_cast<size_t>(byteSize(add->type, formattedVolume(mRegion, dimsVector(add->dims))))
+                : 0);
         mReady = true;
         return Status::ok();
     }
@@ -345,17 +258,23 @@ public:
         {
             return Status::ok();
         }
+        TensorView add = mEpilogue.hasAdd ? inputs.back() : TensorView{};
+        if (!mAddCopy.empty() && add.data == outputs[0].data)
+        {
+            std::memcpy(mAddCopy.data(), add.data, mAddCopy.size());
+            add.data = mAddCopy.data();
+        }
 #if KILN_HAVE_ONEDNN
         if (mEntry != nullptr)
         {
-            KILN_RETURN_IF_ERROR(runOneDnn(*mEntry, inputs, outputs));
+            KILN_RETURN_IF_ERROR(runOneDnn(*mEntry, inputs, outputs, add.data));
         }
         else
 #endif
         {
             runReference(inputs, outputs);
         }
-        runFusedEpilogueCpu(mEpiloguePlan, outputs[0], mEpiloguePlan.epilogue.hasAdd ? &inputs.back() : nullptr);
+        runFusedEpilogueCpu(mEpiloguePlan, outputs[0], mEpiloguePlan.epilogue.hasAdd ? &add : nullptr);
         return Status::ok();
     }
 
@@ -559,7 +478,8 @@ private:
         e.convolution = OneDnnStep(dnnl::primitive(d.pd), args);
     }
 
-    Status runOneDnn(OneDnnConvEntry& e, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+    Status runOneDnn(
+        OneDnnConvEntry& e, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, void* add)
     {
         try
         {
@@ -589,8 +509,9 @@ private:
             }
             if (e.userAdd)
             {
-                e.userAdd.set_data_handle(inputs.back().data);
-                if (e.addReorder)
+                e.userAdd.set_data_handle(add);
+                // Written in place, the residual already lies in the destination the sum post-op adds into.
+                if (e.addReorder && (add != outputs[0].data || e.dstReorder))
                 {
                     e.addReorder.execute(strm);
                 }
@@ -629,6 +550,8 @@ private:
     CpuTactic mTactic;
     FusedEpilogue mEpilogue;
     nvinfer1::TensorFormat mRegion; //!< format of the data input, fused addition and output (kLINEAR outside regions)
+    bool mAddInPlace;                //!< kADD_IN_PLACE: the output may be the fused addition's memory
+    std::vector<uint8_t> mAddCopy;   //!< the fused addition, copied before the output overwrites it (in place, no sum)
     std::vector<double> mSlotWeights;
     std::vector<double> mSlotBias;
     ConvShapes mShapes;

@@ -24,14 +24,16 @@ Tag tag4(TensorFormat format)
     }
 }
 
-TensorFormat probeRegionFormat()
+//! The layout oneDNN picks for ResNet's 3x3 64 -> 64 convolution over 56x56 in `dt` (kLINEAR: none TensorRT has, or
+//! only oneDNN's reference implementation).
+TensorFormat probeRegionFormat(dnnl::memory::data_type dt)
 {
     try
     {
         using dnnl::memory;
         memory::dims const src{1, 64, 56, 56};
-        memory::desc const any(src, memory::data_type::f32, Tag::any);
-        memory::desc const weights({64, 64, 3, 3}, memory::data_type::f32, Tag::any);
+        memory::desc const any(src, dt, Tag::any);
+        memory::desc const weights({64, 64, 3, 3}, dt, Tag::any);
         memory::desc const bias({64}, memory::data_type::f32, Tag::a);
         dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
             any, weights, bias, any, {1, 1}, {0, 0}, {1, 1}, {1, 1});
@@ -42,8 +44,7 @@ TensorFormat probeRegionFormat()
         }
         for (TensorFormat f : {TensorFormat::kHWC, TensorFormat::kCHW16, TensorFormat::kCHW4, TensorFormat::kCHW32})
         {
-            if (pd.src_desc() == memory::desc(src, memory::data_type::f32, tag4(f))
-                && pd.dst_desc() == memory::desc(src, memory::data_type::f32, tag4(f)))
+            if (pd.src_desc() == memory::desc(src, dt, tag4(f)) && pd.dst_desc() == memory::desc(src, dt, tag4(f)))
             {
                 return f;
             }
@@ -60,10 +61,21 @@ TensorFormat probeRegionFormat()
 TensorFormat cpuRegionFormat()
 {
 #if KILN_HAVE_ONEDNN
-    static TensorFormat const format = probeRegionFormat();
+    static TensorFormat const format = probeRegionFormat(dnnl::memory::data_type::f32);
     return format;
 #else
     return TensorFormat::kLINEAR;
+#endif
+}
+
+bool cpuRegionHoldsBf16()
+{
+#if KILN_HAVE_ONEDNN
+    static bool const holds = cpuRegionFormat() != TensorFormat::kLINEAR
+        && probeRegionFormat(dnnl::memory::data_type::bf16) == cpuRegionFormat();
+    return holds;
+#else
+    return false;
 #endif
 }
 

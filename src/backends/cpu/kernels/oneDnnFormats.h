@@ -13,6 +13,9 @@ namespace kiln
 //! process with ResNet's 3x3 64 -> 64 convolution over 56x56; kLINEAR when Kiln has no oneDNN or oneDNN picks a
 //! layout TensorRT has no format for (nChw8c on AVX2 machines), which turns the region off.
 nvinfer1::TensorFormat cpuRegionFormat();
+//! True when oneDNN's BF16 convolution (AVX512-BF16 or AMX, not its reference implementation) picks the same layout,
+//! so that BF16 activations (kBF16 builds with reduced precision) stay in the region too.
+bool cpuRegionHoldsBf16();
 
 //! The format of a kernel's output 0 (kLINEAR for hand-made setups without formats): a convolution's or pooling's
 //! region format.
