@@ -636,6 +636,18 @@ Status checkArenaLiveness(Plan const& plan, size_t pi, TensorLifetimes const& li
         live[u.offset] = i;
         ending.emplace(u.last, i);
     }
+    // The builder's arena ends where its last slot ends (slots are 256-byte multiples): a larger arena is an edit
+    // that would make every context allocate memory that nothing uses.
+    int64_t slotsEnd = 0;
+    for (ArenaUse const& u : uses)
+    {
+        slotsEnd = std::max(slotsEnd, (u.end + kARENA_ALIGNMENT - 1) / kARENA_ALIGNMENT * kARENA_ALIGNMENT);
+    }
+    if (p.arenaSize > slotsEnd)
+    {
+        return corrupt(label + " declares an arena of " + std::to_string(p.arenaSize)
+            + " bytes, but its tensors and workspaces end at byte " + std::to_string(slotsEnd));
+    }
     return Status::ok();
 }
 

@@ -87,9 +87,28 @@ TEST(EngineTrust, TensorsAliveTogetherMustNotShareArenaBytes)
     plan.profiles[0].workspaceSizes = {0, 16, 0, 0};
     expectRefused(plan, "the workspace of node 1 ('act1')");
     // With a moved away, the workspace lies on c's bytes only, which is fine: c is not alive yet at step 1.
-    plan.profiles[0].arenaSize = 1024;
+    plan.profiles[0].arenaSize = 768;
     plan.profiles[0].tensorOffsets[1] = 512;
     EXPECT_TRUE(validatePlan(plan).isOk()) << validatePlan(plan).message();
+}
+
+TEST(EngineTrust, ArenaLargerThanItsSlotsIsRefused)
+{
+    // Every context allocates the declared arena: an edited size would make each one reserve memory nothing uses (a
+    // fuzzed engine asked for 512 GiB this way; under AddressSanitizer the allocation alone exhausted the host).
+    Plan plan = chainPlan();
+    plan.profiles[0].arenaSize = 513;
+    expectRefused(plan, "profile 0 declares an arena of 513 bytes, but its tensors and workspaces end at byte 512");
+    plan.profiles[0].arenaSize = int64_t{1} << 39;
+    expectRefused(plan, "but its tensors and workspaces end at byte 512");
+    // A workspace's end counts, rounded up to the arena's alignment as the builder packs it.
+    plan = chainPlan();
+    plan.profiles[0].workspaceOffsets = {-1, -1, -1, 512};
+    plan.profiles[0].workspaceSizes = {0, 0, 0, 16};
+    plan.profiles[0].arenaSize = 768;
+    EXPECT_TRUE(validatePlan(plan).isOk()) << validatePlan(plan).message();
+    plan.profiles[0].arenaSize = 1024;
+    expectRefused(plan, "end at byte 768");
 }
 
 TEST(EngineTrust, ArenaOffsetsKeepTheBuildersAlignment)

@@ -103,7 +103,7 @@ Plan makePluginPlan(std::mt19937& rng)
         in.opt = dims1(2, 5);
         in.max = dims1(maxRows, 5);
         p.inputs = {in};
-        p.arenaSize = 4096 * maxRows;
+        p.arenaSize = (256 + 100 * maxRows + 255) / 256 * 256; // the workspace's end, rounded up to 256 bytes
         p.tensorOffsets = {-1, -1, 0};
         p.tensorCapacity = {0, 0, 8};
         p.workspaceOffsets = {256};
@@ -299,8 +299,8 @@ TEST(PluginEngineFormatTest, ValidationChecksWorkspaces)
     plan.profiles[1].workspaceSizes = {0, 0};
     expectInvalid(plan, "profile 1 has 2 workspace offsets and 2 workspace sizes for 1 nodes");
     plan = makePluginPlan(rng);
-    plan.profiles[0].workspaceOffsets = {4096 * 4 - 10};
-    expectInvalid(plan, "profile 0: node 0 ('nz') has workspace offset 16374 and size 400, outside the arena of 16384 bytes");
+    plan.profiles[0].workspaceOffsets = {768 - 10};
+    expectInvalid(plan, "profile 0: node 0 ('nz') has workspace offset 758 and size 400, outside the arena of 768 bytes");
     plan = makePluginPlan(rng);
     plan.profiles[0].workspaceOffsets = {-1};
     expectInvalid(plan, "has workspace offset -1 and size 400");
@@ -313,6 +313,8 @@ TEST(PluginEngineFormatTest, ValidationChecksWorkspaces)
     plan.profiles[0].workspaceSizes = {};
     plan.profiles[1].workspaceOffsets = {-1};
     plan.profiles[1].workspaceSizes = {0};
+    plan.profiles[0].arenaSize = 256; // the arenas end with tensor 2's slot now
+    plan.profiles[1].arenaSize = 256;
     EXPECT_TRUE(validatePlan(plan).isOk()) << validatePlan(plan).message();
 }
 

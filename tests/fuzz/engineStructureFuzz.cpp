@@ -30,6 +30,14 @@ using kiln::Plan;
 //! The engine's inputs at their profile-0 opt shape (all zeros), outputs of the resolved shapes; enqueue on the CPU.
 void runEngine(nvinfer1::ICudaEngine& engine)
 {
+    // An engine may legitimately need more activation memory than a fuzzing worker has (a capacity edited upwards
+    // still describes a valid, larger engine); a context would allocate it, and under AddressSanitizer a huge
+    // allocation alone exhausts the host (its shadow memory). Contexts of engines above 1 GiB are not created.
+    constexpr int64_t kMAX_ARENA = int64_t{1} << 30;
+    if (engine.getDeviceMemorySizeV2() > kMAX_ARENA)
+    {
+        return;
+    }
     std::unique_ptr<nvinfer1::IExecutionContext> context(engine.createExecutionContext());
     if (context == nullptr)
     {
