@@ -65,7 +65,22 @@ StatusOr<std::vector<int32_t>> permutationFor(
     return perm;
 }
 
-//! For each element of transpose(x, perm) (x of dims `dims`, row-major), the flat index of its source in x.
+//! The volume of `dims` when every extent is non-negative and the volume at most kMAX_SHAPE_VALUES, else -1.
+int64_t smallVolume(std::vector<int64_t> const& dims)
+{
+    int64_t volume = 1;
+    for (int64_t d : dims)
+    {
+        if (d < 0 || __builtin_mul_overflow(volume, d, &volume) || volume > kMAX_SHAPE_VALUES)
+        {
+            return -1;
+        }
+    }
+    return volume;
+}
+
+//! For each element of transpose(x, perm) (x of dims `dims`, row-major, of a volume smallVolume accepts), the flat
+//! index of its source in x.
 std::vector<int64_t> transposeSources(std::vector<int64_t> const& dims, std::vector<int32_t> const& perm)
 {
     size_t const rank = dims.size();
@@ -394,12 +409,10 @@ Status inferShuffle(InferContext& ctx)
     {
         std::vector<int64_t> const inDims = constants(in.dims);
         std::vector<int64_t> const midDims = constants(reshaped);
-        int64_t volume = 1;
-        for (int64_t d : inDims)
-        {
-            volume *= d;
-        }
-        if (volume <= kMAX_SHAPE_VALUES && static_cast<int64_t>(in.values->size()) == volume)
+        // Both volumes must be small (an edited model can make the reshaped extents overflow while their wrapped
+        // product matches) and equal.
+        int64_t const volume = smallVolume(inDims);
+        if (volume >= 0 && smallVolume(midDims) == volume && static_cast<int64_t>(in.values->size()) == volume)
         {
             std::vector<int64_t> const first = transposeSources(inDims, perm1);
             std::vector<int64_t> const second = transposeSources(midDims, perm2);
