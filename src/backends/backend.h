@@ -182,7 +182,7 @@ StatusOr<Backend const*> backendNamed(std::string const& name);
 //! Entry point of libkiln_cuda.so (C linkage so that dlsym finds it). Returns nullptr and fills `error` when
 //! unusable (e.g. no device). `abiVersion` must equal kBACKEND_ABI_VERSION.
 using CreateBackendFn = Backend const* (*)(int32_t abiVersion, char* error, int64_t errorSize);
-constexpr int32_t kBACKEND_ABI_VERSION = 3;
+constexpr int32_t kBACKEND_ABI_VERSION = 4; // 4: BackendCapabilities::region and addsInPlace, KernelSetup::constantInputs
 constexpr char const* kCUDA_BACKEND_ENTRY = "kilnCreateCudaBackend";
 
 } // namespace kiln
