@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <tuple>
 
 namespace kiln::test
 {
@@ -123,6 +124,30 @@ TEST_F(ShapeImportersTest, ExpandWithRuntimeShapeTensor)
     HostTensor expected(DataType::kINT64, makeDims({3, 2, 4}));
     forEachIndex({3, 2, 4}, [&](int64_t o, std::vector<int64_t> const& c) { expected.set(o, x.at(c[1])); });
     EXPECT_TRUE(allClose(out["y"], expected, 0.0, 0.0));
+}
+
+// EyeLike folds a small static matrix into a constant and computes a large one in the network (an edited model's
+// 100001 x 5.8e17 matrix overflowed the element count of the folded constant); both give the identity shifted by k.
+TEST_F(ShapeImportersTest, EyeLikeSmallFoldedAndLargeComputed)
+{
+    for (auto const& [rows, cols, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 7, 2}, {300, 260, -3}})
+    {
+        SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " k " + std::to_string(k));
+        OnnxModelBuilder model(13);
+        model.addInput("x", DataType::kFLOAT, {rows, cols});
+        model.addNode("EyeLike", {"x"}, {"y"}, {intAttr("k", k)});
+        model.addOutput("y", DataType::kFLOAT);
+        OnnxRunner runner;
+        ASSERT_TRUE(runner.parse(model));
+        ASSERT_TRUE(runner.build());
+        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({rows, cols}), mRng);
+        auto out = runner.run({{"x", x}});
+        HostTensor expected(DataType::kFLOAT, makeDims({rows, cols}));
+        forEachIndex({rows, cols}, [&](int64_t o, std::vector<int64_t> const& c) {
+            expected.set(o, c[1] - c[0] == k ? 1.0 : 0.0);
+        });
+        EXPECT_TRUE(allClose(out["y"], expected, 0.0, 0.0));
+    }
 }
 
 TEST_F(ShapeImportersTest, TileOnDynamicInput)

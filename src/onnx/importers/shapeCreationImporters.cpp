@@ -375,7 +375,13 @@ Status importEyeLike(ImporterContext& ctx, ::onnx::NodeProto const& node, std::v
     int64_t const k = attrInt(node, "k", 0);
     ShapeMath math(ctx, node);
     KILN_ASSIGN_OR_RETURN(ShapeVec shape, math.shapeOf(x));
-    if (shape.isStatic())
+    // A small static matrix becomes a constant; a large one (or one whose element count overflows) is computed by the
+    // network like a dynamic one, instead of being stored in the engine.
+    constexpr int64_t kMAX_FOLDED = int64_t{1} << 16;
+    int64_t count = 0;
+    bool const fold = shape.isStatic() && shape.values[0] >= 0 && shape.values[1] >= 0
+        && !__builtin_mul_overflow(shape.values[0], shape.values[1], &count) && count <= kMAX_FOLDED;
+    if (fold)
     {
         int64_t const rows = shape.values[0];
         int64_t const cols = shape.values[1];
