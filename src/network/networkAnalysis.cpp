@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <queue>
 
 namespace kiln
@@ -263,7 +264,10 @@ Status inferInput(Tensor const& in, NetworkAnalysis& a, std::map<std::string, Ex
                 return invalidArgument("shape tensor input '" + in.name()
                     + "' must have build-time constant dimensions (it has a -1 dimension)");
             }
-            count *= d.d[i];
+            if (__builtin_mul_overflow(count, d.d[i], &count))
+            {
+                count = std::numeric_limits<int64_t>::max();
+            }
         }
         if (count > 64)
         {

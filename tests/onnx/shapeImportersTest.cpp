@@ -85,6 +85,22 @@ TEST_F(ShapeImportersTest, ReshapeWithTwoMinusOnesIsRejected)
     EXPECT_TRUE(outcome.hasError("more than one -1")) << outcome.allErrors();
 }
 
+// A shape whose element count overflows int64 (2^32 x 2^32 x 2) was multiplied without a check: its wrapped count
+// (0) made an empty constant. It is an error naming the node.
+TEST_F(ShapeImportersTest, ConstantOfShapeWithOverflowingCountIsRejected)
+{
+    OnnxModelBuilder model(13);
+    model.addInput("x", DataType::kFLOAT, {2});
+    model.addInitializer("shape", OnnxConstant::fromInt64({int64_t{1} << 32, int64_t{1} << 32, 2}, {3}));
+    model.addNode("ConstantOfShape", {"shape"}, {"c"}).set_name("huge_fill");
+    model.addNode("Add", {"x", "c"}, {"y"});
+    model.addOutput("y", DataType::kFLOAT);
+    ParseOutcome const outcome = parseOnly(model);
+    EXPECT_FALSE(outcome.ok);
+    EXPECT_TRUE(outcome.hasError("huge_fill")) << outcome.allErrors();
+    EXPECT_TRUE(outcome.hasError("more elements than int64 counts")) << outcome.allErrors();
+}
+
 TEST_F(ShapeImportersTest, ExpandDynamicInputToConstantShape)
 {
     OnnxModelBuilder model(13);

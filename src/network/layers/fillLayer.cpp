@@ -417,11 +417,10 @@ Status inferFill(InferContext& ctx)
     int64_t volume = 1;
     for (auto const& d : dims)
     {
-        if (!d.isConstant())
+        if (!d.isConstant() || d.constant() < 0 || __builtin_mul_overflow(volume, d.constant(), &volume))
         {
-            return Status::ok();
+            return Status::ok(); // no values for unknown (or absurd) extents
         }
-        volume *= d.constant();
     }
     if (volume > kMAX_SHAPE_VALUES)
     {

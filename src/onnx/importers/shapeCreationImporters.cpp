@@ -125,7 +125,11 @@ Status importConstantOfShape(ImporterContext& ctx, ::onnx::NodeProto const& node
             {
                 return invalidArgument(describeNode(node) + ": input 'input' holds a negative extent");
             }
-            count *= d;
+            if (__builtin_mul_overflow(count, d, &count))
+            {
+                return invalidArgument(describeNode(node) + ": the shape in input 'input' has more elements "
+                    "than int64 counts");
+            }
         }
         if (count <= (int64_t{1} << 20))
         {

@@ -52,7 +52,10 @@ Status importSize(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vect
         int64_t volume = 1;
         for (int64_t d : dimsToVector(x->getDimensions()))
         {
-            volume *= d;
+            if (__builtin_mul_overflow(volume, d, &volume))
+            {
+                return invalidArgument(describeNode(node) + ": the input's element count overflows int64");
+            }
         }
         outputs.emplace_back(OnnxConstant::fromInt64({volume}, {}));
         return Status::ok();
