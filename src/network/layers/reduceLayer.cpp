@@ -175,10 +175,13 @@ Status inferReduce(InferContext& ctx)
     {
         int64_t const e = in.dims[static_cast<size_t>(d)].constant();
         extents.push_back(e);
-        volume *= e;
-        if (((mask >> d) & 1) == 0)
+        if (e < 0 || __builtin_mul_overflow(volume, e, &volume))
         {
-            outVolume *= e;
+            return Status::ok(); // extents no value list can match: no values
+        }
+        if (((mask >> d) & 1) == 0 && __builtin_mul_overflow(outVolume, e, &outVolume))
+        {
+            return Status::ok();
         }
     }
     if (static_cast<int64_t>(v.size()) != volume)

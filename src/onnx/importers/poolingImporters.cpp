@@ -96,7 +96,11 @@ StatusOr<ITensor*> tapIndices(ImporterContext& ctx, ::onnx::NodeProto const& nod
     int64_t count = 1;
     for (int64_t e : outExtent)
     {
-        count *= e;
+        if (e < 0 || __builtin_mul_overflow(count, e, &count))
+        {
+            return invalidArgument(describeNode(node) + ": the output positions of the 'Indices' output "
+                "overflow int64");
+        }
     }
     std::vector<int64_t> values(static_cast<size_t>(count));
     std::vector<int64_t> pos(n, 0);
