@@ -151,8 +151,17 @@ StatusOr<ITensor*> dilatedMaxPool(ImporterContext& ctx, ::onnx::NodeProto const&
     Dims padSize = in;
     for (size_t i = 0; i < n; ++i)
     {
-        int64_t const span = (w.kernel[i] - 1) * w.dilations[i] + 1;
-        int64_t const room = in.d[2 + i] + w.padBegin[i] + w.padEnd[i] - span;
+        int64_t span = 0;
+        int64_t room = 0;
+        bool const fits = w.kernel[i] >= 1 && w.dilations[i] >= 1 && w.strides[i] >= 1
+            && !__builtin_mul_overflow(w.kernel[i] - 1, w.dilations[i], &span)
+            && !__builtin_add_overflow(span, 1, &span) && !__builtin_add_overflow(in.d[2 + i], w.padBegin[i], &room)
+            && !__builtin_add_overflow(room, w.padEnd[i], &room) && !__builtin_sub_overflow(room, span, &room);
+        if (!fits)
+        {
+            return invalidArgument(describeNode(node) + ": kernel_shape, dilations, strides and pads of axis "
+                + std::to_string(i) + " must be positive and their window must fit int64");
+        }
         if (room < 0)
         {
             return invalidArgument(describeNode(node) + ": the dilated window is larger than the padded input");
