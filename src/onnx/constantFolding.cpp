@@ -2,6 +2,7 @@
 #include "onnx/constantFolding.h"
 
 #include "NvInferRuntime.h"
+#include "kiln/KilnBackend.h"
 #include "core/dataType.h"
 #include "onnx/opImporters.h"
 
@@ -78,7 +79,9 @@ bool buildAndRun(nvinfer1::IBuilder& builder, nvinfer1::INetworkDefinition& netw
     std::map<std::string, OnnxConstant>& out)
 {
     std::unique_ptr<nvinfer1::IBuilderConfig> config(builder.createBuilderConfig());
-    if (config == nullptr)
+    // The CPU backend, whatever the process's default: the values are read from host buffers bound as the outputs
+    // (on the CUDA backend a kernel would write to those host addresses).
+    if (config == nullptr || !kiln::setBuilderBackend(config.get(), kiln::BackendKind::kCPU))
     {
         return false;
     }
