@@ -226,9 +226,10 @@ TEST(FusionPass, EpiloguesOnByDefaultOnTheCpuBackend)
     convResidualRelu(nullptr);
 }
 
-//! Checks y = GELU(x W + b) for x [2, 5, 8], W [8, 6], b [6], against a double-precision computation here.
+//! Checks y = GELU(x W + b) for x [2, 5, 8], W [8, 6], b [6], against a double-precision computation here (the erf
+//! form, or the tanh form with `tanhForm`).
 void expectGeluOfLinear(HostTensor const& y, HostTensor const& x, HostTensor const& wt, HostTensor const& bt,
-    std::string const& label)
+    std::string const& label, bool tanhForm = false)
 {
     for (int64_t i = 0; i < y.volume(); ++i)
     {
@@ -239,7 +240,9 @@ void expectGeluOfLinear(HostTensor const& y, HostTensor const& x, HostTensor con
         {
             h += x.at(row * 8 + k) * wt.at(k * 6 + col);
         }
-        double const g = 0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0)));
+        double const g = tanhForm
+            ? 0.5 * h * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (h + 0.044715 * h * h * h)))
+            : 0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0)));
         EXPECT_NEAR(y.at(i), g, 1e-5 + 1e-5 * std::fabs(g)) << label << "element " << i;
     }
 }
@@ -348,6 +351,65 @@ TEST(FusionPass, GeluFormsFuseIntoTheMatmulByDefaultOnTheCpuBackend)
         expectGeluOfLinear(
             fused.outputs.at("y"), x, *w.tensors[0], *w.tensors[1], "form " + std::to_string(form) + ", ");
     }
+}
+
+//! x W + b, then GPT-2's gelu_new written out: 0.5·h·(1 + tanh(√(2/π)·(h + 0.044715·h³))), with h³ as Pow(h, 3)
+//! (`cubeByPow`) or (h·h)·h, the sum's operands in either order (`swapSum`); `cubic` is the constant used for 0.044715.
+NetworkFn tanhGeluNetwork(bool cubeByPow, bool swapSum, double cubic, WeightStore& w, Weights weight, Weights bias)
+{
+    return [=, &w](NetworkRunner& r) {
+        auto& n = r.network();
+        auto const scalar = [&](double v, char const* name) {
+            return constant(n, w.scalar(DataType::kFLOAT, v, 3), {1, 1, 1}, name);
+        };
+        ITensor* h = linearBias(r, weight, bias);
+        ITensor* cube = cubeByPow
+            ? n.addElementWise(*h, *scalar(3.0, "three"), ElementWiseOperation::kPOW)->getOutput(0)
+            : n.addElementWise(*n.addElementWise(*h, *h, ElementWiseOperation::kPROD)->getOutput(0), *h,
+                   ElementWiseOperation::kPROD)
+                  ->getOutput(0);
+        ITensor* scaledCube = n.addElementWise(*scalar(cubic, "c"), *cube, ElementWiseOperation::kPROD)->getOutput(0);
+        ITensor* inner = swapSum ? n.addElementWise(*scaledCube, *h, ElementWiseOperation::kSUM)->getOutput(0)
+                                 : n.addElementWise(*h, *scaledCube, ElementWiseOperation::kSUM)->getOutput(0);
+        ITensor* arg = n.addElementWise(*inner, *scalar(std::sqrt(2.0 / M_PI), "k"), ElementWiseOperation::kPROD)
+                           ->getOutput(0);
+        auto* tanh = n.addActivation(*arg, ActivationType::kTANH);
+        auto* onePlus = n.addElementWise(*tanh->getOutput(0), *scalar(1.0, "one"), ElementWiseOperation::kSUM);
+        auto* hh = n.addElementWise(*scalar(0.5, "half"), *h, ElementWiseOperation::kPROD);
+        r.markOutput(n.addElementWise(*hh->getOutput(0), *onePlus->getOutput(0), ElementWiseOperation::kPROD)
+                         ->getOutput(0),
+            "y");
+    };
+}
+
+TEST(FusionPass, TanhGeluFormsFuseIntoTheMatmul)
+{
+    for (int32_t form = 0; form < 4; ++form)
+    {
+        bool const byPow = form % 2 == 0;
+        bool const swap = form >= 2;
+        std::mt19937 rng(50 + form);
+        WeightStore w;
+        Weights const weight = w.add(DataType::kFLOAT, {1, 8, 6}, rng);
+        Weights const bias = w.add(DataType::kFLOAT, {1, 1, 6}, rng);
+        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 8}), rng, -2.0, 2.0);
+        auto const [plain, fused]
+            = compareFused(tanhGeluNetwork(byPow, swap, 0.044715, w, weight, bias), {{"x", x}}, 1e-5, 1e-5, nullptr);
+        std::string const label = "form " + std::to_string(form) + ": ";
+        EXPECT_EQ(plain.layers.size(), byPow ? 10U : 11U) << label << layerList(plain);
+        ASSERT_EQ(fused.layers.size(), 1U) << label << layerList(fused);
+        EXPECT_EQ(fused.layers[0].rfind("mm + bias + ", 0), 0U) << fused.layers[0];
+        expectGeluOfLinear(fused.outputs.at("y"), x, *w.tensors[0], *w.tensors[1], label, true);
+    }
+    // A wrong cubic coefficient is not GELU: only the bias add joins the matrix multiply.
+    std::mt19937 rng(55);
+    WeightStore w;
+    Weights const weight = w.add(DataType::kFLOAT, {1, 8, 6}, rng);
+    Weights const bias = w.add(DataType::kFLOAT, {1, 1, 6}, rng);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 8}), rng);
+    auto const [plain, fused]
+        = compareFused(tanhGeluNetwork(true, false, 0.05, w, weight, bias), {{"x", x}}, 1e-5, 1e-5, nullptr);
+    EXPECT_EQ(fused.layers.size(), plain.layers.size() - 1) << layerList(fused);
 }
 
 TEST(FusionPass, NotAGeluStaysUnfused)
