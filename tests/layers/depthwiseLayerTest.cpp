@@ -1,9 +1,11 @@
-// Depthwise convolutions end to end: a MobileNetV3-like inverted-residual block (1x1 expansion + ReLU, depthwise 3x3
-// + ReLU, depthwise 3x3 + residual + ReLU, depthwise 5x5 stride 2 + hard-swish, 1x1 projection) built with kFP16 /
-// kBF16 and a dynamic batch, run on each backend and compared with the CPU backend's FP32 result on random data. On
-// the CUDA backend the depthwise layers run channel-last (kHWC8) and the builder timed the "depthwise" tactic for
-// each of them (the plan records the timings and the chosen tactic, which the engine inspector shows), inside one
-// channel-last region with reformats only at the block's input and output.
+// Depthwise convolutions end to end: a MobileNetV3/EfficientNet-like inverted-residual block (1x1 expansion + ReLU,
+// depthwise 3x3 + SiLU, depthwise 3x3 + residual + ReLU, depthwise 5x5 stride 2 + hard-swish, 1x1 projection) built
+// with kFP16 / kBF16 and a dynamic batch, run on each backend and compared with the CPU backend's FP32 result on
+// random data. On the CUDA backend the depthwise layers run channel-last (kHWC8) inside one channel-last region with
+// reformats only at the block's input and output; the SiLU (v * sigmoid(v)) and the hard-swish (v * hard_sigmoid(v))
+// are gated activations in the depthwise tactic's epilogue ("fuse.gate", the only tactic that applies one), and the
+// builder timed the "depthwise" tactic against cuDNN for the other one (the plan records the timings and the chosen
+// tactic, which the engine inspector shows).
 #include "common/backendTest.h"
 #include "common/networkRunner.h"
 #include "common/reducedPrecision.h"
@@ -68,8 +70,8 @@ IConvolutionLayer* depthwise(INetworkDefinition& n, ITensor& x, std::vector<floa
     return c;
 }
 
-//! x[N, 16, 20, 20] → 1x1 (32) + ReLU → a: depthwise 3x3 + ReLU → depthwise 3x3 + a + ReLU → depthwise 5x5 stride 2
-//! → hard-swish (x * hard-sigmoid(x)) → 1x1 (24) → "y" [N, 24, 10, 10].
+//! x[N, 16, 20, 20] → 1x1 (32) + ReLU → a: depthwise 3x3 + SiLU (v * sigmoid(v)) → depthwise 3x3 + a + ReLU →
+//! depthwise 5x5 stride 2 → hard-swish (v * hard-sigmoid(v)) → 1x1 (24) → "y" [N, 24, 10, 10].
 void buildBlock(NetworkRunner& r, BlockWeights const& w)
 {
     INetworkDefinition& n = r.network();
@@ -77,7 +79,8 @@ void buildBlock(NetworkRunner& r, BlockWeights const& w)
     auto* e = n.addConvolutionNd(*x, kWIDE, Dims2{1, 1}, weightsOf(w.expand), weightsOf(w.expandBias));
     auto* re = n.addActivation(*e->getOutput(0), ActivationType::kRELU);
     auto* d1 = depthwise(n, *re->getOutput(0), w.dw1, w.dw1Bias, 3, 1);
-    auto* a = n.addActivation(*d1->getOutput(0), ActivationType::kRELU);
+    auto* sigmoid = n.addActivation(*d1->getOutput(0), ActivationType::kSIGMOID);
+    auto* a = n.addElementWise(*sigmoid->getOutput(0), *d1->getOutput(0), ElementWiseOperation::kPROD);
     auto* d2 = depthwise(n, *a->getOutput(0), w.dw2, w.dw2Bias, 3, 1);
     auto* sum = n.addElementWise(*d2->getOutput(0), *a->getOutput(0), ElementWiseOperation::kSUM);
     auto* r2 = n.addActivation(*sum->getOutput(0), ActivationType::kRELU);
@@ -109,6 +112,7 @@ TEST_P(DepthwiseLayerTest, InvertedResidualBlockInReducedPrecisionMatchesFp32)
     c.bf16Tolerance = 1e-1;
     c.checkPlan = [&](kiln::Plan const& plan, BuilderFlag) {
         int32_t depthwiseNodes = 0;
+        int32_t gatedNodes = 0;
         int32_t reformats = 0;
         for (kiln::PlanNode const& node : plan.nodes)
         {
@@ -118,11 +122,18 @@ TEST_P(DepthwiseLayerTest, InvertedResidualBlockInReducedPrecisionMatchesFp32)
                 continue;
             }
             ++depthwiseNodes;
+            bool const gated = node.attrs.getInt("fuse.gate", 0) != 0;
+            gatedNodes += gated ? 1 : 0;
             if (onCuda())
             {
-                // Channel-last, and the depthwise tactic was timed (and ran) for each; the faster one was kept.
                 SCOPED_TRACE("node '" + node.name + "'");
                 EXPECT_NE(node.attrs.getInt(kiln::kCHANNEL_LAST_ATTRIBUTE, 0), 0);
+                if (gated)
+                {
+                    EXPECT_EQ(node.tactic, "depthwise"); // the only tactic with a gated activation
+                    continue;
+                }
+                // The depthwise tactic was timed (and ran) against cuDNN; the faster one was kept.
                 std::string const timing = node.attrs.getString("tactic.timing");
                 EXPECT_NE(timing.find("depthwise "), std::string::npos) << timing;
                 EXPECT_EQ(timing.find("depthwise failed"), std::string::npos) << timing;
@@ -130,6 +141,8 @@ TEST_P(DepthwiseLayerTest, InvertedResidualBlockInReducedPrecisionMatchesFp32)
             }
         }
         EXPECT_EQ(depthwiseNodes, 3);
+        // CUDA's depthwise tactic takes the SiLU and the hard-swish; the CPU's convolution applies no gate.
+        EXPECT_EQ(gatedNodes, onCuda() ? 2 : 0);
         if (onCuda())
         {
             // One kHWC8 region from the first convolution to the last: the activations, the residual sum and the

@@ -34,7 +34,7 @@ size_t convolutionOwnInputs(PlanNode const& node)
     return fusedAdd && !node.inputs.empty() ? node.inputs.size() - 1 : node.inputs.size();
 }
 
-StatusOr<FusedEpilogue> readConvolutionEpilogue(PlanNode const& node)
+StatusOr<FusedEpilogue> readConvolutionEpilogue(PlanNode const& node, bool gateAllowed)
 {
     size_t const own = convolutionOwnInputs(node);
     if (node.attrs.getInt("fuse.add", 0) != 0 && (own < 1 || own > 3))
@@ -43,7 +43,7 @@ StatusOr<FusedEpilogue> readConvolutionEpilogue(PlanNode const& node)
             "kernel and bias tensors and then the added tensor; the node has " + std::to_string(node.inputs.size())
             + " inputs");
     }
-    return readFusedEpilogue(node, own);
+    return readFusedEpilogue(node, own, false, gateAllowed);
 }
 
 bool isConvFloatStorage(DataType t)

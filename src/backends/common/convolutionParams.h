@@ -28,8 +28,9 @@ StatusOr<ConvConfig> readConvConfig(PlanNode const& node, bool deconvolution);
 //! the added tensor is the node's last input and is not one of them.
 size_t convolutionOwnInputs(PlanNode const& node);
 
-//! The node's fused epilogue (fusedEpilogue.h), with the added tensor as the last input.
-StatusOr<FusedEpilogue> readConvolutionEpilogue(PlanNode const& node);
+//! The node's fused epilogue (fusedEpilogue.h), with the added tensor as the last input; a gated activation only with
+//! `gateAllowed`.
+StatusOr<FusedEpilogue> readConvolutionEpilogue(PlanNode const& node, bool gateAllowed = false);
 
 //! True for the storage types the convolution kernels compute on (kFLOAT, kHALF, kBF16).
 bool isConvFloatStorage(nvinfer1::DataType t);

@@ -6,7 +6,8 @@
 namespace kiln
 {
 
-StatusOr<FusedEpilogue> readFusedEpilogue(PlanNode const& node, size_t nbOwnInputs, bool residualAllowed)
+StatusOr<FusedEpilogue> readFusedEpilogue(
+    PlanNode const& node, size_t nbOwnInputs, bool residualAllowed, bool gateAllowed)
 {
     FusedEpilogue e;
     std::string const label = "node '" + node.name + "'";
@@ -50,6 +51,18 @@ StatusOr<FusedEpilogue> readFusedEpilogue(PlanNode const& node, size_t nbOwnInpu
         e.activation = static_cast<nvinfer1::ActivationType>(k);
         e.alpha = static_cast<float>(node.attrs.getFloat("fuse.alpha", 0.0));
         e.beta = static_cast<float>(node.attrs.getFloat("fuse.beta", 0.0));
+    }
+    if (node.attrs.getInt("fuse.gate", 0) != 0)
+    {
+        if (!gateAllowed)
+        {
+            return invalidArgument(label + ": this kernel does not apply a gated activation (fuse.gate: v * act(v))");
+        }
+        if (!e.hasActivation)
+        {
+            return invalidArgument(label + ": a gated activation (fuse.gate) needs a fused activation (fuse.act)");
+        }
+        e.gated = true;
     }
     return e;
 }

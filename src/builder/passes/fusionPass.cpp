@@ -78,14 +78,14 @@ void FusionGraph::refresh()
     }
 }
 
-bool FusionGraph::isInternal(int32_t t) const
+bool FusionGraph::isInternal(int32_t t, size_t readers) const
 {
     if (t < 0 || static_cast<size_t>(t) >= mCtx.plan.tensors.size())
     {
         return false;
     }
     PlanTensor const& pt = mCtx.plan.tensors[static_cast<size_t>(t)];
-    return mConsumers[static_cast<size_t>(t)].size() == 1 && mProducer[static_cast<size_t>(t)] >= 0
+    return mConsumers[static_cast<size_t>(t)].size() == readers && mProducer[static_cast<size_t>(t)] >= 0
         && pt.ioMode == nvinfer1::TensorIOMode::kNONE && !pt.hasValues && pt.constant < 0
         && pt.sizeTensorSymbol < 0 && pt.format == nvinfer1::TensorFormat::kLINEAR && !mDebug[static_cast<size_t>(t)];
 }

@@ -393,6 +393,28 @@ TEST(MatrixMultiplyEpilogueCpu, BiasAndResidual)
     }
 }
 
+TEST(FusedEpilogueAttributes, GateIsRefusedUnlessTheKernelAppliesIt)
+{
+    // A gated activation (fuse.gate: v * act(v)) on a matrix multiply, as a crafted engine could carry it: the CPU's
+    // matrix multiply applies no gate, so its kernel refuses the node instead of computing act(v).
+    std::mt19937 rng(39);
+    HostTensor const a = HostTensor::random(DataType::kFLOAT, makeDims({3, 4}), rng);
+    HostTensor const b = HostTensor::random(DataType::kFLOAT, makeDims({5, 4}), rng);
+    PlanNode gated = matmulNode(false, static_cast<int64_t>(ActivationType::kSIGMOID) + 1);
+    gated.attrs.setInt("fuse.gate", 1);
+    expectRejected(gated, {a, b}, DataType::kFLOAT, "fuse.gate");
+    // Allowed by the caller: parsed; without an activation: refused.
+    StatusOr<FusedEpilogue> const allowed = readFusedEpilogue(gated, 2, false, true);
+    ASSERT_TRUE(allowed.isOk()) << allowed.status().message();
+    EXPECT_TRUE(allowed.value().gated);
+    EXPECT_EQ(allowed.value().activation, ActivationType::kSIGMOID);
+    PlanNode noAct = matmulNode(false, 0);
+    noAct.attrs.setInt("fuse.gate", 1);
+    StatusOr<FusedEpilogue> const refused = readFusedEpilogue(noAct, 2, false, true);
+    ASSERT_FALSE(refused.isOk());
+    EXPECT_NE(refused.status().message().find("fuse.act"), std::string::npos) << refused.status().message();
+}
+
 TEST(MatrixMultiplyEpilogueCpu, RejectsMalformedResiduals)
 {
     std::mt19937 rng(38);

@@ -759,17 +759,22 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     {
         return {};
     }
-    auto epilogue = readConvolutionEpilogue(*setup.node);
+    auto epilogue = readConvolutionEpilogue(*setup.node, !deconvolution);
     if (!epilogue.isOk() || !typeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.value().hasAdd).empty())
     {
         return {};
     }
+    bool const gated = epilogue.value().gated; // the depthwise tactic alone applies a gated activation
     // The depthwise tactic first where it applies (timing decides; it is also what the channel-last pass probes).
     bool const channelLast = setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
     std::vector<std::string> tactics;
     if (!deconvolution && depthwiseApplies(setup, readConvConfig(*setup.node, false).value(), epilogue.value()))
     {
         tactics.push_back(kTACTIC_DEPTHWISE);
+    }
+    if (gated)
+    {
+        return tactics;
     }
     if (cudnnBuilt() && (!channelLast || (convGraphBuilt() && !deconvolution)))
     {

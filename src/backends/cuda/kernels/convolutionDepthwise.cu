@@ -1,7 +1,8 @@
 // The "depthwise" tactic of the CUDA convolution kernel: 2-D forward convolutions (1-D ones are [N, C, 1, W]) with
 // groups == input channels == output maps (channel multiplier 1: MobileNet / EfficientNet / ConvNeXt blocks), any
 // kernel size, stride, dilation and (asymmetric) padding, constant weights, and the fused epilogue of
-// fusedEpilogue.h (bias, added tensor, any activation of activationMath.cuh), accumulated in float.
+// fusedEpilogue.h (bias, added tensor, any activation of activationMath.cuh, gated or not: SiLU and hard-swish are
+// v · sigmoid(v) and v · hard_sigmoid(v)), accumulated in float.
 // - Channel-last nodes (kHWC8: FP16/BF16 data, fused addition and output stored [N, H, W, Cp], Cp = C rounded up
 //   to 8): each thread computes one 16-byte vector of 8 channels for a tile of 2 or 4 output pixels of a row,
 //   loading each input column of the tile's span once per kernel row (registers, no shared memory) and the
@@ -66,6 +67,7 @@ struct DwArgs
     DataType addType{DataType::kFLOAT};
     int64_t addStrides[4]{};    //!< linear: element strides over [N, C, H, W] (0: broadcast)
     bool hasActivation{false};
+    bool gated{false}; //!< v · act(v)
     nvinfer1::ActivationType activation{nvinfer1::ActivationType::kRELU};
     float alpha{0.F};
     float beta{0.F};
@@ -79,7 +81,12 @@ __device__ __forceinline__ float finishValue(DwArgs const& a, float v, int32_t c
         v += a.bias[c];
     }
     v += added;
-    return a.hasActivation ? applyActivation(a.activation, a.alpha, a.beta, v) : v;
+    if (!a.hasActivation)
+    {
+        return v;
+    }
+    float const act = applyActivation(a.activation, a.alpha, a.beta, v);
+    return a.gated ? v * act : act;
 }
 
 // ---- 8-channel vectors of FP16 / BF16 ----
@@ -491,6 +498,7 @@ public:
         a.w = static_cast<float const*>(mWeights.data());
         a.bias = static_cast<float const*>(mBias.data());
         a.hasActivation = mEpilogue.hasActivation;
+        a.gated = mEpilogue.gated;
         a.activation = mEpilogue.activation;
         a.alpha = mEpilogue.alpha;
         a.beta = mEpilogue.beta;

@@ -4,10 +4,15 @@
 // backends/common/fusedEpilogue.h, the added tensor as an extra trailing input and the last fused layer's output.
 // A matrix multiply takes a second kSUM after the first when one of the two added tensors has the output's full
 // shape (the residual, "fuse.residual") and its backend's kernel accepts the node (KernelProbe): BERT's
-// MatMul -> Add(bias) -> Add(residual), in either order of the two additions.
+// MatMul -> Add(bias) -> Add(residual), in either order of the two additions. A convolution takes, instead of a
+// plain activation, a gated one: an activation A (sigmoid or hard-sigmoid) of its result v and the product v · A(v),
+// the only two readers of v (SiLU in EfficientNet, hard-swish in MobileNetV3), as "fuse.gate", where its kernel
+// accepts the node (KernelProbe: on CUDA the depthwise tactic does).
 // Every tensor involved is FLOAT, HALF or BF16 of one type; the fused layers share their precision.
 #include "backends/common/fusedEpilogue.h"
 #include "builder/passes/fusion/fusion.h"
+
+#include <algorithm>
 
 namespace kiln::fusion
 {
@@ -57,6 +62,50 @@ int32_t sumOf(FusionGraph const& g, Plan const& plan, int32_t cur, PlanNode cons
     return sameType && g.sameDims(out, cur) && g.broadcastsTo(other, out) ? sum : -1;
 }
 
+//! The gated activation of `cur`: an activation A (sigmoid or hard-sigmoid) reading `cur` and the product M of `cur`
+//! and A's output, the only two readers of `cur`, M the only reader of A's output, all of one type and `cur`'s dims.
+//! Returns A and sets `mul` to M, or -1.
+int32_t gatedActivation(FusionGraph const& g, Plan const& plan, int32_t cur, PlanNode const& head, int32_t& mul)
+{
+    if (!g.isInternal(cur, 2))
+    {
+        return -1;
+    }
+    std::vector<int32_t> const& readers = g.consumers(cur);
+    for (size_t i = 0; i < 2; ++i)
+    {
+        int32_t const a = readers[i];
+        PlanNode const& act = plan.nodes[static_cast<size_t>(a)];
+        int64_t const type = act.attrs.getInt("type", -1);
+        bool const gate = act.kind == LayerType::kACTIVATION && act.inputs.size() == 1
+            && (type == static_cast<int64_t>(nvinfer1::ActivationType::kSIGMOID)
+                || type == static_cast<int64_t>(nvinfer1::ActivationType::kHARD_SIGMOID));
+        if (!gate || !g.isFusibleNode(act) || act.precision != head.precision)
+        {
+            continue;
+        }
+        int32_t const gateOut = act.outputs[0];
+        int32_t const m = nextNode(g, plan, gateOut, LayerType::kELEMENTWISE, head);
+        if (m < 0 || m != readers[1 - i])
+        {
+            continue;
+        }
+        PlanNode const& product = plan.nodes[static_cast<size_t>(m)];
+        bool const isProduct = product.attrs.getInt("operation", -1) == static_cast<int64_t>(ElementWiseOperation::kPROD)
+            && product.inputs.size() == 2
+            && ((product.inputs[0] == cur && product.inputs[1] == gateOut)
+                || (product.inputs[1] == cur && product.inputs[0] == gateOut));
+        nvinfer1::DataType const type0 = plan.tensors[static_cast<size_t>(cur)].type;
+        if (isProduct && plan.tensors[static_cast<size_t>(gateOut)].type == type0 && g.sameDims(gateOut, cur)
+            && g.sameDims(product.outputs[0], cur))
+        {
+            mul = m;
+            return a;
+        }
+    }
+    return -1;
+}
+
 //! The layers one epilogue takes from node n.
 struct Candidate
 {
@@ -65,11 +114,12 @@ struct Candidate
     int32_t added{-1};    //!< "fuse.add"'s tensor
     int32_t residual{-1}; //!< "fuse.residual"'s tensor (full shape)
     int32_t act{-1};      //!< the activation node
+    bool gated{false};    //!< the activation's result multiplies its input ("fuse.gate")
 };
 
 //! The epilogue candidate of node n: one addition (two with `withResidual`, see the file comment), then an
-//! activation.
-Candidate collect(FusionGraph& g, int32_t n, bool withResidual)
+//! activation (a gated one with `withGate`).
+Candidate collect(FusionGraph& g, int32_t n, bool withResidual, bool withGate)
 {
     Plan const& plan = g.plan();
     PlanNode const& head = plan.nodes[static_cast<size_t>(n)];
@@ -111,6 +161,16 @@ Candidate collect(FusionGraph& g, int32_t n, bool withResidual)
         c.fused.push_back(act);
         c.act = act;
         c.out = plan.nodes[static_cast<size_t>(act)].outputs[0];
+        return c;
+    }
+    int32_t mul = -1;
+    int32_t const gate = withGate ? gatedActivation(g, plan, c.out, head, mul) : -1;
+    if (gate >= 0)
+    {
+        c.fused.insert(c.fused.end(), {std::min(gate, mul), std::max(gate, mul)});
+        c.act = gate;
+        c.gated = true;
+        c.out = plan.nodes[static_cast<size_t>(mul)].outputs[0];
     }
     return c;
 }
@@ -139,6 +199,10 @@ PlanNode fusedNode(Plan const& plan, PlanNode const& head, Candidate const& c)
         node.attrs.setInt("fuse.act", a.attrs.getInt("type", 0) + 1);
         node.attrs.setFloat("fuse.alpha", a.attrs.getFloat("alpha", 0.0));
         node.attrs.setFloat("fuse.beta", a.attrs.getFloat("beta", 0.0));
+        if (c.gated)
+        {
+            node.attrs.setInt("fuse.gate", 1);
+        }
     }
     return node;
 }
@@ -152,16 +216,18 @@ bool fuseAt(FusionGraph& g, int32_t n)
     {
         return false;
     }
-    Candidate c = collect(g, n, head.kind == LayerType::kMATRIX_MULTIPLY);
+    Candidate c = collect(g, n, head.kind == LayerType::kMATRIX_MULTIPLY, head.kind == LayerType::kCONVOLUTION);
     PlanNode node = fusedNode(plan, head, c);
-    if (c.residual >= 0)
+    if (c.residual >= 0 || c.gated)
     {
-        // Two additions in one epilogue: only where the backend's kernel runs them, else the first one alone.
+        // Two additions, or a gated activation, in one epilogue: only where the backend's kernel runs them, else the
+        // first addition alone.
         std::string const refusal = g.probe().refusal(node, makeKernelSetup(plan, node));
         if (!refusal.empty())
         {
-            g.ctx().logger.verbose("fusion: residual addition left unfused ('" + node.name + "'): " + refusal);
-            c = collect(g, n, false);
+            g.ctx().logger.verbose(std::string("fusion: ") + (c.gated ? "gated activation" : "residual addition")
+                + " left unfused ('" + node.name + "'): " + refusal);
+            c = collect(g, n, false, false);
             node = fusedNode(plan, head, c);
         }
     }
@@ -176,7 +242,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
     }
     std::string parts = c.added >= 0 ? "add" : "";
     parts += c.residual >= 0 ? ", residual" : "";
-    parts += c.act >= 0 ? std::string(parts.empty() ? "" : ", ") + "activation" : "";
+    parts += c.act >= 0 ? std::string(parts.empty() ? "" : ", ") + (c.gated ? "gated activation" : "activation") : "";
     g.ctx().logger.verbose(message + " into '" + node.name + "' (" + parts + " epilogue)");
     spliceNodes(plan, c.fused, std::move(node));
     g.refresh();

@@ -27,9 +27,9 @@ public:
     int32_t producer(int32_t t) const { return mProducer[static_cast<size_t>(t)]; }
     //! Nodes reading `t` (each once).
     std::vector<int32_t> const& consumers(int32_t t) const { return mConsumers[static_cast<size_t>(t)]; }
-    //! True when `t` may be folded away: exactly one consumer node, produced by a node, not network I/O, not a
-    //! debug tensor, no known values, not a constant.
-    bool isInternal(int32_t t) const;
+    //! True when `t` may be folded away: exactly `readers` consumer nodes (default one), produced by a node, not
+    //! network I/O, not a debug tensor, no known values, not a constant.
+    bool isInternal(int32_t t, size_t readers = 1) const;
     //! True when the node may be fused: not a plugin, not inside a loop or conditional, one output.
     bool isFusibleNode(PlanNode const& node) const;
     //! The only node reading internal tensor `t` when it is a fusible node of `kind` with `head`'s precision, else -1.
