@@ -146,7 +146,9 @@ TEST_F(ShapeImportersTest, ExpandWithRuntimeShapeTensor)
 // 100001 x 5.8e17 matrix overflowed the element count of the folded constant); both give the identity shifted by k.
 TEST_F(ShapeImportersTest, EyeLikeSmallFoldedAndLargeComputed)
 {
-    for (auto const& [rows, cols, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 7, 2}, {300, 260, -3}})
+    // k beyond the matrix (as extreme as int64 allows) gives zeros.
+    for (auto const& [rows, cols, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 7, 2}, {300, 260, -3},
+             {4, 6, std::numeric_limits<int64_t>::max()}, {4, 6, std::numeric_limits<int64_t>::min()}})
     {
         SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " k " + std::to_string(k));
         OnnxModelBuilder model(13);
@@ -164,6 +166,18 @@ TEST_F(ShapeImportersTest, EyeLikeSmallFoldedAndLargeComputed)
         });
         EXPECT_TRUE(allClose(out["y"], expected, 0.0, 0.0));
     }
+}
+
+// An empty matrix with a huge extent (2^62 x 0: onnxStructureFuzz's edit) folds to an empty constant at once; the
+// diagonal loop once ran over all 2^62 rows (a libFuzzer timeout).
+TEST_F(ShapeImportersTest, EyeLikeOfAnEmptyMatrixWithAHugeExtentFoldsAtOnce)
+{
+    OnnxModelBuilder model(13);
+    model.addInput("x", DataType::kFLOAT, {int64_t{1} << 62, 0});
+    model.addNode("EyeLike", {"x"}, {"y"});
+    model.addOutput("y", DataType::kFLOAT);
+    ParseOutcome const outcome = parseOnly(model); // before the fix this did not return (ctest's timeout fails it)
+    EXPECT_TRUE(outcome.ok) << outcome.allErrors();
 }
 
 TEST_F(ShapeImportersTest, TileOnDynamicInput)

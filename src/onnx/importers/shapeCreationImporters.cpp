@@ -389,13 +389,14 @@ Status importEyeLike(ImporterContext& ctx, ::onnx::NodeProto const& node, std::v
     {
         int64_t const rows = shape.values[0];
         int64_t const cols = shape.values[1];
-        std::vector<double> values(static_cast<size_t>(rows * cols), 0.0);
-        for (int64_t i = 0; i < rows; ++i)
+        std::vector<double> values(static_cast<size_t>(count), 0.0);
+        // An empty matrix has no diagonal (rows may then be huge: a 2^62 x 0 matrix); otherwise rows <= count. k is
+        // compared, never added, so that an extreme k does not overflow.
+        for (int64_t i = 0; count > 0 && i < rows; ++i)
         {
-            int64_t const j = i + k;
-            if (j >= 0 && j < cols)
+            if (k >= -i && k < cols - i)
             {
-                values[static_cast<size_t>(i * cols + j)] = 1.0;
+                values[static_cast<size_t>(i * cols + i + k)] = 1.0;
             }
         }
         KILN_ASSIGN_OR_RETURN(OnnxConstant out, OnnxConstant::fromDouble(type, values, {rows, cols}));
