@@ -450,6 +450,10 @@ private:
 //! Why the gemm tactic cannot run `setup` (empty: it can).
 std::string gemmProblem(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue)
 {
+    if (setup.node == nullptr || setup.inputTypes.empty())
+    {
+        return "no node or no inputs";
+    }
     PlanNode const& node = *setup.node;
     bool const channelLast = node.attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
     WindowParams const& p = cfg.params;
@@ -490,19 +494,14 @@ std::string gemmProblem(KernelSetup const& setup, ConvConfig const& cfg, FusedEp
 
 bool gemmApplies(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue)
 {
-    return setup.node != nullptr && !setup.inputTypes.empty() && gemmProblem(setup, cfg, epilogue).empty();
+    return gemmProblem(setup, cfg, epilogue).empty();
 }
 
 StatusOr<std::unique_ptr<Kernel>> createGemmConvolutionKernel(
     KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue)
 {
     std::string const label = nodeLabel(setup, "Convolution");
-    if (setup.node == nullptr || setup.inputTypes.empty())
-    {
-        return invalidArgument(label + ": no node or no inputs");
-    }
-    std::string const problem = gemmProblem(setup, cfg, epilogue);
-    if (!problem.empty())
+    if (std::string const problem = gemmProblem(setup, cfg, epilogue); !problem.empty())
     {
         return invalidArgument(label + ": " + problem);
     }
