@@ -152,15 +152,15 @@ bool isDepthwise(ConvSpec const& s)
         && s.outType == s.type;
 }
 
-//! True when the "gemm" tactic applies to `s` (1x1, no padding, groups 1, FP16/BF16 throughout, constant weights; on
-//! linear tensors the spatial extents must be 1, which `linear` asks for too).
-bool isGemm(ConvSpec const& s, bool linear)
+//! True when the "gemm" tactic applies to `s` (1x1, stride 1, no padding, groups 1, FP16/BF16 throughout, constant
+//! weights).
+bool isGemm(ConvSpec const& s)
 {
     auto const zeros = [](std::vector<int64_t> const& v) { return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 0; }); };
     auto const ones = [](std::vector<int64_t> const& v) { return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 1; }); };
     bool const halfType = s.type == DataType::kHALF || s.type == DataType::kBF16;
-    return !s.deconv && !s.kernelInput && s.groups == 1 && ones(s.kernel) && zeros(s.pre) && zeros(s.post) && halfType
-        && s.outType == s.type && (!linear || ones(std::vector<int64_t>(s.in.begin() + 2, s.in.end())));
+    return !s.deconv && !s.kernelInput && s.groups == 1 && ones(s.kernel) && ones(s.stride) && zeros(s.pre)
+        && zeros(s.post) && halfType && s.outType == s.type;
 }
 
 void runConv(ConvSpec const& s, uint32_t seed)
@@ -170,7 +170,7 @@ void runConv(ConvSpec const& s, uint32_t seed)
     {
         tactics.push_back("depthwise");
     }
-    if (isGemm(s, true))
+    if (isGemm(s))
     {
         tactics.push_back("gemm");
     }
@@ -738,14 +738,15 @@ KernelSetup tableSetup(PlanNode const& node, DataType t, size_t nbInputs)
 
 //! 1x1 convolutions for the gemm tactic: C and K not multiples of 8 and multiples, every epilogue split (bias,
 //! cuBLASLt's RELU / GELU, the fused addition as C or in the post kernel, activations cuBLASLt has none for), batch
-//! > 1. `linear`: [N, C, 1, 1] tensors (one case with stride 2), else [N, C, H, W] for kHWC8.
-std::vector<ConvSpec> gemmCases(DataType t, bool linear)
+//! > 1, on [N, C, spatial...] tensors.
+std::vector<ConvSpec> gemmCases(DataType t, std::vector<int64_t> const& spatial)
 {
     auto const spec = [&](int64_t n, int64_t c, int64_t k, int32_t act, bool add, bool bias) {
         ConvSpec s = typed({}, t);
-        s.in = linear ? std::vector<int64_t>{n, c, 1, 1} : std::vector<int64_t>{n, c, 5, 7};
+        s.in = {n, c};
+        s.in.insert(s.in.end(), spatial.begin(), spatial.end());
         s.k = k;
-        s.kernel = {1, 1};
+        s.kernel.assign(spatial.size(), 1);
         s.fuseAct = act;
         s.fuseAdd = add;
         s.bias = bias;
@@ -769,10 +770,6 @@ std::vector<ConvSpec> gemmCases(DataType t, bool linear)
     ConvSpec clip = spec(2, 24, 16, act(ActivationType::kCLIP), true, true);
     clip.alpha = -0.5F;
     clip.beta = 0.5F;
-    if (linear)
-    {
-        clip.stride = {2, 2}; // spatial extents 1: any stride
-    }
     cases.push_back(clip);
     ConvSpec wide = cases[1]; // FP32 weights for FP16/BF16 tensors
     wide.weightsType = DataType::kFLOAT;
@@ -780,37 +777,22 @@ std::vector<ConvSpec> gemmCases(DataType t, bool linear)
     return cases;
 }
 
+//! Linear tensors: [N, C, 1, 1] (the rows form), [N, C, H, W] and [N, C, D, H, W] (the batched form), every tactic.
 TEST(CudaParity, GemmLinear)
 {
     uint32_t seed = 500;
     for (DataType t : {DataType::kHALF, DataType::kBF16})
     {
         SCOPED_TRACE(dataTypeName(t));
-        for (ConvSpec const& s : gemmCases(t, true))
+        for (std::vector<int64_t> const& spatial : {std::vector<int64_t>{1, 1}, std::vector<int64_t>{4, 6}, std::vector<int64_t>{2, 3, 4}})
         {
-            ASSERT_TRUE(isGemm(s, true));
-            runConv(s, seed++);
+            for (ConvSpec const& s : gemmCases(t, spatial))
+            {
+                ASSERT_TRUE(isGemm(s));
+                runConv(s, seed++);
+            }
         }
     }
-    std::string why;
-    if (!gpuAvailable(why))
-    {
-        GTEST_SKIP() << "no CUDA GPU (" << why << "): CPU references ran, GPU halves skipped";
-    }
-    // A linear node whose spatial extents are not 1 is refused at reshape, with the reason.
-    ConvSpec s = gemmCases(DataType::kHALF, true)[0];
-    PlanNode const node = convNode(s, "gemm");
-    std::vector<float> values(static_cast<size_t>(s.k * s.in[1]), 0.5F);
-    KernelSetup setup = tableSetup(node, DataType::kHALF, 1);
-    setup.weights.resize(2);
-    setup.weights[0].data = values.data();
-    setup.weights[0].count = static_cast<int64_t>(values.size());
-    auto kernel = ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setup);
-    ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-    Status const st = (*kernel)->reshape({TensorView{nullptr, DataType::kHALF, dims({s.in[0], s.in[1], 3, 3}), nullptr}},
-        {TensorView{nullptr, DataType::kHALF, dims({s.in[0], s.k, 3, 3}), nullptr}});
-    ASSERT_FALSE(st.isOk());
-    EXPECT_NE(st.message().find("spatial extent is 1"), std::string::npos) << st.message();
 }
 
 TEST(CudaParity, GemmHwc8)
@@ -819,7 +801,7 @@ TEST(CudaParity, GemmHwc8)
     for (DataType t : {DataType::kHALF, DataType::kBF16})
     {
         SCOPED_TRACE(dataTypeName(t));
-        for (ConvSpec const& s : gemmCases(t, false))
+        for (ConvSpec const& s : gemmCases(t, {5, 7}))
         {
             runHwc8(s, seed++, "gemm");
         }
@@ -958,7 +940,7 @@ TEST(CudaKernelTable, GemmTactics)
         s.outputFormats = {f};
         return s;
     };
-    ConvSpec const base = gemmCases(DataType::kHALF, true)[0]; // 20 channels, 12 maps
+    ConvSpec const base = gemmCases(DataType::kHALF, {5, 7})[0]; // 20 channels, 12 maps
     int64_t const count = base.k * base.in[1];
     auto const list = [&](ConvSpec const& s, DataType t, bool cl, int64_t n) {
         PlanNode node = convNode(s, "");
@@ -981,7 +963,7 @@ TEST(CudaKernelTable, GemmTactics)
         auto const cudnn = std::find(linear.begin(), linear.end(), "cudnn"); // cudnn (where built) comes first
         EXPECT_TRUE(cudnn == linear.end() || cudnn < at);
         EXPECT_TRUE(offered(base, t, true));
-        EXPECT_TRUE(offered(gemmCases(t, true)[2], t, true)); // with a fused addition
+        EXPECT_TRUE(offered(gemmCases(t, {5, 7})[2], t, true)); // with a fused addition
     }
     EXPECT_FALSE(offered(base, DataType::kFLOAT, false)); // FP16/BF16 only
     ConvSpec wide = base;                                  // 3x3
@@ -995,15 +977,15 @@ TEST(CudaKernelTable, GemmTactics)
     EXPECT_FALSE(offered(padded, DataType::kHALF, false));
     ConvSpec strided = base;
     strided.stride = {2, 2};
-    EXPECT_TRUE(offered(strided, DataType::kHALF, false)); // linear: spatial extents 1 at reshape
-    EXPECT_FALSE(offered(strided, DataType::kHALF, true)); // kHWC8: stride 1 only
+    EXPECT_FALSE(offered(strided, DataType::kHALF, false)); // stride 1 only
+    EXPECT_FALSE(offered(strided, DataType::kHALF, true));
     ConvSpec fromInput = base;
     fromInput.kernelInput = true;
     PlanNode const input = convNode(fromInput, "");
     std::vector<std::string> const withInputs = tactics(tableSetup(input, DataType::kHALF, 3));
     EXPECT_EQ(std::count(withInputs.begin(), withInputs.end(), "gemm"), 0);
     // A fused addition of another type than the data.
-    ConvSpec added = gemmCases(DataType::kHALF, true)[2];
+    ConvSpec added = gemmCases(DataType::kHALF, {5, 7})[2];
     PlanNode const addNode = convNode(added, "");
     KernelSetup mixed = setupOf(addNode, DataType::kHALF, count, false);
     mixed.inputTypes.back() = DataType::kFLOAT;
