@@ -5,13 +5,15 @@
 // tensors) or from inputs, FP32/FP16/BF16, an output type other than the input's, and the fused epilogue
 // ("fuse.add" of a full or broadcast tensor, "fuse.act" RELU / GELU / sigmoid). Also the kernel table's tactics
 // and the creation errors, which need no GPU.
-// The "depthwise" tactic (groups == channels == maps) runs with the others wherever it applies (linear tensors), and
-// on kHWC8 tensors (FP16/BF16, channel counts padded to 8) against the CPU reference on NCHW copies, with the output
-// poisoned and its padding channels checked to be written as zero.
+// The "depthwise" tactic (groups == channels == maps) and the "gemm" tactic (1x1 convolutions as one cuBLASLt product)
+// run with the others wherever they apply (linear tensors; gemm: spatial extents 1), and on kHWC8 tensors (FP16/BF16,
+// channel counts padded to 8) against the CPU reference on NCHW copies, with the output poisoned and its padding
+// channels checked to be written as zero.
 #include "cudaParity.h"
 
 #include "backends/cpu/cpuKernel.h"
 #include "backends/cuda/cudaKernel.h"
+#include "backends/cuda/cudaLibraries.h"
 #include "backends/cuda/kernels/convolutionGraph.h"
 #include "common/kernelRun.h"
 #include "core/dataType.h"
@@ -150,12 +152,27 @@ bool isDepthwise(ConvSpec const& s)
         && s.outType == s.type;
 }
 
+//! True when the "gemm" tactic applies to `s` (1x1, stride 1, no padding, groups 1, FP16/BF16 throughout, constant
+//! weights).
+bool isGemm(ConvSpec const& s)
+{
+    auto const zeros = [](std::vector<int64_t> const& v) { return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 0; }); };
+    auto const ones = [](std::vector<int64_t> const& v) { return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 1; }); };
+    bool const halfType = s.type == DataType::kHALF || s.type == DataType::kBF16;
+    return !s.deconv && !s.kernelInput && s.groups == 1 && ones(s.kernel) && ones(s.stride) && zeros(s.pre)
+        && zeros(s.post) && halfType && s.outType == s.type;
+}
+
 void runConv(ConvSpec const& s, uint32_t seed)
 {
     std::vector<char const*> tactics{"cudnn", "cudnn-legacy", "kiln"};
     if (isDepthwise(s))
     {
         tactics.push_back("depthwise");
+    }
+    if (isGemm(s))
+    {
+        tactics.push_back("gemm");
     }
     for (char const* tactic : tactics)
     {
@@ -584,18 +601,19 @@ struct DeviceTensors
     }
 };
 
-//! Runs spec `s` with the depthwise tactic on kHWC8 data (and fused addition) and compares with the CPU reference
-//! on NCHW tensors: the real channels within the type's tolerance, the padding channels exactly zero (the output
-//! buffer is poisoned first, the input's padding channels hold garbage).
-void runDepthwiseHwc8(ConvSpec const& s, uint32_t seed)
+//! Runs spec `s` with `tactic` (depthwise or gemm) on kHWC8 data (and fused addition) and compares with the CPU
+//! reference on NCHW tensors: the real channels within the type's tolerance, the padding channels exactly zero (the
+//! output buffer is poisoned first, the inputs' padding channels hold garbage).
+void runHwc8(ConvSpec const& s, uint32_t seed, char const* tactic = "depthwise")
 {
-    SCOPED_TRACE("kHWC8 depthwise, C = " + std::to_string(s.k) + ", seed " + std::to_string(seed));
-    PlanNode node = convNode(s, "depthwise");
+    SCOPED_TRACE(std::string("kHWC8 ") + tactic + ", C = " + std::to_string(s.in[1]) + ", K = " + std::to_string(s.k)
+        + ", seed " + std::to_string(seed));
+    PlanNode node = convNode(s, tactic);
     node.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
     node.attrs.setInt(kREGION_FORMAT_ATTRIBUTE, static_cast<int64_t>(nvinfer1::TensorFormat::kHWC8));
     std::vector<int64_t> const out = outputDims(s, node);
     std::mt19937 rng(seed);
-    std::vector<int64_t> kShape{s.k, 1};
+    std::vector<int64_t> kShape{s.k, s.in[1] / s.groups};
     kShape.insert(kShape.end(), s.kernel.begin(), s.kernel.end());
     std::vector<HostTensor> inputs{HostTensor::random(s.type, dims(s.in), rng, -1.0, 1.0)};
     HostTensor const kernel = HostTensor::random(s.weightsType, dims(kShape), rng, -0.5, 0.5);
@@ -634,7 +652,9 @@ void runDepthwiseHwc8(ConvSpec const& s, uint32_t seed)
     {
         GTEST_SKIP() << "no CUDA GPU (" << why << "): CPU reference ran, GPU half skipped";
     }
-    // The CUDA kernel on kHWC8 copies.
+    // The CUDA kernel on kHWC8 copies, with the session's library handles (cuBLASLt for gemm) and a workspace.
+    ::kiln::cuda::CudaLibraries libraries;
+    setup.sessionState = &libraries;
     setup.inputFormats.assign(inputs.size(), nvinfer1::TensorFormat::kHWC8);
     setup.outputFormats = {nvinfer1::TensorFormat::kHWC8};
     auto gpu = ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setup);
@@ -662,7 +682,12 @@ void runDepthwiseHwc8(ConvSpec const& s, uint32_t seed)
         void* y = device.upload(result);
         ASSERT_NE(y, nullptr);
         std::vector<TensorView> const outs{TensorView{y, s.type, expected.dims, nullptr}};
-        Status const st = pass == 0 ? kiln::test::reshapeAndRun(**gpu, gpuIns, outs) : (*gpu)->run(gpuIns, outs, RunContext{});
+        HostTensor scratch(DataType::kINT8, dims({std::max<int64_t>(1, (*gpu)->workspaceSize(gpuIns, outs))}));
+        RunContext ctx;
+        ctx.workspace = device.upload(scratch);
+        ctx.workspaceBytes = scratch.volume();
+        ASSERT_NE(ctx.workspace, nullptr);
+        Status const st = pass == 0 ? kiln::test::reshapeAndRun(**gpu, gpuIns, outs, ctx) : (*gpu)->run(gpuIns, outs, ctx);
         ASSERT_TRUE(st.isOk()) << st.message();
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         ASSERT_EQ(cudaMemcpy(result.data(), y, result.bytes.size(), cudaMemcpyDeviceToHost), cudaSuccess);
@@ -690,11 +715,11 @@ TEST(CudaParity, DepthwiseHwc8)
         SCOPED_TRACE(dataTypeName(t));
         for (ConvSpec const& s : depthwiseCases(t))
         {
-            runDepthwiseHwc8(s, seed++);
+            runHwc8(s, seed++);
         }
         ConvSpec wide = depthwiseCases(t)[1]; // FP32 weights for FP16/BF16 tensors
         wide.weightsType = DataType::kFLOAT;
-        runDepthwiseHwc8(wide, seed++);
+        runHwc8(wide, seed++);
     }
 }
 
@@ -709,6 +734,78 @@ KernelSetup tableSetup(PlanNode const& node, DataType t, size_t nbInputs)
     s.outputTypes = {t};
     s.outputRanks = {4};
     return s;
+}
+
+//! 1x1 convolutions for the gemm tactic: C and K not multiples of 8 and multiples, every epilogue split (bias,
+//! cuBLASLt's RELU / GELU, the fused addition as C or in the post kernel, activations cuBLASLt has none for), batch
+//! > 1, on [N, C, spatial...] tensors.
+std::vector<ConvSpec> gemmCases(DataType t, std::vector<int64_t> const& spatial)
+{
+    auto const spec = [&](int64_t n, int64_t c, int64_t k, int32_t act, bool add, bool bias) {
+        ConvSpec s = typed({}, t);
+        s.in = {n, c};
+        s.in.insert(s.in.end(), spatial.begin(), spatial.end());
+        s.k = k;
+        s.kernel.assign(spatial.size(), 1);
+        s.fuseAct = act;
+        s.fuseAdd = add;
+        s.bias = bias;
+        return s;
+    };
+    auto const act = [](ActivationType a) { return static_cast<int32_t>(a) + 1; };
+    std::vector<ConvSpec> cases{
+        spec(3, 20, 12, 0, false, true),                               // bias
+        spec(3, 20, 12, act(ActivationType::kRELU), false, true),      // RELU_BIAS
+        spec(3, 20, 12, act(ActivationType::kRELU), true, true),       // + residual, then ReLU
+        spec(2, 20, 16, act(ActivationType::kRELU), true, true),       // K = Kp: the residual as C
+        spec(3, 20, 12, act(ActivationType::kSIGMOID), false, true),   // post kernel
+        spec(2, 64, 24, act(ActivationType::kGELU_TANH), false, false), // GELU without bias
+        spec(2, 64, 16, act(ActivationType::kGELU_ERF), true, true),
+        spec(4, 24, 40, 0, true, false),                               // residual only
+    };
+    ConvSpec hardSigmoid = spec(3, 36, 20, act(ActivationType::kHARD_SIGMOID), false, true);
+    hardSigmoid.alpha = 0.2F;
+    hardSigmoid.beta = 0.5F;
+    cases.push_back(hardSigmoid);
+    ConvSpec clip = spec(2, 24, 16, act(ActivationType::kCLIP), true, true);
+    clip.alpha = -0.5F;
+    clip.beta = 0.5F;
+    cases.push_back(clip);
+    ConvSpec wide = cases[1]; // FP32 weights for FP16/BF16 tensors
+    wide.weightsType = DataType::kFLOAT;
+    cases.push_back(wide);
+    return cases;
+}
+
+//! Linear tensors: [N, C, 1, 1] (the rows form), [N, C, H, W] and [N, C, D, H, W] (the batched form), every tactic.
+TEST(CudaParity, GemmLinear)
+{
+    uint32_t seed = 500;
+    for (DataType t : {DataType::kHALF, DataType::kBF16})
+    {
+        SCOPED_TRACE(dataTypeName(t));
+        for (std::vector<int64_t> const& spatial : {std::vector<int64_t>{1, 1}, std::vector<int64_t>{4, 6}, std::vector<int64_t>{2, 3, 4}})
+        {
+            for (ConvSpec const& s : gemmCases(t, spatial))
+            {
+                ASSERT_TRUE(isGemm(s));
+                runConv(s, seed++);
+            }
+        }
+    }
+}
+
+TEST(CudaParity, GemmHwc8)
+{
+    uint32_t seed = 600;
+    for (DataType t : {DataType::kHALF, DataType::kBF16})
+    {
+        SCOPED_TRACE(dataTypeName(t));
+        for (ConvSpec const& s : gemmCases(t, {5, 7}))
+        {
+            runHwc8(s, seed++, "gemm");
+        }
+    }
 }
 
 TEST(CudaKernelTable, ConvolutionTactics)
@@ -825,6 +922,89 @@ TEST(CudaKernelTable, DepthwiseTactics)
     r = ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setupOf(fp32, DataType::kFLOAT, 16 * 9, true));
     ASSERT_FALSE(r.isOk());
     EXPECT_NE(r.status().message().find("FP16 or BF16"), std::string::npos) << r.status().message();
+}
+
+//! Which nodes get the gemm tactic (after cudnn, before kiln), and its creation errors (no GPU needed).
+TEST(CudaKernelTable, GemmTactics)
+{
+    auto const tactics = ::kiln::cuda::cudaKernelTactics(LayerType::kCONVOLUTION);
+    ASSERT_NE(tactics, nullptr);
+    std::vector<float> values(64 * 64 * 9, 0.25F);
+    auto setupOf = [&](PlanNode const& node, DataType t, int64_t kernelCount, bool channelLast) {
+        KernelSetup s = tableSetup(node, t, node.inputs.size());
+        s.weights.resize(2);
+        s.weights[0].data = values.data();
+        s.weights[0].count = kernelCount;
+        auto const f = channelLast ? nvinfer1::TensorFormat::kHWC8 : nvinfer1::TensorFormat::kLINEAR;
+        s.inputFormats.assign(node.inputs.size(), f);
+        s.outputFormats = {f};
+        return s;
+    };
+    ConvSpec const base = gemmCases(DataType::kHALF, {5, 7})[0]; // 20 channels, 12 maps
+    int64_t const count = base.k * base.in[1];
+    auto const list = [&](ConvSpec const& s, DataType t, bool cl, int64_t n) {
+        PlanNode node = convNode(s, "");
+        if (cl)
+        {
+            node.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 1);
+        }
+        return tactics(setupOf(node, t, n, cl));
+    };
+    auto const offered = [&](ConvSpec const& s, DataType t, bool cl, int64_t n = -1) {
+        std::vector<std::string> const v = list(s, t, cl, n < 0 ? count : n);
+        return std::find(v.begin(), v.end(), "gemm") != v.end();
+    };
+    for (DataType t : {DataType::kHALF, DataType::kBF16})
+    {
+        std::vector<std::string> const linear = list(base, t, false, count);
+        auto const at = std::find(linear.begin(), linear.end(), "gemm");
+        ASSERT_NE(at, linear.end());
+        EXPECT_EQ(linear.back(), "kiln");
+        auto const cudnn = std::find(linear.begin(), linear.end(), "cudnn"); // cudnn (where built) comes first
+        EXPECT_TRUE(cudnn == linear.end() || cudnn < at);
+        EXPECT_TRUE(offered(base, t, true));
+        EXPECT_TRUE(offered(gemmCases(t, {5, 7})[2], t, true)); // with a fused addition
+    }
+    EXPECT_FALSE(offered(base, DataType::kFLOAT, false)); // FP16/BF16 only
+    ConvSpec wide = base;                                  // 3x3
+    wide.kernel = {3, 3};
+    EXPECT_FALSE(offered(wide, DataType::kHALF, false, count * 9));
+    ConvSpec grouped = base;
+    grouped.groups = 2;
+    EXPECT_FALSE(offered(grouped, DataType::kHALF, false, count / 2));
+    ConvSpec padded = base;
+    padded.pre = {1, 0};
+    EXPECT_FALSE(offered(padded, DataType::kHALF, false));
+    ConvSpec strided = base;
+    strided.stride = {2, 2};
+    EXPECT_FALSE(offered(strided, DataType::kHALF, false)); // stride 1 only
+    EXPECT_FALSE(offered(strided, DataType::kHALF, true));
+    ConvSpec fromInput = base;
+    fromInput.kernelInput = true;
+    PlanNode const input = convNode(fromInput, "");
+    std::vector<std::string> const withInputs = tactics(tableSetup(input, DataType::kHALF, 3));
+    EXPECT_EQ(std::count(withInputs.begin(), withInputs.end(), "gemm"), 0);
+    // A fused addition of another type than the data.
+    ConvSpec added = gemmCases(DataType::kHALF, {5, 7})[2];
+    PlanNode const addNode = convNode(added, "");
+    KernelSetup mixed = setupOf(addNode, DataType::kHALF, count, false);
+    mixed.inputTypes.back() = DataType::kFLOAT;
+    std::vector<std::string> const mixedList = tactics(mixed);
+    EXPECT_EQ(std::count(mixedList.begin(), mixedList.end(), "gemm"), 0);
+    // Forcing the tactic where it does not apply fails with the reason (before any device work).
+    auto const forced = [&](ConvSpec const& s, DataType t, int64_t n) {
+        PlanNode node = convNode(s, "gemm");
+        return ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setupOf(node, t, n, false));
+    };
+    auto r = forced(base, DataType::kFLOAT, count);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().message().find("FP16 or BF16"), std::string::npos) << r.status().message();
+    r = forced(wide, DataType::kHALF, count * 9);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().message().find("1x1"), std::string::npos) << r.status().message();
+    r = forced(grouped, DataType::kHALF, count / 2);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.status().message().find("ungrouped"), std::string::npos) << r.status().message();
 }
 
 } // namespace

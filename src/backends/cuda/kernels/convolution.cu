@@ -6,8 +6,8 @@
 // asymmetric padding zero-padded into the workspace (or the full deconvolution output cropped from it), and bias,
 // fused add / activation ("fuse.*") and another output type as one pointwise pass after. Tactic "kiln": the direct
 // kernels of convolutionDirect.cu (one pass), also the fallback of a "cudnn" plan for a shape cuDNN refuses or a
-// workspace smaller than the plan needs. Tactic "depthwise" (groups == channels == maps, constant weights, linear or
-// kHWC8): its own kernel object, convolutionDepthwise.cu, created here. Nodes the builder made channel-last
+// workspace smaller than the plan needs. Tactics "depthwise" (groups == channels == maps; convolutionDepthwise.cu) and
+// "gemm" (1x1; convolutionGemm.cu): their own kernel objects, created here. Nodes the builder made channel-last
 // (kCHANNEL_LAST_ATTRIBUTE: data input, fused addition and output in kHWC8; 2-D FP16/BF16 forward convolutions with
 // constant weights) run on the graph API only otherwise, with NHWC strides and the kernel stored KRSC on the device.
 #include "backends/cuda/kernels/convolution.h"
@@ -727,9 +727,10 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup co
         return invalidArgument(label + ": " + problem);
     }
     std::string const& tactic = setup.node->tactic;
-    if (tactic == kTACTIC_DEPTHWISE && !deconvolution)
+    if ((tactic == kTACTIC_DEPTHWISE || tactic == kTACTIC_GEMM) && !deconvolution)
     {
-        return createDepthwiseConvolutionKernel(setup, cfg, epilogue);
+        return tactic == kTACTIC_GEMM ? createGemmConvolutionKernel(setup, cfg, epilogue)
+                                      : createDepthwiseConvolutionKernel(setup, cfg, epilogue);
     }
     if ((tactic == kTACTIC_CUDNN || tactic == kTACTIC_CUDNN_LEGACY) && !cudnnBuilt())
     {
@@ -779,6 +780,10 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     if (cudnnBuilt() && (!channelLast || (convGraphBuilt() && !deconvolution)))
     {
         tactics.push_back(kTACTIC_CUDNN);
+    }
+    if (!deconvolution && gemmApplies(setup, readConvConfig(*setup.node, false).value(), epilogue.value()))
+    {
+        tactics.push_back(kTACTIC_GEMM); // after cudnn: the channel-last pass probes the first tactic
     }
     if (!channelLast)
     {

@@ -1,6 +1,7 @@
 // Shared declarations of the CUDA convolution and deconvolution kernels: the kernel object (convolution.cu, one
 // class for both, as on the CPU), the plain direct kernels of the "kiln" tactic and the pointwise epilogue
-// (convolutionDirect.cu) and the depthwise tactic (convolutionDepthwise.cu). Geometry is normalised to 5-D
+// (convolutionDirect.cu), the depthwise tactic (convolutionDepthwise.cu) and the gemm tactic of 1x1 convolutions
+// (convolutionGemm.cu). Geometry is normalised to 5-D
 // [N, C, D, H, W] (2-D layers have D = 1).
 #pragma once
 
@@ -22,6 +23,9 @@ constexpr char const* kTACTIC_CUDNN = "cudnn";
 constexpr char const* kTACTIC_KILN = "kiln";
 //! Depthwise convolutions (groups == input channels == output maps, constant weights): convolutionDepthwise.cu.
 constexpr char const* kTACTIC_DEPTHWISE = "depthwise";
+//! 1x1 convolutions without padding, groups 1, FP16/BF16 (kHWC8 with stride 1, or linear with spatial extents 1) as
+//! one cuBLASLt product with its epilogue: convolutionGemm.cu.
+constexpr char const* kTACTIC_GEMM = "gemm";
 //! cuDNN's legacy convolution calls alone (no graph API): never offered for timing; tests force it.
 constexpr char const* kTACTIC_CUDNN_LEGACY = "cudnn-legacy";
 
@@ -92,6 +96,14 @@ bool depthwiseApplies(KernelSetup const& setup, ConvConfig const& cfg, FusedEpil
 
 //! The depthwise tactic's kernel (fails with the reason when depthwiseApplies is false).
 StatusOr<std::unique_ptr<Kernel>> createDepthwiseConvolutionKernel(
+    KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
+
+//! True when the gemm tactic can run the forward convolution of `setup` (types, formats, 1x1 geometry, constant
+//! weights; the spatial extents of a linear node are checked at reshape).
+bool gemmApplies(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
+
+//! The gemm tactic's kernel (fails with the reason when gemmApplies is false).
+StatusOr<std::unique_ptr<Kernel>> createGemmConvolutionKernel(
     KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
 
 // Entry points shared by convolution.cu and deconvolution.cu.
