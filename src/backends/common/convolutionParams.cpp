@@ -206,4 +206,37 @@ Status convShapes(KernelSetup const& setup, ConvConfig const& cfg, std::vector<T
         *setup.node, cfg, inputs, outputs, slotKernelCount, slotBiasCount, connected(1), connected(2), false, s);
 }
 
+std::string convolutionTypeProblem(KernelSetup const& setup, size_t own, bool hasAdd)
+{
+    if (setup.inputTypes.empty() || setup.outputTypes.size() != 1)
+    {
+        return "expected 1 to 3 inputs and 1 output";
+    }
+    if (!isConvFloatStorage(setup.inputTypes[0]) || !isConvFloatStorage(setup.outputTypes[0]))
+    {
+        return "input/output types must be kFLOAT, kHALF or kBF16";
+    }
+    for (size_t i = 1; i < own && i < setup.inputTypes.size(); ++i)
+    {
+        bool const present = i >= setup.inputPresent.size() || setup.inputPresent[i];
+        if (present && !isConvFloatStorage(setup.inputTypes[i]))
+        {
+            return "kernel/bias input " + std::to_string(i) + " must be kFLOAT, kHALF or kBF16";
+        }
+    }
+    if (hasAdd && !isConvFloatStorage(setup.inputTypes.back()))
+    {
+        return "the fused addition's input must be kFLOAT, kHALF or kBF16";
+    }
+    for (size_t i = 0; i < setup.weights.size() && i < 2; ++i)
+    {
+        WeightsView const& w = setup.weights[i];
+        if (w.present() && (w.data == nullptr || !isConvFloatStorage(w.type)))
+        {
+            return "weights slot " + std::to_string(i) + " has no data or a non-float type";
+        }
+    }
+    return {};
+}
+
 } // namespace kiln

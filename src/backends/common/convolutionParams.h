@@ -28,6 +28,10 @@ StatusOr<ConvConfig> readConvConfig(PlanNode const& node, bool deconvolution);
 //! the added tensor is the node's last input and is not one of them.
 size_t convolutionOwnInputs(PlanNode const& node);
 
+//! Why a convolution kernel cannot take these types (float storage everywhere: data, output, kernel and bias inputs
+//! among the node's `own` inputs, the fused addition, the weights); empty when it can.
+std::string convolutionTypeProblem(KernelSetup const& setup, size_t own, bool hasAdd);
+
 //! The node's fused epilogue (fusedEpilogue.h), with the added tensor as the last input; a gated activation only with
 //! `gateAllowed`.
 StatusOr<FusedEpilogue> readConvolutionEpilogue(PlanNode const& node, bool gateAllowed = false);

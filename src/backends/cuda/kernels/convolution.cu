@@ -676,39 +676,6 @@ private:
     int64_t mTotal{-1};       //!< output elements; -1 until a reshape succeeded
 };
 
-//! Types the kernels accept (the CPU kernel's: float storage everywhere); empty string when fine.
-std::string typeProblem(KernelSetup const& setup, size_t own, bool hasAdd)
-{
-    if (setup.inputTypes.empty() || setup.outputTypes.size() != 1)
-    {
-        return "expected 1 to 3 inputs and 1 output";
-    }
-    if (!isConvFloatStorage(setup.inputTypes[0]) || !isConvFloatStorage(setup.outputTypes[0]))
-    {
-        return "input/output types must be kFLOAT, kHALF or kBF16";
-    }
-    for (size_t i = 1; i < own && i < setup.inputTypes.size(); ++i)
-    {
-        bool const present = i >= setup.inputPresent.size() || setup.inputPresent[i];
-        if (present && !isConvFloatStorage(setup.inputTypes[i]))
-        {
-            return "kernel/bias input " + std::to_string(i) + " must be kFLOAT, kHALF or kBF16";
-        }
-    }
-    if (hasAdd && !isConvFloatStorage(setup.inputTypes.back()))
-    {
-        return "the fused addition's input must be kFLOAT, kHALF or kBF16";
-    }
-    for (size_t i = 0; i < setup.weights.size() && i < 2; ++i)
-    {
-        WeightsView const& w = setup.weights[i];
-        if (w.present() && (w.data == nullptr || !isConvFloatStorage(w.type)))
-        {
-            return "weights slot " + std::to_string(i) + " has no data or a non-float type";
-        }
-    }
-    return {};
-}
 
 } // namespace
 
@@ -720,14 +687,16 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup co
     }
     std::string const label = nodeLabel(setup, deconvolution ? "Deconvolution" : "Convolution");
     KILN_ASSIGN_OR_RETURN(ConvConfig cfg, readConvConfig(*setup.node, deconvolution));
-    KILN_ASSIGN_OR_RETURN(FusedEpilogue epilogue, readConvolutionEpilogue(*setup.node));
-    std::string const problem = typeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.hasAdd);
+    std::string const& tactic = setup.node->tactic;
+    // Gated activations (SiLU, hard-swish) in the depthwise and gemm tactics only.
+    bool const ownKernel = (tactic == kTACTIC_DEPTHWISE || tactic == kTACTIC_GEMM) && !deconvolution;
+    KILN_ASSIGN_OR_RETURN(FusedEpilogue epilogue, readConvolutionEpilogue(*setup.node, ownKernel));
+    std::string const problem = convolutionTypeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.hasAdd);
     if (!problem.empty())
     {
         return invalidArgument(label + ": " + problem);
     }
-    std::string const& tactic = setup.node->tactic;
-    if ((tactic == kTACTIC_DEPTHWISE || tactic == kTACTIC_GEMM) && !deconvolution)
+    if (ownKernel)
     {
         return tactic == kTACTIC_GEMM ? createGemmConvolutionKernel(setup, cfg, epilogue)
                                       : createDepthwiseConvolutionKernel(setup, cfg, epilogue);
@@ -761,11 +730,11 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
         return {};
     }
     auto epilogue = readConvolutionEpilogue(*setup.node, !deconvolution);
-    if (!epilogue.isOk() || !typeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.value().hasAdd).empty())
+    if (!epilogue.isOk() || !convolutionTypeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.value().hasAdd).empty())
     {
         return {};
     }
-    bool const gated = epilogue.value().gated; // the depthwise tactic alone applies a gated activation
+    bool const gated = epilogue.value().gated; // applied by the depthwise and gemm tactics only
     // The depthwise tactic first where it applies (timing decides; it is also what the channel-last pass probes).
     bool const channelLast = setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
     std::vector<std::string> tactics;
@@ -773,17 +742,17 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     {
         tactics.push_back(kTACTIC_DEPTHWISE);
     }
-    if (gated)
-    {
-        return tactics;
-    }
-    if (cudnnBuilt() && (!channelLast || (convGraphBuilt() && !deconvolution)))
+    if (cudnnBuilt() && !gated && (!channelLast || (convGraphBuilt() && !deconvolution)))
     {
         tactics.push_back(kTACTIC_CUDNN);
     }
     if (!deconvolution && gemmApplies(setup, readConvConfig(*setup.node, false).value(), epilogue.value()))
     {
         tactics.push_back(kTACTIC_GEMM); // after cudnn: the channel-last pass probes the first tactic
+    }
+    if (gated)
+    {
+        return tactics;
     }
     if (!channelLast)
     {

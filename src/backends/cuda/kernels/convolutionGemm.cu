@@ -57,6 +57,7 @@ struct GemmPostArgs
     int64_t kCount{1};
     int64_t real{0};
     bool hasActivation{false};
+    bool gated{false}; //!< v · act(v) (SiLU, hard-swish)
     ActivationType activation{ActivationType::kRELU};
     float alpha{0.F};
     float beta{0.F};
@@ -87,7 +88,8 @@ __global__ void gemmConvPost(GemmPostArgs a)
         }
         if (a.hasActivation)
         {
-            v = applyActivation(a.activation, a.alpha, a.beta, v);
+            float const act = applyActivation(a.activation, a.alpha, a.beta, v);
+            v = a.gated ? v * act : act;
         }
         y[i] = static_cast<T>(v);
     }
@@ -319,6 +321,7 @@ public:
         post.bias = plan.biasInLt ? nullptr : static_cast<float const*>(mBiasFloat.data());
         post.add = plan.addAsC ? nullptr : add;
         post.hasActivation = mEpilogue.hasActivation && !plan.actInLt;
+        post.gated = mEpilogue.gated;
         post.activation = mEpilogue.activation;
         post.alpha = mEpilogue.alpha;
         post.beta = mEpilogue.beta;
@@ -361,7 +364,7 @@ private:
         plan->batched = !mChannelLast && hw > 1;
         // The split of the epilogue (see the file comment): the activation goes into cuBLASLt only after everything
         // added before it does.
-        bool const ltAct = mEpilogue.hasActivation
+        bool const ltAct = mEpilogue.hasActivation && !mEpilogue.gated
             && (mEpilogue.activation == ActivationType::kRELU || mEpilogue.activation == ActivationType::kGELU_TANH
                 || mEpilogue.activation == ActivationType::kGELU_ERF);
         plan->biasInLt = mBiasCount > 0 && !plan->batched;
