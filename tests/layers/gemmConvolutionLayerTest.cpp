@@ -1,5 +1,5 @@
 // 1x1 convolutions end to end: an EfficientNet-like block (1x1 expansion + bias + ReLU, a squeeze-excitation gate:
-// global average pool → 1x1 + ReLU → 1x1 + sigmoid → product, then a 1x1 projection + residual + ReLU and a last 1x1
+// global average pool → 1x1 + SiLU → 1x1 + sigmoid → product, then a 1x1 projection + residual + ReLU and a last 1x1
 // of 12 maps with a GELU) built with kFP16 / kBF16 and a dynamic batch, run on each backend and compared with the CPU
 // backend's FP32 result on random data. On the CUDA backend every 1x1 convolution is offered the "gemm" tactic
 // (one cuBLASLt product with its epilogue; kHWC8 inside the channel-last region, linear [N, C, 1, 1] for the
@@ -73,7 +73,11 @@ void buildGemmBlock(NetworkRunner& r, GemmBlockWeights const& w)
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, kIN, 6, 6});
     ITensor* e = n.addActivation(*pointwise(n, *x, kWIDE, w.expand, w.expandBias), ActivationType::kRELU)->getOutput(0);
     ITensor* mean = n.addReduce(*e, ReduceOperation::kAVG, (1U << 2) | (1U << 3), true)->getOutput(0);
-    ITensor* s1 = n.addActivation(*pointwise(n, *mean, kSQUEEZE, w.reduce, w.reduceBias), ActivationType::kRELU)->getOutput(0);
+    // EfficientNet's squeeze: SiLU, v * sigmoid(v) (a gated activation in the gemm tactic's epilogue on CUDA).
+    ITensor* v = pointwise(n, *mean, kSQUEEZE, w.reduce, w.reduceBias);
+    ITensor* s1 = n.addElementWise(*v, *n.addActivation(*v, ActivationType::kSIGMOID)->getOutput(0),
+                       ElementWiseOperation::kPROD)
+                      ->getOutput(0);
     ITensor* s2 = n.addActivation(*pointwise(n, *s1, kWIDE, w.gate, w.gateBias), ActivationType::kSIGMOID)->getOutput(0);
     ITensor* gated = n.addElementWise(*e, *s2, ElementWiseOperation::kPROD)->getOutput(0);
     ITensor* p = pointwise(n, *gated, kIN, w.project, w.projectBias);
@@ -105,6 +109,7 @@ TEST_P(GemmConvolutionLayerTest, SqueezeExcitationBlockInReducedPrecisionMatches
     c.checkPlan = [&](kiln::Plan const& plan, BuilderFlag) {
         int32_t pointwiseNodes = 0;
         int32_t candidates = 0;
+        int32_t gatedNodes = 0;
         for (kiln::PlanNode const& node : plan.nodes)
         {
             if (node.kind != LayerType::kCONVOLUTION || node.attrs.getInts("kernelSize") != std::vector<int64_t>{1, 1})
@@ -123,7 +128,14 @@ TEST_P(GemmConvolutionLayerTest, SqueezeExcitationBlockInReducedPrecisionMatches
             {
                 sameType = sameType && plan.tensors[static_cast<size_t>(node.inputs.back())].type == t;
             }
-            if (onCuda() && sameType)
+            bool const gated = node.attrs.getInt("fuse.gate", 0) != 0;
+            gatedNodes += gated ? 1 : 0;
+            if (onCuda() && sameType && gated)
+            {
+                EXPECT_EQ(node.tactic, "gemm") << node.name; // with depthwise, the only tactic applying a gate
+                ++candidates;
+            }
+            else if (onCuda() && sameType)
             {
                 // The gemm tactic was offered, timed and ran; the fastest tactic was kept.
                 ++candidates;
@@ -134,6 +146,8 @@ TEST_P(GemmConvolutionLayerTest, SqueezeExcitationBlockInReducedPrecisionMatches
             }
         }
         EXPECT_EQ(pointwiseNodes, 5);
+        // CUDA's gemm tactic takes the squeeze's SiLU; the CPU's convolution applies no gate.
+        EXPECT_EQ(gatedNodes, onCuda() ? 1 : 0);
         if (onCuda())
         {
             EXPECT_GE(candidates, 1);
