@@ -5,6 +5,8 @@
 // and stores the last result in the output's type. The program travels by value as a kernel parameter.
 // When every input is the output's shape, a broadcast scalar or a broadcast row, the kernel runs generated code
 // instead (pointwiseCodegen.h: the program compiled with NVRTC, vectorised); the interpreter covers the rest.
+// In the channel-last region (kHWC8 tensors without padding channels) the shapes are taken in storage order
+// [N, H, W, C] (storageOrderViews), so a squeeze-excitation's [N, C, 1, 1] scale broadcasts as [N, 1, 1, C].
 #include "backends/common/pointwiseProgram.h"
 #include "backends/cuda/kernels/pointwiseCodegen.h"
 #include "backends/cuda/kernels/activationMath.cuh"
