@@ -34,6 +34,31 @@ kiln::BackendCapabilities channelLastCaps()
     return caps;
 }
 
+//! Builds `network` with kFP16 for a null backend with `caps` and reads the plan back; on failure an empty plan,
+//! with the logged errors and the failure in `errors`.
+kiln::Plan buildFp16Plan(IBuilder& builder, INetworkDefinition& network, kiln::BackendCapabilities const& caps,
+    kiln::test::CapturingLogger const& logger, std::string& errors)
+{
+    std::unique_ptr<IBuilderConfig> config(builder.createBuilderConfig());
+    config->setFlag(BuilderFlag::kFP16);
+    std::unique_ptr<kiln::Backend> backend = kiln::createNullBackend(caps);
+    auto bytes = static_cast<kiln::Builder&>(builder).buildEngineBytes(
+        static_cast<kiln::NetworkDefinition&>(network), static_cast<kiln::BuilderConfig&>(*config), *backend);
+    errors = logger.allErrors();
+    if (!bytes.isOk())
+    {
+        errors += bytes.status().message();
+        return {};
+    }
+    auto plan = kiln::readEngine(bytes.value().data(), bytes.value().size());
+    if (!plan.isOk())
+    {
+        errors += plan.status().message();
+        return {};
+    }
+    return std::move(plan).value();
+}
+
 //! x[2, cIn, 16, 16] → conv "c1" (`maps` maps, 3x3, pad 1) + ReLU → max pool "pool" 2x2 → conv "c2" (`maps` maps) +
 //! the pool's output + ReLU → output "y"; and the pool's output through a sigmoid → output "s".
 kiln::Plan build(kiln::BackendCapabilities const& caps, int32_t cIn, std::string& errors, int32_t maps = 16)
@@ -73,24 +98,7 @@ kiln::Plan build(kiln::BackendCapabilities const& caps, int32_t cIn, std::string
     auto* sig = network->addActivation(*pool->getOutput(0), ActivationType::kSIGMOID);
     sig->getOutput(0)->setName("s");
     network->markOutput(*sig->getOutput(0));
-    std::unique_ptr<IBuilderConfig> config(builder->createBuilderConfig());
-    config->setFlag(BuilderFlag::kFP16);
-    std::unique_ptr<kiln::Backend> backend = kiln::createNullBackend(caps);
-    auto bytes = static_cast<kiln::Builder&>(*builder).buildEngineBytes(
-        static_cast<kiln::NetworkDefinition&>(*network), static_cast<kiln::BuilderConfig&>(*config), *backend);
-    errors = logger.allErrors();
-    if (!bytes.isOk())
-    {
-        errors += bytes.status().message();
-        return {};
-    }
-    auto plan = kiln::readEngine(bytes.value().data(), bytes.value().size());
-    if (!plan.isOk())
-    {
-        errors += plan.status().message();
-        return {};
-    }
-    return std::move(plan).value();
+    return buildFp16Plan(*builder, *network, caps, logger, errors);
 }
 
 kiln::PlanNode const* nodeStartingWith(kiln::Plan const& plan, std::string const& prefix)
@@ -310,24 +318,7 @@ kiln::Plan buildSqueezeExcitation(kiln::BackendCapabilities const& caps, int32_t
     proj->setName("proj");
     proj->getOutput(0)->setName("y");
     network->markOutput(*proj->getOutput(0));
-    std::unique_ptr<IBuilderConfig> config(builder->createBuilderConfig());
-    config->setFlag(BuilderFlag::kFP16);
-    std::unique_ptr<kiln::Backend> backend = kiln::createNullBackend(caps);
-    auto bytes = static_cast<kiln::Builder&>(*builder).buildEngineBytes(
-        static_cast<kiln::NetworkDefinition&>(*network), static_cast<kiln::BuilderConfig&>(*config), *backend);
-    errors = logger.allErrors();
-    if (!bytes.isOk())
-    {
-        errors += bytes.status().message();
-        return {};
-    }
-    auto plan = kiln::readEngine(bytes.value().data(), bytes.value().size());
-    if (!plan.isOk())
-    {
-        errors += plan.status().message();
-        return {};
-    }
-    return std::move(plan).value();
+    return buildFp16Plan(*builder, *network, caps, logger, errors);
 }
 
 //! The node that writes tensor `t`, or nullptr.
