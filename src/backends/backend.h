@@ -56,8 +56,17 @@ struct RegionFormat
     //! layers without broadcasting), which stay inside a region when all their inputs come from it and no tensor
     //! has padding channels.
     uint64_t agnosticKinds{0};
-    //! Kinds that read a region tensor and write a linear one (CPU: the reduction of a global average pool).
+    //! Kinds that read a region tensor and write a linear one (CPU: the reduction of a global average pool; CUDA:
+    //! the reduction over H and W of a global average pool or a squeeze-excitation mean).
     uint64_t readerKinds{0};
+    //! A reader's output of extents [N, C, 1, 1] with whole vectors of channels is stored in the format when every
+    //! reader of it is a region node (its bytes in kHWC8 are the linear ones, so the kernel writes the same either
+    //! way): a squeeze-excitation's pooled vector then enters the region's 1x1 convolution without a reformat.
+    bool readerOutputs{false};
+    //! Format-agnostic elementwise layers (and fused pointwise programs) may broadcast an operand of extents
+    //! [N, C, 1, 1] or [1, C, 1, 1] over the output's H and W (a squeeze-excitation's scaling): the kernels index
+    //! such tensors in their storage order ([N, H, W, C] for kHWC8 without padding channels).
+    bool channelBroadcast{false};
     //! A layer joins a region even when none of its neighbours does (its reformats then stand where the kernel would
     //! convert anyway: cuDNN's transposes on CUDA); false: such a lone layer stays linear (the CPU: oneDNN's own
     //! reorders cost the same as the reformats, and the plan stays smaller).
@@ -182,7 +191,8 @@ StatusOr<Backend const*> backendNamed(std::string const& name);
 //! Entry point of libkiln_cuda.so (C linkage so that dlsym finds it). Returns nullptr and fills `error` when
 //! unusable (e.g. no device). `abiVersion` must equal kBACKEND_ABI_VERSION.
 using CreateBackendFn = Backend const* (*)(int32_t abiVersion, char* error, int64_t errorSize);
-constexpr int32_t kBACKEND_ABI_VERSION = 4; // 4: BackendCapabilities::region and addsInPlace, KernelSetup::constantInputs
+constexpr int32_t kBACKEND_ABI_VERSION = 5; // 4: BackendCapabilities::region and addsInPlace, KernelSetup::constantInputs;
+                                            // 5: RegionFormat::readerOutputs and channelBroadcast
 constexpr char const* kCUDA_BACKEND_ENTRY = "kilnCreateCudaBackend";
 
 } // namespace kiln

@@ -143,7 +143,7 @@ KernelSetup makeKernelSetup(Plan const& plan, PlanNode const& node);
 
 //! The activations a node of the builder's region-format plan (kCHANNEL_LAST_ATTRIBUTE) stores in that format: the
 //! input slots, and whether the output is one (a reader such as a global average pool's reduction writes a linear
-//! output). Convolution: data input and fused addition; pooling, activation, unary, reduce: input 0; elementwise:
+//! output unless the pass set kREGION_OUTPUT_ATTRIBUTE on it). Convolution: data input and fused addition; pooling, activation, unary, reduce: input 0; elementwise:
 //! inputs 0 and 1. False for other kinds and when `inputCount` (the node's inputs) does not fit, e.g. a convolution
 //! whose kernel or bias is a tensor input.
 struct RegionSlots

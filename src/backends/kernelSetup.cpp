@@ -83,7 +83,8 @@ bool regionSlots(PlanNode const& node, size_t inputCount, RegionSlots& slots)
             return false;
         }
         slots.inputs.push_back(0);
-        slots.output = node.kind != LayerType::kREDUCE;
+        // A reduce reads the region and writes a linear tensor, unless the pass stored its output in the region.
+        slots.output = node.kind != LayerType::kREDUCE || node.attrs.getInt(kREGION_OUTPUT_ATTRIBUTE, 0) != 0;
         return true;
     case LayerType::kELEMENTWISE: // two operands, or a fused pointwise program's inputs
         if (inputCount < 1 || (inputCount != 2 && !node.attrs.has("pw.program")))

@@ -23,6 +23,9 @@ namespace kiln
 constexpr char const* kCHANNEL_LAST_ATTRIBUTE = "channelLast";
 //! Node attribute (int, nvinfer1::TensorFormat) set with kCHANNEL_LAST_ATTRIBUTE: the region format (absent: kHWC8).
 constexpr char const* kREGION_FORMAT_ATTRIBUTE = "regionFormat";
+//! Node attribute (int, 1 = on) set by the pass on a region reader (RegionFormat::readerKinds) whose output it stores
+//! in the region format too (RegionFormat::readerOutputs: an [N, C, 1, 1] pool whose readers are region nodes).
+constexpr char const* kREGION_OUTPUT_ATTRIBUTE = "regionOutput";
 //! Node attribute (text) the pass sets on a node of such a kind that stays linear: why (shown by the inspector).
 constexpr char const* kCHANNEL_LAST_REFUSAL_ATTRIBUTE = "channelLast.refused";
 

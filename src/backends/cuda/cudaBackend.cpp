@@ -136,6 +136,13 @@ public:
             // hard-swish, EfficientNet's SiLU) stay between the convolutions instead of reformatting around them.
             c.region.agnosticKinds = RegionFormat::bit(nvinfer1::LayerType::kACTIVATION)
                 | RegionFormat::bit(nvinfer1::LayerType::kUNARY) | RegionFormat::bit(nvinfer1::LayerType::kELEMENTWISE);
+            // Squeeze-excitation blocks stay in kHWC8: the reduction over H and W (global average pooling) reads it
+            // (reduce.cu's channel-vector kernel) and writes its [N, C, 1, 1] mean in it when only region nodes read
+            // it, and the scaling x * s broadcasts s [N, C, 1, 1] in storage order (elementWise.cu,
+            // pointwiseProgram.cu).
+            c.region.readerKinds = RegionFormat::bit(nvinfer1::LayerType::kREDUCE);
+            c.region.readerOutputs = true;
+            c.region.channelBroadcast = true;
             return c;
         }();
         return caps;

@@ -9,8 +9,11 @@
 // any: its copy then carries zero padding channels, which the kernel reads with zero weights), and its kernel,
 // created with the formats, accepts every profile's kMIN/kOPT/kMAX shapes (on CUDA this builds the cuDNN plans, which
 // later contexts reuse). Format-agnostic layers (region.agnosticKinds: activations, unary and same-shape elementwise
-// layers) join a region when all their inputs come from it and no tensor has padding channels; reader layers
-// (region.readerKinds: the CPU's global-average-pool reduction) read a region tensor and write a linear one.
+// layers) join a region when all their inputs come from it and no tensor has padding channels (where the backend
+// says region.channelBroadcast, an elementwise operand may also be a per-channel [N, C, 1, 1] or [1, C, 1, 1] tensor:
+// a squeeze-excitation's scaling); reader layers (region.readerKinds: global-average-pool reductions) read a region
+// tensor and write a linear one, or, with region.readerOutputs, an [N, C, 1, 1] output in the format (the same bytes)
+// when every reader of it is a region node (kREGION_OUTPUT_ATTRIBUTE).
 // Between two region nodes the tensor stays in the format; a reformat node (kIDENTITY, "reformat" = 1) converts
 // where a linear tensor feeds a region node or a region node's output feeds anything else (other layers, network
 // outputs). KILN_CHANNEL_LAST=0 turns the pass off.
@@ -97,13 +100,19 @@ public:
             }
         }
         // Added tensors (a convolution's fused addition, an elementwise layer's operands) must have the output's
-        // full shape (no broadcast in the region plan).
+        // full shape, or, for elementwise layers on a backend with region.channelBroadcast, be per-channel
+        // operands (checked at every profile shape below).
+        std::vector<bool> broadcast(tensors.size(), false);
         for (size_t i = 1; i < tensors.size(); ++i)
         {
             bool const added = node.kind == LayerType::kELEMENTWISE || i > 1;
             if (added && mPlan.tensors[static_cast<size_t>(tensors[i])].dims != mPlan.tensors[static_cast<size_t>(tensors[0])].dims)
             {
-                return std::string(node.kind == LayerType::kELEMENTWISE ? "it broadcasts" : "its fused addition broadcasts");
+                if (node.kind != LayerType::kELEMENTWISE || !mRegion.channelBroadcast)
+                {
+                    return std::string(node.kind == LayerType::kELEMENTWISE ? "it broadcasts" : "its fused addition broadcasts");
+                }
+                broadcast[i] = true;
             }
         }
         // An ungrouped convolution may read a channel count that the format pads (the stem's 3 channels): its kernel
@@ -113,9 +122,16 @@ public:
         bool const paddedInput = node.kind == LayerType::kCONVOLUTION && node.attrs.getInt("nbGroups", 1) == 1;
         for (std::vector<int64_t> const& values : mProbe.shapeSets())
         {
+            nvinfer1::Dims const out = KernelProbe::extents(mPlan.tensors[static_cast<size_t>(tensors[0])], values);
             for (size_t i = 0; i < tensors.size(); ++i)
             {
                 nvinfer1::Dims const d = KernelProbe::extents(mPlan.tensors[static_cast<size_t>(tensors[i])], values);
+                bool const perChannel = d.d[1] == out.d[1] && d.d[2] == 1 && d.d[3] == 1
+                    && (d.d[0] == out.d[0] || d.d[0] == 1);
+                if (broadcast[i] && !perChannel)
+                {
+                    return std::string("it broadcasts an operand other than a per-channel [N, C, 1, 1] or [1, C, 1, 1] one");
+                }
                 bool const whole = (mRegion.wholeVectors || agnostic) && !(paddedInput && i == 1);
                 if (d.d[1] <= 0 || (whole && d.d[1] % vector != 0))
                 {
@@ -125,6 +141,20 @@ public:
             }
         }
         return kernelRefusal(node, slots);
+    }
+
+    //! True when tensor `t` has extents [N, C, 1, 1] at every profile shape.
+    bool pooled(int32_t t)
+    {
+        for (std::vector<int64_t> const& values : mProbe.shapeSets())
+        {
+            nvinfer1::Dims const d = KernelProbe::extents(mPlan.tensors[static_cast<size_t>(t)], values);
+            if (d.nbDims != 4 || d.d[2] != 1 || d.d[3] != 1)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
 private:
@@ -274,7 +304,20 @@ Status channelLastPass(BuildContext& ctx)
                 continue;
             }
         }
-        std::optional<std::string> const why = choice.refusal(k);
+        // A reader whose [N, C, 1, 1] output may stay in the format is asked with that output first (the readers of
+        // the output decide below whether it stays).
+        bool const readerOutput = region.readerOutputs && RegionFormat::has(region.readerKinds, node.kind) && !primary
+            && node.outputs.size() == 1 && node.outputs[0] >= 0 && choice.pooled(node.outputs[0]);
+        if (readerOutput)
+        {
+            node.attrs.setInt(kREGION_OUTPUT_ATTRIBUTE, 1);
+        }
+        std::optional<std::string> why = choice.refusal(k);
+        if (readerOutput && !(why.has_value() && why->empty()))
+        {
+            node.attrs.erase(kREGION_OUTPUT_ATTRIBUTE);
+            why = choice.refusal(k);
+        }
         chosen[k] = why.has_value() && why->empty();
         if (chosen[k])
         {
@@ -312,6 +355,27 @@ Status channelLastPass(BuildContext& ctx)
     if (!region.loneLayers)
     {
         chosenCount -= dropLoneLayers(plan, region, producer, consumers, chosen, writesRegion, readsRegion);
+    }
+    // A reader's output stays in the format only when nothing but region nodes reads it (else it is written linear,
+    // and region readers get a copy, as from any linear producer).
+    for (size_t k = 0; k < nodeCount; ++k)
+    {
+        PlanNode& node = plan.nodes[k];
+        if (!node.attrs.has(kREGION_OUTPUT_ATTRIBUTE))
+        {
+            continue;
+        }
+        int32_t const t = node.outputs[0];
+        bool regionOnly = chosen[k] && !isIo[static_cast<size_t>(t)] && !consumers[static_cast<size_t>(t)].empty();
+        for (auto const& [reader, slot] : consumers[static_cast<size_t>(t)])
+        {
+            regionOnly = regionOnly && readsRegion(reader, slot);
+        }
+        if (!regionOnly)
+        {
+            node.attrs.erase(kREGION_OUTPUT_ATTRIBUTE);
+            writesRegion[k] = false;
+        }
     }
     if (chosenCount == 0)
     {

@@ -3,12 +3,18 @@
 // in int64 (wrapping; integer division by zero gives 0; kDIV truncates, kFLOOR_DIV rounds toward -infinity).
 // Fast path: when A, B and the output share one of FLOAT/HALF/BF16, the operation is one of SUM/SUB/PROD/DIV/MAX/MIN
 // and each operand is either the output's shape, a scalar, a block of the output's dimensions broadcast over the
-// outer ones (a bias along the last dimensions) or over the inner ones (a [N, C, 1, 1] scale), a kernel specialised
-// for the type and the operation reads operand element (i / div) % mod, 16 bytes at a time where the shapes and the
-// addresses allow it. Everything else runs through the general broadcast map.
+// outer ones (a bias along the last dimensions) or over the inner ones (a [N, C, 1, 1] scale), or a block kept in the
+// outer and the inner dimensions (a [N, 1, 1, C] scale of a kHWC8 [N, H, W, C] tensor), a kernel specialised for the
+// type and the operation reads operand element ((i / block) % blockMod) * mod + (i / div) % mod, 16 bytes at a time
+// where the shapes and the addresses allow it. Everything else runs through the general broadcast map.
+// kHWC8 nodes of the channel-last region (their tensors without padding channels) are indexed in storage order
+// (storageOrderViews): a squeeze-excitation's x * s with s [N, C, 1, 1] or [1, C, 1, 1] stays in the region.
 #include "core/intArithmetic.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
+
+#include <utility>
+#include <vector>
 
 namespace kiln::cuda
 {
@@ -84,19 +90,34 @@ __global__ void elementWiseKernel(Op op, IndexMap map, int64_t n, void const* a,
     }
 }
 
-//! An operand of the fast path: output element i reads its element (i / div) % mod.
+//! An operand of the fast path: output element i reads its element ((i / block) % blockMod) * mod + (i / div) % mod
+//! (block 0: no outer block).
 struct FastOperand
 {
     int64_t div{1};
     int64_t mod{1};
+    int64_t block{0};
+    int64_t blockMod{1};
 };
+
+//! The operand's element index for output element i.
+__device__ __forceinline__ int64_t fastIndex(FastOperand o, int64_t i)
+{
+    int64_t q = o.div == 1 ? i : i / o.div;
+    q = q < o.mod ? q : q % o.mod;
+    if (o.block != 0)
+    {
+        int64_t const b = i / o.block;
+        q += (b < o.blockMod ? b : b % o.blockMod) * o.mod;
+    }
+    return q;
+}
 
 //! Element i of an operand, as float.
 template <typename T>
 __device__ __forceinline__ float fastElement(T const* p, FastOperand o, int64_t i)
 {
-    int64_t const q = o.div == 1 ? i : i / o.div;
-    return static_cast<float>(p[q < o.mod ? q : q % o.mod]);
+    return static_cast<float>(p[fastIndex(o, i)]);
 }
 
 //! V consecutive elements of an operand starting at element i (a multiple of V): one 16-byte load where the operand's
@@ -106,7 +127,7 @@ __device__ __forceinline__ void fastVector(T const* p, FastOperand o, int64_t i,
 {
     if (o.div == 1)
     {
-        int64_t const start = i < o.mod ? i : i % o.mod;
+        int64_t const start = fastIndex(o, i);
         uint4 const raw = *reinterpret_cast<uint4 const*>(p + start);
         T const* e = reinterpret_cast<T const*>(&raw);
 #pragma unroll
@@ -225,17 +246,17 @@ bool fastOperation(Op op)
     return op == Op::kSUM || op == Op::kSUB || op == Op::kPROD || op == Op::kDIV || op == Op::kMAX || op == Op::kMIN;
 }
 
-//! The fast-path form of an operand of dimensions `in` broadcast to `out` (same rank): its dimensions that are not 1
-//! must equal the output's and form one run among the output's dimensions that are not 1.
+//! The fast-path form of an operand of dimensions `in` broadcast to `out` (same rank). Among the output's dimensions
+//! that are not 1, the operand's (equal to the output's: kept, else broadcast) form runs: [broadcast] kept [broadcast]
+//! (one kept block), [broadcast] kept broadcast kept (an outer and an inner kept block, the inner one last), or none
+//! kept (a scalar).
 bool fastOperand(nvinfer1::Dims const& in, nvinfer1::Dims const& out, FastOperand& o)
 {
     if (in.nbDims != out.nbDims)
     {
         return false;
     }
-    int32_t state = 0; // 0: before the kept run, 1: inside it, 2: after it
-    int64_t mod = 1;
-    int64_t div = 1;
+    std::vector<std::pair<bool, int64_t>> runs; // (kept, extent product) of consecutive dimensions
     int64_t volume = 1;
     for (int32_t d = 0; d < out.nbDims; ++d)
     {
@@ -245,27 +266,36 @@ bool fastOperand(nvinfer1::Dims const& in, nvinfer1::Dims const& out, FastOperan
             continue;
         }
         bool const kept = in.d[d] == out.d[d];
-        if (kept)
+        if (runs.empty() || runs.back().first != kept)
         {
-            if (state == 2)
-            {
-                return false;
-            }
-            state = 1;
-            mod *= out.d[d];
+            runs.emplace_back(kept, 1);
         }
-        else
-        {
-            state = state == 0 ? 0 : 2;
-            if (state == 2)
-            {
-                div *= out.d[d];
-            }
-        }
+        runs.back().second *= out.d[d];
     }
-    o.mod = mod;
-    o.div = state == 0 ? volume : div; // a scalar: element 0 for every i < volume
-    return true;
+    if (!runs.empty() && !runs.front().first)
+    {
+        runs.erase(runs.begin()); // leading broadcast dimensions: the modulo of the outermost kept block
+    }
+    o = FastOperand{};
+    if (runs.empty())
+    {
+        o.div = volume; // a scalar: element 0 for every i < volume
+        return true;
+    }
+    if (runs.size() <= 2)
+    {
+        o.mod = runs[0].second;
+        o.div = runs.size() == 2 ? runs[1].second : 1;
+        return true;
+    }
+    if (runs.size() == 3)
+    {
+        o.mod = runs[2].second;
+        o.block = runs[1].second * runs[2].second;
+        o.blockMod = runs[0].second;
+        return true;
+    }
+    return false;
 }
 
 //! create: the operation and the types; reshape: the broadcast map, the element count and the compute type (or the
@@ -284,7 +314,11 @@ public:
         mVolume = -1;
         ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
         KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, v.inputs, v.outputs, 2, 1));
-        auto map = makeBroadcastMap(outputs[0].dims, {inputs[0].dims, inputs[1].dims});
+        // kHWC8 region tensors in storage order.
+        std::vector<TensorView> in = inputs;
+        std::vector<TensorView> out = outputs;
+        KILN_RETURN_IF_ERROR(storageOrderViews(mSetup, nodeLabel(mSetup, "ElementWise"), in, out));
+        auto map = makeBroadcastMap(out[0].dims, {in[0].dims, in[1].dims});
         if (!map.isOk())
         {
             return map.status().withContext(nodeLabel(mSetup, "ElementWise"));
@@ -295,8 +329,7 @@ public:
         DataType const t = outputs[0].type;
         mFast = fastOperation(mOp) && inputs[0].type == t && inputs[1].type == t
             && (t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16)
-            && fastOperand(inputs[0].dims, outputs[0].dims, mFastA)
-            && fastOperand(inputs[1].dims, outputs[0].dims, mFastB);
+            && fastOperand(in[0].dims, out[0].dims, mFastA) && fastOperand(in[1].dims, out[0].dims, mFastB);
         if (mFast)
         {
             int64_t const v = 16 / static_cast<int64_t>(elementSize(t));

@@ -177,6 +177,47 @@ inline ReshapeViews reshapeViews(
     return v;
 }
 
+//! Views of the tensors of an element-by-element kernel in storage order: a kHWC8 tensor [N, C, H, W] without padding
+//! channels (a region node's activation) is stored as the linear [N, H, W, C], in which such kernels index and
+//! broadcast it as a linear tensor (a squeeze-excitation's [N, C, 1, 1] scale becomes [N, 1, 1, C]). Linear tensors
+//! keep their dims when every tensor is linear; a mix of formats, other formats and padded channels are refused.
+inline Status storageOrderViews(KernelSetup const& setup, std::string const& label, std::vector<TensorView>& inputs,
+    std::vector<TensorView>& outputs)
+{
+    auto const formatOf = [](std::vector<nvinfer1::TensorFormat> const& f, size_t k) {
+        return k < f.size() ? f[k] : nvinfer1::TensorFormat::kLINEAR;
+    };
+    bool anyRegion = false;
+    for (size_t k = 0; k < inputs.size() + outputs.size(); ++k)
+    {
+        bool const in = k < inputs.size();
+        anyRegion = anyRegion
+            || formatOf(in ? setup.inputFormats : setup.outputFormats, in ? k : k - inputs.size())
+                != nvinfer1::TensorFormat::kLINEAR;
+    }
+    if (!anyRegion)
+    {
+        return Status::ok();
+    }
+    for (size_t k = 0; k < inputs.size() + outputs.size(); ++k)
+    {
+        bool const in = k < inputs.size();
+        size_t const slot = in ? k : k - inputs.size();
+        TensorView& v = in ? inputs[slot] : outputs[slot];
+        nvinfer1::Dims const d = v.dims;
+        if (formatOf(in ? setup.inputFormats : setup.outputFormats, slot) != nvinfer1::TensorFormat::kHWC8
+            || d.nbDims != 4 || d.d[1] % 8 != 0)
+        {
+            return invalidArgument(label + ": " + (in ? "input " : "output ") + std::to_string(slot)
+                + " is not a 4-D kHWC8 tensor with whole vectors of 8 channels, as every tensor of a kHWC8 node must be");
+        }
+        v.dims.d[1] = d.d[2];
+        v.dims.d[2] = d.d[3];
+        v.dims.d[3] = d.d[1];
+    }
+    return Status::ok();
+}
+
 //! The error of a run that no successful reshape prepared.
 inline Status notReshaped(std::string const& label)
 {

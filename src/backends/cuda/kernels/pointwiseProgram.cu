@@ -5,6 +5,8 @@
 // and stores the last result in the output's type. The program travels by value as a kernel parameter.
 // When every input is the output's shape, a broadcast scalar or a broadcast row, the kernel runs generated code
 // instead (pointwiseCodegen.h: the program compiled with NVRTC, vectorised); the interpreter covers the rest.
+// In the channel-last region (kHWC8 tensors without padding channels) the shapes are taken in storage order
+// [N, H, W, C] (storageOrderViews), so a squeeze-excitation's [N, C, 1, 1] scale broadcasts as [N, 1, 1, C].
 #include "backends/common/pointwiseProgram.h"
 #include "backends/cuda/kernels/pointwiseCodegen.h"
 #include "backends/cuda/kernels/activationMath.cuh"
@@ -175,17 +177,21 @@ public:
         std::string const label = "fused pointwise node '" + mSetup.node->name + "'";
         ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
         KILN_RETURN_IF_ERROR(ew::checkViews(mSetup, v.inputs, v.outputs, static_cast<size_t>(mProgram.nbInputs), 1));
-        TensorView const& out = outputs[0];
+        // kHWC8 region tensors in storage order (a squeeze-excitation's [N, C, 1, 1] scale broadcasts as [N, 1, 1, C]).
+        std::vector<TensorView> in = inputs;
+        std::vector<TensorView> outs = outputs;
+        KILN_RETURN_IF_ERROR(storageOrderViews(mSetup, label, in, outs));
+        TensorView const& out = outs[0];
         DeviceProgram& prog = mProgram;
         prog.rank = out.dims.nbDims;
         for (int32_t d = 0; d < out.dims.nbDims; ++d)
         {
             prog.dims[d] = out.dims.d[d];
         }
-        for (size_t k = 0; k < inputs.size(); ++k)
+        for (size_t k = 0; k < in.size(); ++k)
         {
-            nvinfer1::Dims const& d = inputs[k].dims;
-            bool ok = d.nbDims == out.dims.nbDims && ew::isFloatKernelType(inputs[k].type);
+            nvinfer1::Dims const& d = in[k].dims;
+            bool ok = d.nbDims == out.dims.nbDims && ew::isFloatKernelType(in[k].type);
             int64_t s = 1;
             for (int32_t i = out.dims.nbDims - 1; ok && i >= 0; --i)
             {
@@ -206,7 +212,7 @@ public:
             return invalidArgument(label + ": the output must be FLOAT, HALF or BF16, got " + dataTypeName(out.type));
         }
         mVolume = out.volume();
-        chooseGenerated(inputs, out);
+        chooseGenerated(in, out);
         return Status::ok();
     }
 
