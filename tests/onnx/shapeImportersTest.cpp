@@ -101,6 +101,30 @@ TEST_F(ShapeImportersTest, ConstantOfShapeWithOverflowingCountIsRejected)
     EXPECT_TRUE(outcome.hasError("more elements than int64 counts")) << outcome.allErrors();
 }
 
+// An empty constant with a huge extent split into one piece ([2^31, 0]: onnxStructureFuzz's edit, folded at parse
+// time by the CPU backend's slice kernel) stays empty and allocates nothing per element of the huge extent (the
+// kernel built a 2^31-entry coordinate table: 16 GiB, out of memory).
+TEST_F(ShapeImportersTest, SliceOfAnEmptyTensorWithAHugeExtentAllocatesNothing)
+{
+    OnnxModelBuilder model(13);
+    model.addInput("x", DataType::kFLOAT, {0});
+    OnnxConstant empty;
+    empty.type = DataType::kFLOAT;
+    empty.shape = {int64_t{1} << 31, 0};
+    model.addInitializer("w", empty);
+    model.addNode("Split", {"w"}, {"piece"}, {intAttr("axis", 0)});
+    model.addNode("Add", {"x", "piece"}, {"y"});
+    model.addOutput("y", DataType::kFLOAT);
+    OnnxRunner runner;
+    ASSERT_TRUE(runner.parse(model));
+    ASSERT_TRUE(runner.build());
+    auto out = runner.run({{"x", HostTensor(DataType::kFLOAT, makeDims({0}))}});
+    ASSERT_EQ(out.count("y"), 1U);
+    EXPECT_EQ(out["y"].dims.nbDims, 2);
+    EXPECT_EQ(out["y"].dims.d[0], int64_t{1} << 31);
+    EXPECT_EQ(out["y"].dims.d[1], 0);
+}
+
 TEST_F(ShapeImportersTest, ExpandDynamicInputToConstantShape)
 {
     OnnxModelBuilder model(13);

@@ -212,8 +212,14 @@ private:
     {
         KILN_ASSIGN_OR_RETURN(SliceParams const p, sliceParamsFor(mSetup, mAttrs, inputs, outputs, true));
         int32_t const rank = mInDims.nbDims;
-        mTables.resize(static_cast<size_t>(rank));
         mAnyFill = false;
+        // An empty output reads nothing: no tables (one of its other extents may be huge, 2^40 x 0).
+        if (std::any_of(mOutDims.d, mOutDims.d + mOutDims.nbDims, [](int64_t e) { return e == 0; }))
+        {
+            mTables.assign(static_cast<size_t>(rank), {});
+            return Status::ok();
+        }
+        mTables.resize(static_cast<size_t>(rank));
         int64_t inStride = 1;
         for (int32_t d = rank - 1; d >= 0; --d)
         {
