@@ -120,6 +120,7 @@ enum class CopyKind : int32_t
 };
 
 class Backend;
+class Logger;
 //! "the CPU backend", "the CUDA backend": the backend's name for messages.
 std::string backendDisplayName(Backend const& backend);
 
@@ -130,6 +131,9 @@ public:
     //! The name recorded in the engine ("cpu", "cuda", ...); used in messages and to find the backend at load.
     virtual char const* name() const = 0;
     virtual BackendCapabilities const& capabilities() const = 0;
+    //! Makes `logger` this thread's verbose log in the backend's code (core/verboseLog.h; a backend in its own module
+    //! holds its own copy of it) and returns the previous one. Kernels that choose by timing report there.
+    virtual Logger const* exchangeVerboseLogger(Logger const* logger) const;
     //! True when tensors live in device memory (host pointers are then only valid for shape tensors).
     bool usesDeviceMemory() const { return capabilities().deviceMemory; }
     //! Human-readable description of the device, e.g. "NVIDIA H200 (sm_90, 139 GiB)" or "host CPU".

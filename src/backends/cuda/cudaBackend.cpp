@@ -5,6 +5,7 @@
 #include "backends/cuda/cudaCheck.h"
 #include "backends/cuda/cudaKernel.h"
 #include "backends/cuda/cudaLibraries.h"
+#include "core/verboseLog.h"
 #include "network/inferContext.h"
 
 #include <cuda_runtime_api.h>
@@ -111,6 +112,11 @@ public:
     {
     }
     char const* name() const override { return "cuda"; }
+    //! This module's own thread-local verbose log (the kernels' autotuning reports there).
+    Logger const* exchangeVerboseLogger(Logger const* logger) const override
+    {
+        return exchangeThreadVerboseLogger(logger);
+    }
     BackendCapabilities const& capabilities() const override
     {
         static BackendCapabilities const caps = [] {

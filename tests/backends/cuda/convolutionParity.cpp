@@ -8,6 +8,7 @@
 // The "depthwise" tactic (groups == channels == maps) runs with the others wherever it applies (linear tensors), and
 // on kHWC8 tensors (FP16/BF16, channel counts padded to 8) against the CPU reference on NCHW copies, with the output
 // poisoned and its padding channels checked to be written as zero.
+#include "autotuneCheck.h"
 #include "cudaParity.h"
 
 #include "backends/cpu/cpuKernel.h"
@@ -369,6 +370,63 @@ TEST(CudaParity, ConvolutionGraphApiPlans)
             EXPECT_GT(after.fused + after.bare, before.fused + before.bare);
         }
     }
+}
+
+//! Autotuning of cuDNN graph plans: every timed candidate (forced one by one through the settings) gives the CPU
+//! reference's result, for a 1x1 convolution with bias and a 3x3 one with bias, residual add and ReLU.
+TEST(CudaParity, ConvolutionAutotuneEveryCandidate)
+{
+    if (!::kiln::cuda::convGraphBuilt())
+    {
+        GTEST_SKIP() << "built without the cuDNN frontend: no graph-API convolutions";
+    }
+    KILN_REQUIRE_GPU();
+    ConvSpec pointwise = typed({}, DataType::kHALF);
+    pointwise.in = {4, 48, 14, 14};
+    pointwise.k = 96;
+    pointwise.kernel = {1, 1};
+    ConvSpec fused = typed({}, DataType::kHALF);
+    fused.in = {2, 32, 12, 12};
+    fused.k = 32;
+    fused.pre = {1, 1};
+    fused.post = {1, 1};
+    fused.fuseAdd = true;
+    fused.fuseAct = static_cast<int32_t>(ActivationType::kRELU) + 1;
+    for (ConvSpec const& c : {pointwise, fused})
+    {
+        int64_t const forced
+            = checkEveryCandidate(true, [&](int32_t force) { runConv(c, 60 + static_cast<uint32_t>(force)); });
+        std::cout << "C=" << c.in[1] << " K=" << c.k << ": " << forced << " cuDNN candidates checked" << std::endl;
+        EXPECT_GE(forced, 1) << "no cuDNN candidates were timed";
+    }
+}
+
+//! Identical convolutions time their candidates once: the second layer of the same description reuses the plan.
+TEST(CudaParity, ConvolutionAutotuneOncePerDescription)
+{
+    if (!::kiln::cuda::convGraphBuilt())
+    {
+        GTEST_SKIP() << "built without the cuDNN frontend: no graph-API convolutions";
+    }
+    KILN_REQUIRE_GPU();
+    ::kiln::cuda::AutotuneSettings settings;
+    settings.candidates = 7; // a settings key of this test's own: nothing cached by earlier tests
+    ::kiln::cuda::setAutotuneOverride(settings);
+    ConvSpec s = typed({}, DataType::kHALF);
+    s.in = {3, 40, 10, 10};
+    s.k = 80;
+    s.kernel = {1, 1};
+    ::kiln::cuda::AutotuneCounters const a0 = ::kiln::cuda::autotuneCounters();
+    runConv(s, 70);
+    ::kiln::cuda::AutotuneCounters const a1 = ::kiln::cuda::autotuneCounters();
+    ::kiln::cuda::ConvGraphCounters const g1 = ::kiln::cuda::convGraphCounters();
+    runConv(s, 71);
+    ::kiln::cuda::AutotuneCounters const a2 = ::kiln::cuda::autotuneCounters();
+    ::kiln::cuda::ConvGraphCounters const g2 = ::kiln::cuda::convGraphCounters();
+    ::kiln::cuda::setAutotuneOverride(std::nullopt);
+    EXPECT_GE(a1.cudnnProblems - a0.cudnnProblems, 1);
+    EXPECT_EQ(a2.cudnnProblems, a1.cudnnProblems);
+    EXPECT_EQ(g2.fused + g2.bare + g2.refused, g1.fused + g1.bare + g1.refused);
 }
 
 TEST(CudaParity, Deconvolution)

@@ -1,6 +1,6 @@
 // cuDNN graph-API convolutions (through the header-only cuDNN frontend): one operation graph per convolution shape,
 // conv_fprop with its epilogue fused (bias, residual add, activation) where cuDNN has an engine for it, the
-// execution plan chosen by cuDNN's heuristics and built once at reshape, and a run that is one cudnnBackendExecute
+// execution plan chosen at reshape by timing up to a few of cuDNN's heuristic candidates (autotune.h), and a run that is one cudnnBackendExecute
 // with a variant pack built once per set of addresses, later replayed as a captured CUDA graph (ConvGraphLaunch, held
 // by the kernel). Tensors are packed NCDHW or channel-last (NHWC, kernel KRSC). Plans are shared process-wide by their
 // full description, so identical layers and contexts build each plan once. Compiled to a stub that always refuses

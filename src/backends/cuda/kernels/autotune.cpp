@@ -1,0 +1,251 @@
+// Autotuning support shared by the cuDNN graph plans and the cuBLASLt algorithms (see autotune.h).
+#include "backends/cuda/kernels/autotune.h"
+
+#include "core/verboseLog.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+
+namespace kiln::cuda
+{
+namespace
+{
+std::mutex& stateMutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+std::optional<AutotuneSettings>& overrideSettings()
+{
+    static std::optional<AutotuneSettings> s;
+    return s;
+}
+
+AutotuneCounters& counters()
+{
+    static AutotuneCounters c;
+    return c;
+}
+
+//! A positive number from the environment variable `name`, else `fallback`.
+double envNumber(char const* name, double fallback)
+{
+    char const* env = std::getenv(name);
+    if (env == nullptr)
+    {
+        return fallback;
+    }
+    char* end = nullptr;
+    double const v = std::strtod(env, &end);
+    return end != env && v > 0.0 ? v : fallback;
+}
+
+constexpr int32_t kWARM_RUNS = 2;
+constexpr int32_t kTIMED_RUNS = 5;
+constexpr int32_t kREPEATS = 8;
+constexpr int32_t kMAX_CANDIDATES = 64;
+} // namespace
+
+std::string AutotuneSettings::key() const
+{
+    std::ostringstream os;
+    os << (enabled ? 't' : 'h') << candidates << ',' << force;
+    return os.str();
+}
+
+AutotuneSettings autotuneSettings()
+{
+    {
+        std::lock_guard<std::mutex> lock(stateMutex());
+        if (overrideSettings().has_value())
+        {
+            return *overrideSettings();
+        }
+    }
+    AutotuneSettings s;
+    char const* env = std::getenv("KILN_AUTOTUNE");
+    s.enabled = env == nullptr || std::string(env) != "0";
+    s.candidates = static_cast<int32_t>(std::min<double>(envNumber("KILN_AUTOTUNE_CANDIDATES", 8.0), kMAX_CANDIDATES));
+    s.budgetMs = envNumber("KILN_AUTOTUNE_BUDGET_MS", 150.0);
+    return s;
+}
+
+void setAutotuneOverride(std::optional<AutotuneSettings> settings)
+{
+    std::lock_guard<std::mutex> lock(stateMutex());
+    overrideSettings() = std::move(settings);
+}
+
+AutotuneCounters autotuneCounters()
+{
+    std::lock_guard<std::mutex> lock(stateMutex());
+    return counters();
+}
+
+void countAutotune(bool cudnn, int64_t timed, int64_t choice)
+{
+    std::lock_guard<std::mutex> lock(stateMutex());
+    AutotuneCounters& c = counters();
+    (cudnn ? c.cudnnProblems : c.ltProblems) += 1;
+    (cudnn ? c.cudnnCandidates : c.ltCandidates) += timed;
+    (cudnn ? c.lastCudnnTimed : c.lastLtTimed) = timed;
+    (cudnn ? c.lastCudnnChoice : c.lastLtChoice) = choice;
+}
+
+void countLtCacheHit()
+{
+    std::lock_guard<std::mutex> lock(stateMutex());
+    counters().ltCacheHits += 1;
+}
+
+void autotuneLog(std::string const& message)
+{
+    logThreadVerbose("autotune: " + message);
+}
+
+ScratchBuffers::~ScratchBuffers()
+{
+    for (void* p : mBuffers)
+    {
+        (void) cudaFree(p);
+    }
+}
+
+void* ScratchBuffers::allocate(int64_t bytes)
+{
+    void* p = nullptr;
+    auto const size = static_cast<size_t>(std::max<int64_t>(bytes, 1));
+    if (cudaMalloc(&p, size) != cudaSuccess)
+    {
+        (void) cudaGetLastError();
+        return nullptr;
+    }
+    mBuffers.push_back(p);
+    if (cudaMemsetAsync(p, 0x3C, size, mStream) != cudaSuccess)
+    {
+        (void) cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+
+TimingStream::TimingStream()
+{
+    (void) cudaThreadExchangeStreamCaptureMode(&mMode);
+    mValid = cudaStreamCreateWithFlags(&mStream, cudaStreamNonBlocking) == cudaSuccess
+        && cudaEventCreate(&mStart) == cudaSuccess && cudaEventCreate(&mStop) == cudaSuccess;
+    if (!mValid)
+    {
+        (void) cudaGetLastError();
+    }
+}
+
+TimingStream::~TimingStream()
+{
+    if (mStream != nullptr)
+    {
+        (void) cudaStreamSynchronize(mStream);
+    }
+    for (cudaEvent_t e : {mStart, mStop})
+    {
+        if (e != nullptr)
+        {
+            (void) cudaEventDestroy(e);
+        }
+    }
+    if (mStream != nullptr)
+    {
+        (void) cudaStreamDestroy(mStream);
+    }
+    (void) cudaGetLastError();
+    (void) cudaThreadExchangeStreamCaptureMode(&mMode);
+}
+
+cudaGraphExec_t TimingStream::capture(std::function<bool()> const& launch)
+{
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    if (cudaStreamBeginCapture(mStream, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+    {
+        (void) cudaGetLastError();
+        return nullptr;
+    }
+    bool const launched = launch();
+    cudaError_t const end = cudaStreamEndCapture(mStream, &graph);
+    if (!launched || end != cudaSuccess || graph == nullptr || cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess)
+    {
+        exec = nullptr;
+    }
+    if (graph != nullptr)
+    {
+        (void) cudaGraphDestroy(graph);
+    }
+    (void) cudaGetLastError();
+    return exec;
+}
+
+double TimingStream::time(std::function<bool()> const& launch)
+{
+    if (!mValid)
+    {
+        return -1.0;
+    }
+    cudaGraphExec_t const exec = capture(launch);
+    auto const run = [&]() { return exec != nullptr ? cudaGraphLaunch(exec, mStream) == cudaSuccess : launch(); };
+    double result = -1.0;
+    bool ok = true;
+    for (int32_t i = 0; ok && i < kWARM_RUNS; ++i)
+    {
+        ok = run();
+    }
+    ok = ok && cudaStreamSynchronize(mStream) == cudaSuccess;
+    std::vector<double> samples;
+    for (int32_t i = 0; ok && i < kTIMED_RUNS; ++i)
+    {
+        float ms = 0.F;
+        ok = cudaEventRecord(mStart, mStream) == cudaSuccess;
+        for (int32_t r = 0; ok && r < kREPEATS; ++r)
+        {
+            ok = run();
+        }
+        ok = ok && cudaEventRecord(mStop, mStream) == cudaSuccess && cudaEventSynchronize(mStop) == cudaSuccess
+            && cudaEventElapsedTime(&ms, mStart, mStop) == cudaSuccess;
+        samples.push_back(static_cast<double>(ms) / kREPEATS);
+    }
+    if (ok)
+    {
+        std::nth_element(samples.begin(), samples.begin() + kTIMED_RUNS / 2, samples.end());
+        result = samples[kTIMED_RUNS / 2];
+    }
+    (void) cudaStreamSynchronize(mStream);
+    if (exec != nullptr)
+    {
+        (void) cudaGraphExecDestroy(exec);
+    }
+    (void) cudaGetLastError();
+    return result;
+}
+
+int64_t pickCandidate(std::vector<double> const& times, AutotuneSettings const& settings)
+{
+    auto const n = static_cast<int64_t>(times.size());
+    if (settings.force >= 0 && settings.force < n && times[static_cast<size_t>(settings.force)] >= 0.0)
+    {
+        return settings.force;
+    }
+    int64_t best = -1;
+    for (int64_t i = 0; i < n; ++i)
+    {
+        double const t = times[static_cast<size_t>(i)];
+        if (t >= 0.0 && (best < 0 || t < times[static_cast<size_t>(best)]))
+        {
+            best = i;
+        }
+    }
+    return best;
+}
+
+} // namespace kiln::cuda

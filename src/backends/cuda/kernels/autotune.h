@@ -1,0 +1,110 @@
+// Choosing cuDNN engine configs and cuBLASLt algorithms by timing (the CUDA backend's counterpart of TensorRT's
+// per-layer tactic timing inside a library): the settings (KILN_AUTOTUNE, KILN_AUTOTUNE_CANDIDATES,
+// KILN_AUTOTUNE_BUDGET_MS), scratch device buffers, the timing of one candidate on a private stream (warm runs, then
+// the median of timed runs between CUDA events), process-wide counters and the verbose log of each choice.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::cuda
+{
+
+struct AutotuneSettings
+{
+    bool enabled{true};      //!< false: the heuristics' first choice, nothing timed (KILN_AUTOTUNE=0)
+    int32_t candidates{8};   //!< at most this many candidates built and timed per problem (KILN_AUTOTUNE_CANDIDATES)
+    double budgetMs{150.0};  //!< wall time per problem for building more candidates (KILN_AUTOTUNE_BUDGET_MS)
+    int32_t force{-1};       //!< tests: take the force-th timed candidate (heuristics order) instead of the fastest
+    //! A short text of the settings, part of the cache keys of chosen plans and algorithms.
+    std::string key() const;
+};
+
+//! The settings from the environment, or the override of setAutotuneOverride.
+AutotuneSettings autotuneSettings();
+//! Tests: replaces the environment's settings until called with nullopt.
+void setAutotuneOverride(std::optional<AutotuneSettings> settings);
+
+//! Process-wide counts of what was timed (tests and diagnostics).
+struct AutotuneCounters
+{
+    int64_t cudnnProblems{0};   //!< cuDNN graphs whose candidates were timed
+    int64_t cudnnCandidates{0}; //!< cuDNN plans timed in all
+    int64_t lastCudnnTimed{0};  //!< candidates timed for the latest cuDNN graph
+    int64_t lastCudnnChoice{-1}; //!< position of the kept one among them
+    int64_t ltProblems{0};      //!< cuBLASLt problems whose algorithms were timed
+    int64_t ltCandidates{0};    //!< cuBLASLt algorithms timed in all
+    int64_t ltCacheHits{0};     //!< cuBLASLt problems answered from the process's earlier choice
+    int64_t lastLtTimed{0};
+    int64_t lastLtChoice{-1};
+};
+AutotuneCounters autotuneCounters();
+
+//! Adds one timed problem to the counters: cuDNN (`cudnn`) or cuBLASLt, `timed` candidates, the kept one's position.
+void countAutotune(bool cudnn, int64_t timed, int64_t choice);
+//! Counts a cuBLASLt problem answered from the cache.
+void countLtCacheHit();
+
+//! Writes `message` to the verbose log of the build in progress (the builder's logger at kVERBOSE), if any.
+void autotuneLog(std::string const& message);
+
+//! Device buffers for timing runs, freed on destruction. Filled with a constant byte pattern (finite values in FP32,
+//! FP16 and BF16).
+class ScratchBuffers
+{
+public:
+    //! The buffers are filled on `stream` (the TimingStream's).
+    explicit ScratchBuffers(cudaStream_t stream)
+        : mStream(stream)
+    {
+    }
+    ScratchBuffers(ScratchBuffers const&) = delete;
+    ScratchBuffers& operator=(ScratchBuffers const&) = delete;
+    ~ScratchBuffers();
+    //! A new buffer of at least `bytes` (1 when 0), or nullptr when the allocation failed (the error is cleared).
+    void* allocate(int64_t bytes);
+
+private:
+    cudaStream_t mStream;
+    std::vector<void*> mBuffers;
+};
+
+//! A non-blocking stream with two events for timing; valid() is false when any of them could not be created. While
+//! alive, this thread's stream-capture mode is relaxed, so that timing during another stream's capture (a reshape
+//! inside a captured enqueue) neither fails nor invalidates that capture.
+class TimingStream
+{
+public:
+    TimingStream();
+    TimingStream(TimingStream const&) = delete;
+    TimingStream& operator=(TimingStream const&) = delete;
+    ~TimingStream();
+    bool valid() const { return mValid; }
+    cudaStream_t stream() const { return mStream; }
+    //! `launch` enqueues one run on stream() and returns false when it failed. The run is captured once into a CUDA
+    //! graph (launched directly when it cannot be captured), so that host time between runs does not count; two warm
+    //! runs, then the median of five samples of eight back-to-back runs, per run (ms); a negative value when a run
+    //! or a CUDA call failed (CUDA errors are cleared).
+    double time(std::function<bool()> const& launch);
+
+private:
+    //! The captured run, or nullptr.
+    cudaGraphExec_t capture(std::function<bool()> const& launch);
+
+    cudaStream_t mStream{nullptr};
+    cudaStreamCaptureMode mMode{cudaStreamCaptureModeRelaxed};
+    cudaEvent_t mStart{nullptr};
+    cudaEvent_t mStop{nullptr};
+    bool mValid{false};
+};
+
+//! The position to keep among `times` (negative = failed): the forced one when the settings force a valid position,
+//! else the fastest; -1 when every candidate failed.
+int64_t pickCandidate(std::vector<double> const& times, AutotuneSettings const& settings);
+
+} // namespace kiln::cuda

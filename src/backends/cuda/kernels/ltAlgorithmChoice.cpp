@@ -1,0 +1,160 @@
+// cuBLASLt algorithm choice by timing (see ltAlgorithmChoice.h).
+#include "backends/cuda/kernels/ltAlgorithmChoice.h"
+
+#include "backends/cuda/cudaCheck.h"
+#include "backends/cuda/kernels/autotune.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace kiln::cuda
+{
+namespace
+{
+
+std::mutex& cacheMutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+std::map<std::string, LtChoice>& cache()
+{
+    static std::map<std::string, LtChoice> c;
+    return c;
+}
+
+constexpr size_t kMAX_CACHE = 4096;
+
+//! Times `results` on scratch buffers; their times in ms (negative: failed).
+std::vector<double> timeAlgorithms(LtTimingProblem const& p, std::vector<cublasLtMatmulHeuristicResult_t> const& results)
+{
+    std::vector<double> times(results.size(), -1.0);
+    size_t maxWorkspace = 0;
+    for (auto const& r : results)
+    {
+        maxWorkspace = std::max(maxWorkspace, r.workspaceSize);
+    }
+    TimingStream timing;
+    ScratchBuffers scratch(timing.stream());
+    void* a = scratch.allocate(p.bytesA);
+    void* b = scratch.allocate(p.bytesB);
+    void* d = scratch.allocate(p.bytesC);
+    void* workspace = scratch.allocate(static_cast<int64_t>(maxWorkspace));
+    void* bias = p.bytesBias > 0 ? scratch.allocate(p.bytesBias) : nullptr;
+    void* userBias = nullptr;
+    if (a == nullptr || b == nullptr || d == nullptr || workspace == nullptr || (p.bytesBias > 0 && bias == nullptr)
+        || !timing.valid())
+    {
+        return times;
+    }
+    if (bias != nullptr)
+    {
+        // The scratch bias for the timing runs; the caller's address is put back afterwards.
+        size_t written = 0;
+        if (cublasLtMatmulDescGetAttribute(
+                p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &userBias, sizeof(userBias), &written)
+                != CUBLAS_STATUS_SUCCESS
+            || cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias))
+                != CUBLAS_STATUS_SUCCESS)
+        {
+            return times;
+        }
+    }
+    float const alpha = 1.F;
+    float const beta = p.withC ? 1.F : 0.F;
+    for (size_t i = 0; i < results.size(); ++i)
+    {
+        times[i] = timing.time([&]() {
+            return cublasLtMatmul(p.handle, p.op, &alpha, a, p.a, b, p.b, &beta, d, p.c, d, p.c, &results[i].algo,
+                       workspace, results[i].workspaceSize, timing.stream())
+                == CUBLAS_STATUS_SUCCESS;
+        });
+    }
+    if (bias != nullptr)
+    {
+        (void) cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &userBias, sizeof(userBias));
+    }
+    return times;
+}
+
+} // namespace
+
+std::string ltProblemKey(std::initializer_list<int64_t> values)
+{
+    std::string key;
+    for (int64_t v : values)
+    {
+        key += (key.empty() ? "" : ",") + std::to_string(v);
+    }
+    return key;
+}
+
+StatusOr<LtChoice> chooseLtAlgorithm(LtTimingProblem const& p, bool tune, std::string const& what)
+{
+    AutotuneSettings const settings = autotuneSettings();
+    tune = tune && settings.enabled && settings.candidates > 1;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess)
+    {
+        (void) cudaGetLastError();
+    }
+    std::string const key = p.key + "|d" + std::to_string(device) + "|" + settings.key();
+    if (tune)
+    {
+        std::lock_guard<std::mutex> lock(cacheMutex());
+        auto it = cache().find(key);
+        if (it != cache().end())
+        {
+            countLtCacheHit();
+            return it->second;
+        }
+    }
+    int const requested = tune ? settings.candidates : 1;
+    std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(requested));
+    int found = 0;
+    KILN_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(
+        p.handle, p.op, p.a, p.b, p.c, p.c, p.pref, requested, results.data(), &found));
+    results.resize(static_cast<size_t>(std::max(found, 0)));
+    results.erase(std::remove_if(results.begin(), results.end(),
+                      [](cublasLtMatmulHeuristicResult_t const& r) { return r.state != CUBLAS_STATUS_SUCCESS; }),
+        results.end());
+    if (results.empty())
+    {
+        return unsupported(what + ": cuBLASLt has no algorithm for this product");
+    }
+    LtChoice choice{results.front().algo, static_cast<int64_t>(results.front().workspaceSize)};
+    if (!tune || results.size() == 1)
+    {
+        return choice;
+    }
+    std::vector<double> const times = timeAlgorithms(p, results);
+    int64_t const pick = pickCandidate(times, settings);
+    if (pick >= 0)
+    {
+        auto const& r = results[static_cast<size_t>(pick)];
+        choice = LtChoice{r.algo, static_cast<int64_t>(r.workspaceSize)};
+    }
+    auto const timed = std::count_if(times.begin(), times.end(), [](double t) { return t >= 0.0; });
+    countAutotune(false, static_cast<int64_t>(timed), pick);
+    std::string text = what + ": " + std::to_string(results.size()) + " cuBLASLt algorithms [";
+    for (size_t i = 0; i < times.size(); ++i)
+    {
+        char ms[48];
+        std::snprintf(ms, sizeof(ms), "%s#%zu %.4f ms", i == 0 ? "" : ", ", i, times[i]);
+        text += times[i] >= 0.0 ? std::string(ms) : (i == 0 ? "" : ", ") + ("#" + std::to_string(i) + " failed");
+    }
+    autotuneLog(text + "]; kept #" + std::to_string(pick < 0 ? 0 : pick) + " for " + p.key);
+    std::lock_guard<std::mutex> lock(cacheMutex());
+    if (cache().size() >= kMAX_CACHE)
+    {
+        cache().clear();
+    }
+    cache().emplace(key, choice);
+    return choice;
+}
+
+} // namespace kiln::cuda
