@@ -1,0 +1,58 @@
+// The host-side rules of the CUDA kernels' autotuning (backends/cuda/kernels/autotune.h), which run without a GPU:
+// which timed candidate is kept, the settings read from the environment, and the override the GPU tests use.
+#include "backends/cuda/kernels/autotune.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace kiln::test::cuda
+{
+namespace
+{
+using ::kiln::cuda::AutotuneSettings;
+
+TEST(CudaAutotune, PickCandidate)
+{
+    AutotuneSettings s;
+    EXPECT_EQ(::kiln::cuda::pickCandidate({0.30, 0.12, -1.0, 0.20}, s), 1); // the fastest
+    EXPECT_EQ(::kiln::cuda::pickCandidate({-1.0, 0.40, 0.25}, s), 2);       // failures never win
+    EXPECT_EQ(::kiln::cuda::pickCandidate({-1.0, -1.0}, s), -1);           // none ran
+    EXPECT_EQ(::kiln::cuda::pickCandidate({}, s), -1);
+    s.force = 2;
+    EXPECT_EQ(::kiln::cuda::pickCandidate({0.30, 0.12, 0.50}, s), 2); // forced, though slower
+    EXPECT_EQ(::kiln::cuda::pickCandidate({0.30, 0.12, -1.0}, s), 1); // a forced failure: the fastest
+    s.force = 5;
+    EXPECT_EQ(::kiln::cuda::pickCandidate({0.30, 0.12}, s), 1); // out of range: the fastest
+}
+
+TEST(CudaAutotune, SettingsFromEnvironmentAndOverride)
+{
+    ::setenv("KILN_AUTOTUNE", "0", 1);
+    ::setenv("KILN_AUTOTUNE_CANDIDATES", "3", 1);
+    ::setenv("KILN_AUTOTUNE_BUDGET_MS", "40", 1);
+    AutotuneSettings const off = ::kiln::cuda::autotuneSettings();
+    EXPECT_FALSE(off.enabled);
+    EXPECT_EQ(off.candidates, 3);
+    EXPECT_DOUBLE_EQ(off.budgetMs, 40.0);
+    ::setenv("KILN_AUTOTUNE", "1", 1);
+    ::setenv("KILN_AUTOTUNE_CANDIDATES", "zero", 1); // not a number: the default
+    AutotuneSettings const on = ::kiln::cuda::autotuneSettings();
+    EXPECT_TRUE(on.enabled);
+    EXPECT_EQ(on.candidates, 8);
+    EXPECT_NE(on.key(), off.key()); // plans chosen under other settings are not reused
+    AutotuneSettings forced;
+    forced.force = 1;
+    ::kiln::cuda::setAutotuneOverride(forced);
+    EXPECT_EQ(::kiln::cuda::autotuneSettings().force, 1);
+    EXPECT_EQ(::kiln::cuda::autotuneSettings().key(), forced.key());
+    ::kiln::cuda::setAutotuneOverride(std::nullopt);
+    EXPECT_EQ(::kiln::cuda::autotuneSettings().force, -1);
+    for (char const* name : {"KILN_AUTOTUNE", "KILN_AUTOTUNE_CANDIDATES", "KILN_AUTOTUNE_BUDGET_MS"})
+    {
+        ::unsetenv(name);
+    }
+}
+
+} // namespace
+} // namespace kiln::test::cuda
