@@ -1,10 +1,14 @@
 // The host-side rules of the CUDA kernels' autotuning (backends/cuda/kernels/autotune.h), which run without a GPU:
-// which timed candidate is kept, the settings read from the environment, and the override the GPU tests use.
+// which timed candidate is kept, the settings read from the environment, the override the GPU tests use, and the
+// counters and verbose log of a timed problem.
 #include "backends/cuda/kernels/autotune.h"
+#include "core/verboseLog.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace kiln::test::cuda
 {
@@ -52,6 +56,44 @@ TEST(CudaAutotune, SettingsFromEnvironmentAndOverride)
     {
         ::unsetenv(name);
     }
+}
+
+class CapturingLogger : public nvinfer1::ILogger
+{
+public:
+    void log(Severity severity, char const* msg) noexcept override
+    {
+        if (severity == Severity::kVERBOSE)
+        {
+            messages.emplace_back(msg);
+        }
+    }
+    std::vector<std::string> messages;
+};
+
+TEST(CudaAutotune, ReportCountsAndLogs)
+{
+    CapturingLogger user;
+    ::kiln::Logger logger(&user);
+    ::kiln::Logger const* previous = ::kiln::exchangeThreadVerboseLogger(&logger);
+    ::kiln::cuda::AutotuneCounters const before = ::kiln::cuda::autotuneCounters();
+    ::kiln::cuda::reportAutotune(false, "layer 'fc'", {"#0", "#1", "#2"}, {0.25, 0.125, -1.0}, 1,
+        std::chrono::steady_clock::now());
+    ::kiln::cuda::AutotuneCounters const after = ::kiln::cuda::autotuneCounters();
+    ::kiln::exchangeThreadVerboseLogger(previous);
+    EXPECT_EQ(after.ltProblems - before.ltProblems, 1);
+    EXPECT_EQ(after.ltCandidates - before.ltCandidates, 2); // the failed one is not counted
+    EXPECT_EQ(after.lastLtTimed, 2);
+    EXPECT_EQ(after.lastLtChoice, 1);
+    EXPECT_EQ(after.cudnnProblems, before.cudnnProblems);
+    ASSERT_EQ(user.messages.size(), 1U);
+    std::string const& m = user.messages[0];
+    EXPECT_NE(m.find("layer 'fc': 3 cuBLASLt algorithms [#0 0.2500 ms, #1 0.1250 ms, #2 failed]; kept #1"),
+        std::string::npos)
+        << m;
+    // Without a verbose log installed, nothing is written.
+    ::kiln::cuda::reportAutotune(true, "graph", {"eng0"}, {-1.0}, -1, std::chrono::steady_clock::now());
+    EXPECT_EQ(user.messages.size(), 1U);
 }
 
 } // namespace

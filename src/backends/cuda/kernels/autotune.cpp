@@ -85,25 +85,47 @@ AutotuneCounters autotuneCounters()
     return counters();
 }
 
-void countAutotune(bool cudnn, int64_t timed, int64_t choice)
+void reportAutotune(bool cudnn, std::string const& what, std::vector<std::string> const& names,
+    std::vector<double> const& times, int64_t pick, std::chrono::steady_clock::time_point start)
 {
-    std::lock_guard<std::mutex> lock(stateMutex());
-    AutotuneCounters& c = counters();
-    (cudnn ? c.cudnnProblems : c.ltProblems) += 1;
-    (cudnn ? c.cudnnCandidates : c.ltCandidates) += timed;
-    (cudnn ? c.lastCudnnTimed : c.lastLtTimed) = timed;
-    (cudnn ? c.lastCudnnChoice : c.lastLtChoice) = choice;
+    double const ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    auto const timed = static_cast<int64_t>(std::count_if(times.begin(), times.end(), [](double t) { return t >= 0.0; }));
+    {
+        std::lock_guard<std::mutex> lock(stateMutex());
+        AutotuneCounters& c = counters();
+        (cudnn ? c.cudnnProblems : c.ltProblems) += 1;
+        (cudnn ? c.cudnnCandidates : c.ltCandidates) += timed;
+        (cudnn ? c.lastCudnnTimed : c.lastLtTimed) = timed;
+        (cudnn ? c.lastCudnnChoice : c.lastLtChoice) = pick;
+        c.milliseconds += ms;
+    }
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(4);
+    os << "autotune: " << what << ": " << names.size() << (cudnn ? " cuDNN plans [" : " cuBLASLt algorithms [");
+    for (size_t i = 0; i < names.size() && i < times.size(); ++i)
+    {
+        os << (i == 0 ? "" : ", ") << names[i] << ' ';
+        if (times[i] >= 0.0)
+        {
+            os << times[i] << " ms";
+        }
+        else
+        {
+            os << "failed";
+        }
+    }
+    os.precision(1);
+    os << "]; kept "
+       << (pick >= 0 ? names[static_cast<size_t>(pick)] : names.front() + " (none ran: the heuristics' choice)")
+       << " (" << ms << " ms)";
+    logThreadVerbose(os.str());
 }
 
 void countLtCacheHit()
 {
     std::lock_guard<std::mutex> lock(stateMutex());
     counters().ltCacheHits += 1;
-}
-
-void autotuneLog(std::string const& message)
-{
-    logThreadVerbose("autotune: " + message);
 }
 
 ScratchBuffers::~ScratchBuffers()

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -42,16 +43,16 @@ struct AutotuneCounters
     int64_t ltCacheHits{0};     //!< cuBLASLt problems answered from the process's earlier choice
     int64_t lastLtTimed{0};
     int64_t lastLtChoice{-1};
+    double milliseconds{0.0}; //!< wall time spent building and timing candidates
 };
 AutotuneCounters autotuneCounters();
 
-//! Adds one timed problem to the counters: cuDNN (`cudnn`) or cuBLASLt, `timed` candidates, the kept one's position.
-void countAutotune(bool cudnn, int64_t timed, int64_t choice);
+//! Records one timed problem: counts it (cuDNN with `cudnn`, else cuBLASLt) and writes to the verbose log "<what>:
+//! <names[i]> <times[i]> ms, ...; kept <names[pick]> (<ms since start> ms)". `pick` < 0: none ran.
+void reportAutotune(bool cudnn, std::string const& what, std::vector<std::string> const& names,
+    std::vector<double> const& times, int64_t pick, std::chrono::steady_clock::time_point start);
 //! Counts a cuBLASLt problem answered from the cache.
 void countLtCacheHit();
-
-//! Writes `message` to the verbose log of the build in progress (the builder's logger at kVERBOSE), if any.
-void autotuneLog(std::string const& message);
 
 //! Device buffers for timing runs, freed on destruction. Filled with a constant byte pattern (finite values in FP32,
 //! FP16 and BF16).

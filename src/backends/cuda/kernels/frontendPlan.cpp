@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <unordered_map>
 #include <vector>
 
@@ -35,9 +34,9 @@ bool needsRuntimeCompilation(fe::graph::Graph const& graph, int64_t index)
 }
 
 //! Builds up to the settings' number of candidates (in the heuristics' order) within the budget; their indices.
-std::vector<int64_t> buildCandidates(fe::graph::Graph& graph, AutotuneSettings const& settings, std::string& failure)
+std::vector<int64_t> buildCandidates(fe::graph::Graph& graph, AutotuneSettings const& settings,
+    std::chrono::steady_clock::time_point start, std::string& failure)
 {
-    auto const start = std::chrono::steady_clock::now();
     auto const count = graph.get_execution_plan_count();
     std::vector<int64_t> built;
     for (int64_t i = 0; i < count && static_cast<int32_t>(built.size()) < settings.candidates; ++i)
@@ -116,27 +115,21 @@ std::vector<double> timeCandidates(
     return times;
 }
 
-//! Chooses among several built candidates by timing and makes the choice the graph's candidate.
+//! Chooses among several built candidates by timing (tuning began at `start`) and selects the choice in the graph.
 void chooseCandidate(TunableGraph& graph, cudnnHandle_t h, std::vector<int64_t> const& built,
-    FrontendTuning const& tuning, AutotuneSettings const& settings, std::string const& what)
+    FrontendTuning const& tuning, AutotuneSettings const& settings, std::string const& what,
+    std::chrono::steady_clock::time_point start)
 {
     std::vector<double> const times = timeCandidates(graph, h, built, tuning);
     int64_t const pick = pickCandidate(times, settings);
-    int64_t const chosen = pick >= 0 ? built[static_cast<size_t>(pick)] : built.front();
-    graph.selectPlan(chosen);
-    countAutotune(true, static_cast<int64_t>(std::count_if(times.begin(), times.end(), [](double t) { return t >= 0.0; })),
-        pick);
-    std::string text = what + ": " + std::to_string(built.size()) + " cuDNN plans";
-    for (size_t c = 0; c < built.size(); ++c)
+    graph.selectPlan(pick >= 0 ? built[static_cast<size_t>(pick)] : built.front());
+    std::vector<std::string> names;
+    for (int64_t i : built)
     {
-        char ms[32];
-        std::snprintf(ms, sizeof(ms), "%.4f ms", times[c]);
-        text += std::string(c == 0 ? " [" : ", ") + graph.planTag(built[c]) + " "
-            + (times[c] >= 0.0 ? std::string(ms) : std::string("failed"));
+        names.push_back(graph.planTag(i));
     }
-    autotuneLog(text + "]; kept " + graph.planTag(chosen) + (pick < 0 ? " (none ran: the heuristics' choice)" : ""));
+    reportAutotune(true, what, names, times, pick, start);
 }
-
 
 //! The build sequence; `tunable` is `graph` itself when its candidates may be timed.
 StatusOr<int64_t> buildPlan(fe::graph::Graph& graph, std::string const& what, TunableGraph* tunable,
@@ -172,7 +165,8 @@ StatusOr<int64_t> buildPlan(fe::graph::Graph& graph, std::string const& what, Tu
     {
         step = "plan";
         std::string failure = "no engine config could be built";
-        std::vector<int64_t> const built = buildCandidates(graph, settings, failure);
+        auto const start = std::chrono::steady_clock::now();
+        std::vector<int64_t> const built = buildCandidates(graph, settings, start, failure);
         // The variant pack template (build_plans prepares it; building plan by plan does not).
         e = built.empty() ? fe::error_t{fe::error_code_t::GRAPH_EXECUTION_PLAN_CREATION_FAILED, failure}
                           : graph.prepare_variant_pack_template();
@@ -182,7 +176,7 @@ StatusOr<int64_t> buildPlan(fe::graph::Graph& graph, std::string const& what, Tu
         }
         else if (e.is_good())
         {
-            chooseCandidate(*tunable, h, built, *tuning, settings, what);
+            chooseCandidate(*tunable, h, built, *tuning, settings, what, start);
         }
     }
     int64_t bytes = 0;

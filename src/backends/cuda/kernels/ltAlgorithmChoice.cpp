@@ -5,7 +5,7 @@
 #include "backends/cuda/kernels/autotune.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -28,6 +28,23 @@ std::map<std::string, LtChoice>& cache()
 }
 
 constexpr size_t kMAX_CACHE = 4096;
+
+//! "#<position> id<algorithm> tile<tile> splitK<n>" for the log.
+std::string algorithmName(size_t position, cublasLtMatmulAlgo_t const& algo)
+{
+    std::string name = "#" + std::to_string(position);
+    for (auto [attr, label] : {std::pair{CUBLASLT_ALGO_CONFIG_ID, " id"}, std::pair{CUBLASLT_ALGO_CONFIG_TILE_ID, " tile"},
+             std::pair{CUBLASLT_ALGO_CONFIG_SPLITK_NUM, " splitK"}})
+    {
+        int32_t value = 0;
+        size_t written = 0;
+        if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof(value), &written) == CUBLAS_STATUS_SUCCESS)
+        {
+            name += label + std::to_string(value);
+        }
+    }
+    return name;
+}
 
 //! Times `results` on scratch buffers; their times in ms (negative: failed).
 std::vector<double> timeAlgorithms(LtTimingProblem const& p, std::vector<cublasLtMatmulHeuristicResult_t> const& results)
@@ -113,6 +130,7 @@ StatusOr<LtChoice> chooseLtAlgorithm(LtTimingProblem const& p, bool tune, std::s
             return it->second;
         }
     }
+    auto const start = std::chrono::steady_clock::now();
     int const requested = tune ? settings.candidates : 1;
     std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(requested));
     int found = 0;
@@ -138,16 +156,12 @@ StatusOr<LtChoice> chooseLtAlgorithm(LtTimingProblem const& p, bool tune, std::s
         auto const& r = results[static_cast<size_t>(pick)];
         choice = LtChoice{r.algo, static_cast<int64_t>(r.workspaceSize)};
     }
-    auto const timed = std::count_if(times.begin(), times.end(), [](double t) { return t >= 0.0; });
-    countAutotune(false, static_cast<int64_t>(timed), pick);
-    std::string text = what + ": " + std::to_string(results.size()) + " cuBLASLt algorithms [";
-    for (size_t i = 0; i < times.size(); ++i)
+    std::vector<std::string> names;
+    for (size_t i = 0; i < results.size(); ++i)
     {
-        char ms[48];
-        std::snprintf(ms, sizeof(ms), "%s#%zu %.4f ms", i == 0 ? "" : ", ", i, times[i]);
-        text += times[i] >= 0.0 ? std::string(ms) : (i == 0 ? "" : ", ") + ("#" + std::to_string(i) + " failed");
+        names.push_back(algorithmName(i, results[i].algo));
     }
-    autotuneLog(text + "]; kept #" + std::to_string(pick < 0 ? 0 : pick) + " for " + p.key);
+    reportAutotune(false, what + " (" + p.key + ")", names, times, pick, start);
     std::lock_guard<std::mutex> lock(cacheMutex());
     if (cache().size() >= kMAX_CACHE)
     {
