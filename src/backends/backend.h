@@ -134,6 +134,13 @@ public:
     //! Makes `logger` this thread's verbose log in the backend's code (core/verboseLog.h; a backend in its own module
     //! holds its own copy of it) and returns the previous one. Kernels that choose by timing report there.
     virtual Logger const* exchangeVerboseLogger(Logger const* logger) const;
+    //! Makes `recorder` this thread's recorder of the choices the backend's kernels make by timing (entries that the
+    //! builder stores in the node's "autotune" attribute and the backend imports when it creates the node's kernel at
+    //! load, so that loading does not time again) and returns the previous one. Backends that time nothing: none.
+    virtual std::vector<std::string>* exchangeTuningRecorder(std::vector<std::string>* /*recorder*/) const
+    {
+        return nullptr;
+    }
     //! True when tensors live in device memory (host pointers are then only valid for shape tensors).
     bool usesDeviceMemory() const { return capabilities().deviceMemory; }
     //! Human-readable description of the device, e.g. "NVIDIA H200 (sm_90, 139 GiB)" or "host CPU".

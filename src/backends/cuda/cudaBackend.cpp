@@ -5,6 +5,7 @@
 #include "backends/cuda/cudaCheck.h"
 #include "backends/cuda/cudaKernel.h"
 #include "backends/cuda/cudaLibraries.h"
+#include "backends/cuda/kernels/autotune.h"
 #include "core/verboseLog.h"
 #include "network/inferContext.h"
 
@@ -60,6 +61,11 @@ public:
                 + " layers yet");
         }
         KILN_RETURN_IF_ERROR(checkKernelFormats(setup));
+        // Choices the builder recorded by timing (kernels/autotune.h): the kernel's reshape takes them instead of timing.
+        if (std::string const recorded = node.attrs.getString("autotune"); !recorded.empty())
+        {
+            importTuning(recorded);
+        }
         KernelSetup withLibraries = setup;
         withLibraries.sessionState = &mLibraries;
         KILN_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory(withLibraries));
@@ -116,6 +122,10 @@ public:
     Logger const* exchangeVerboseLogger(Logger const* logger) const override
     {
         return exchangeThreadVerboseLogger(logger);
+    }
+    std::vector<std::string>* exchangeTuningRecorder(std::vector<std::string>* recorder) const override
+    {
+        return ::kiln::cuda::exchangeTuningRecorder(recorder); // the module's own (kernels/autotune.h)
     }
     BackendCapabilities const& capabilities() const override
     {

@@ -96,5 +96,28 @@ TEST(CudaAutotune, ReportCountsAndLogs)
     EXPECT_EQ(user.messages.size(), 1U);
 }
 
+//! The choices recorded for the engine file: a thread's recorder gets each entry once; imported entries are found by
+//! kind and key, malformed lines are ignored.
+TEST(CudaAutotune, RecordAndImportChoices)
+{
+    std::vector<std::string> entries;
+    std::vector<std::string>* const previous = ::kiln::cuda::exchangeTuningRecorder(&entries);
+    ::kiln::cuda::recordTuning('c', "graph a", "3\teng3_k1=2");
+    ::kiln::cuda::recordTuning('c', "graph a", "3\teng3_k1=2");
+    ::kiln::cuda::recordTuning('l', "1,2,3|d0", "00ff\t64");
+    EXPECT_EQ(::kiln::cuda::exchangeTuningRecorder(previous), &entries);
+    ::kiln::cuda::recordTuning('c', "graph b", "1\teng1"); // no recorder: dropped
+    ASSERT_EQ(entries.size(), 2U);
+    EXPECT_EQ(entries[0], "c\tgraph a\t3\teng3_k1=2");
+    EXPECT_EQ(entries[1], "l\t1,2,3|d0\t00ff\t64");
+
+    ::kiln::cuda::importTuning("c\trecord test graph\t5\teng5\nnot an entry\nl\trecord test lt\tabcd\t0\nc\t\t");
+    EXPECT_EQ(::kiln::cuda::importedTuning('c', "record test graph").value_or(""), "5\teng5");
+    EXPECT_EQ(::kiln::cuda::importedTuning('l', "record test lt").value_or(""), "abcd\t0");
+    EXPECT_FALSE(::kiln::cuda::importedTuning('l', "record test graph").has_value());
+    EXPECT_FALSE(::kiln::cuda::importedTuning('c', "not an entry").has_value());
+    EXPECT_FALSE(::kiln::cuda::importedTuning('c', "").has_value());
+}
+
 } // namespace
 } // namespace kiln::test::cuda

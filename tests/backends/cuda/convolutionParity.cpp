@@ -417,16 +417,48 @@ TEST(CudaParity, ConvolutionAutotuneOncePerDescription)
     s.k = 80;
     s.kernel = {1, 1};
     ::kiln::cuda::AutotuneCounters const a0 = ::kiln::cuda::autotuneCounters();
+    std::vector<std::string> recorded;
+    std::vector<std::string>* const previous = ::kiln::cuda::exchangeTuningRecorder(&recorded);
     runConv(s, 70);
+    ::kiln::cuda::exchangeTuningRecorder(previous);
     ::kiln::cuda::AutotuneCounters const a1 = ::kiln::cuda::autotuneCounters();
     ::kiln::cuda::ConvGraphCounters const g1 = ::kiln::cuda::convGraphCounters();
     runConv(s, 71);
     ::kiln::cuda::AutotuneCounters const a2 = ::kiln::cuda::autotuneCounters();
     ::kiln::cuda::ConvGraphCounters const g2 = ::kiln::cuda::convGraphCounters();
-    ::kiln::cuda::setAutotuneOverride(std::nullopt);
     EXPECT_GE(a1.cudnnProblems - a0.cudnnProblems, 1);
     EXPECT_EQ(a2.cudnnProblems, a1.cudnnProblems);
     EXPECT_EQ(g2.fused + g2.bare + g2.refused, g1.fused + g1.bare + g1.refused);
+
+    // The recorded choice, imported (as an engine's "autotune" attribute is at load), is built without timing; a
+    // choice that does not build as recorded (another engine tag) is timed as usual.
+    std::string graphEntries;
+    for (std::string const& e : recorded)
+    {
+        graphEntries += e.rfind("c\t", 0) == 0 ? e + "\n" : "";
+    }
+    ASSERT_FALSE(graphEntries.empty()) << "no cuDNN choice was recorded";
+    ::kiln::cuda::importTuning(graphEntries);
+    settings.candidates = 6; // new settings key: the plan cache misses
+    ::kiln::cuda::setAutotuneOverride(settings);
+    runConv(s, 72);
+    ::kiln::cuda::AutotuneCounters const a3 = ::kiln::cuda::autotuneCounters();
+    EXPECT_EQ(a3.cudnnProblems, a2.cudnnProblems);
+    std::string stale;
+    for (std::string const& e : recorded)
+    {
+        if (e.rfind("c\t", 0) == 0)
+        {
+            stale += e.substr(0, e.rfind('\t') + 1) + "not-an-engine-tag\n";
+        }
+    }
+    ::kiln::cuda::importTuning(stale);
+    settings.candidates = 5;
+    ::kiln::cuda::setAutotuneOverride(settings);
+    runConv(s, 73);
+    ::kiln::cuda::AutotuneCounters const a4 = ::kiln::cuda::autotuneCounters();
+    ::kiln::cuda::setAutotuneOverride(std::nullopt);
+    EXPECT_GT(a4.cudnnProblems, a3.cudnnProblems);
 }
 
 TEST(CudaParity, Deconvolution)

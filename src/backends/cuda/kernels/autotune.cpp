@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -23,6 +24,16 @@ std::optional<AutotuneSettings>& overrideSettings()
     static std::optional<AutotuneSettings> s;
     return s;
 }
+
+std::map<std::string, std::string>& imported()
+{
+    static std::map<std::string, std::string> m;
+    return m;
+}
+
+thread_local std::vector<std::string>* tRecorder = nullptr;
+
+constexpr size_t kMAX_IMPORTED = 16384;
 
 AutotuneCounters& counters()
 {
@@ -126,6 +137,60 @@ void countLtCacheHit()
 {
     std::lock_guard<std::mutex> lock(stateMutex());
     counters().ltCacheHits += 1;
+}
+
+std::vector<std::string>* exchangeTuningRecorder(std::vector<std::string>* recorder)
+{
+    std::vector<std::string>* previous = tRecorder;
+    tRecorder = recorder;
+    return previous;
+}
+
+void recordTuning(char kind, std::string const& key, std::string const& value)
+{
+    if (tRecorder == nullptr)
+    {
+        return;
+    }
+    std::string entry = std::string(1, kind) + '\t' + key + '\t' + value;
+    if (std::find(tRecorder->begin(), tRecorder->end(), entry) == tRecorder->end())
+    {
+        tRecorder->push_back(std::move(entry));
+    }
+}
+
+void importTuning(std::string const& entries)
+{
+    std::lock_guard<std::mutex> lock(stateMutex());
+    size_t begin = 0;
+    while (begin < entries.size())
+    {
+        size_t end = entries.find('\n', begin);
+        end = end == std::string::npos ? entries.size() : end;
+        std::string const line = entries.substr(begin, end - begin);
+        begin = end + 1;
+        size_t const tab = line.find('\t', 2);
+        if (line.size() < 4 || line[1] != '\t' || tab == std::string::npos || tab + 1 >= line.size())
+        {
+            continue; // malformed: ignored (the tuner times instead)
+        }
+        if (imported().size() >= kMAX_IMPORTED)
+        {
+            imported().clear();
+        }
+        imported()[line.substr(0, tab)] = line.substr(tab + 1);
+    }
+}
+
+std::optional<std::string> importedTuning(char kind, std::string const& key)
+{
+    std::lock_guard<std::mutex> lock(stateMutex());
+    auto it = imported().find(std::string(1, kind) + '\t' + key);
+    if (it == imported().end())
+    {
+        return std::nullopt;
+    }
+    return it->second;
 }
 
 ScratchBuffers::~ScratchBuffers()

@@ -54,6 +54,20 @@ void reportAutotune(bool cudnn, std::string const& what, std::vector<std::string
 //! Counts a cuBLASLt problem answered from the cache.
 void countLtCacheHit();
 
+//! Choices recorded into the engine file, so that loading an engine does not time again. An entry is a line
+//! "<kind>\t<key>\t<value>" (kind "c": a cuDNN graph, value "<engine config index>\t<engine tag>"; kind "l": a
+//! cuBLASLt problem, value "<algorithm bytes in hex>\t<workspace bytes>"). The builder installs a recorder on its
+//! thread while it times a node's tactics and stores the entries in the node's "autotune" attribute; the CUDA backend
+//! imports a node's entries when it creates the node's kernel, and the tuners use an imported choice (after checking
+//! that it still builds) instead of timing.
+std::vector<std::string>* exchangeTuningRecorder(std::vector<std::string>* recorder);
+//! Appends an entry to this thread's recorder, if any.
+void recordTuning(char kind, std::string const& key, std::string const& value);
+//! Imports entries (lines as above; malformed lines are ignored) for the whole process.
+void importTuning(std::string const& entries);
+//! The imported value of (`kind`, `key`), if any.
+std::optional<std::string> importedTuning(char kind, std::string const& key);
+
 //! Device buffers for timing runs, freed on destruction. Filled with a constant byte pattern (finite values in FP32,
 //! FP16 and BF16).
 class ScratchBuffers

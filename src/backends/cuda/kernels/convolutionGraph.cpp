@@ -277,6 +277,13 @@ class FrontendConvPlan final : public ConvGraphPlan
 public:
     int64_t workspaceBytes() const override { return mWorkspace; }
     bool fused() const override { return mFused; }
+    void recordChoice() const override
+    {
+        if (mGraph.chosen())
+        {
+            recordTuning('c', mWhat, mGraph.choiceRecord());
+        }
+    }
 
     Status run(ConvGraphLaunch& launch, void* handle, cudaStream_t stream, void const* x, void const* w,
         void const* bias, void const* add, void* y, void* workspace) const override
@@ -447,7 +454,8 @@ public:
         {
             tuning.tensorBytes[kADD + 1] = volume(yDims) * elementSize(s.addType);
         }
-        KILN_ASSIGN_OR_RETURN(int64_t const bytes, buildTunedFrontendPlan(mGraph, "cuDNN graph " + describe(s, fuse), tuning));
+        mWhat = "cuDNN graph " + describe(s, fuse);
+        KILN_ASSIGN_OR_RETURN(int64_t const bytes, buildTunedFrontendPlan(mGraph, mWhat, tuning));
         mWorkspace = bytes;
         mFused = fuse;
         std::vector<int64_t> const uids = graph.get_variant_pack_uids_sorted();
@@ -507,6 +515,7 @@ private:
     //! Tells this plan's variant packs from those of a plan that a later allocation put at the same address.
     uint64_t const mSerial{nextSerial()};
     PlanGraph mGraph;
+    std::string mWhat; //!< the description (the key of the recorded choice)
     cudnnBackendDescriptor_t mRawPlan{nullptr}; //!< the chosen plan when the variant pack is the plain one
     int64_t mUids[kROLES]{};
     int64_t mWorkspace{0};
@@ -533,6 +542,10 @@ StatusOr<std::shared_ptr<ConvGraphPlan const>> ConvGraphPlan::get(ConvGraphSpec 
             return std::shared_ptr<ConvGraphPlan const>(plan);
         },
         &fresh);
+    if (result.isOk())
+    {
+        result.value()->recordChoice(); // for every node of this description, also when the plan was cached
+    }
     if (fresh)
     {
         std::lock_guard<std::mutex> lock(countersMutex());

@@ -97,6 +97,8 @@ public:
 
     virtual ~ConvGraphPlan() = default;
     virtual int64_t workspaceBytes() const = 0;
+    //! Records the plan's timed choice for the engine file (autotune.h; nothing when it was the only candidate).
+    virtual void recordChoice() const = 0;
     //! True when the epilogue runs inside the plan.
     virtual bool fused() const = 0;
     //! Runs on `stream` (bound to `handle` by the call). `bias`/`add` are ignored when the plan is not fused.

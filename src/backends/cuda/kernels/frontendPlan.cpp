@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -69,6 +71,24 @@ std::vector<int64_t> buildCandidates(fe::graph::Graph& graph, AutotuneSettings c
         built.push_back(i);
     }
     return built;
+}
+
+//! Builds the imported choice "<index>\t<engine tag>" alone; its index, or -1 when it does not build with that tag.
+int64_t buildImported(TunableGraph& graph, std::string const& value)
+{
+    size_t const tab = value.find('\t');
+    char* end = nullptr;
+    long long const index = std::strtoll(value.c_str(), &end, 10);
+    if (tab == std::string::npos || end != value.c_str() + tab || index < 0
+        || index >= static_cast<long long>(graph.get_execution_plan_count()))
+    {
+        return -1;
+    }
+    if (graph.build_plan_at_index(index).is_bad() || graph.planTag(index) != value.substr(tab + 1))
+    {
+        return -1; // another cuDNN or device: time as usual
+    }
+    return index;
 }
 
 //! Times the built candidates on scratch buffers; their times in ms (negative: failed to run).
@@ -166,7 +186,10 @@ StatusOr<int64_t> buildPlan(fe::graph::Graph& graph, std::string const& what, Tu
         step = "plan";
         std::string failure = "no engine config could be built";
         auto const start = std::chrono::steady_clock::now();
-        std::vector<int64_t> const built = buildCandidates(graph, settings, start, failure);
+        std::optional<std::string> const imported = importedTuning('c', what);
+        int64_t const importedIndex = imported.has_value() ? buildImported(*tunable, *imported) : -1;
+        std::vector<int64_t> const built = importedIndex >= 0 ? std::vector<int64_t>{importedIndex}
+                                                              : buildCandidates(graph, settings, start, failure);
         // The variant pack template (build_plans prepares it; building plan by plan does not).
         e = built.empty() ? fe::error_t{fe::error_code_t::GRAPH_EXECUTION_PLAN_CREATION_FAILED, failure}
                           : graph.prepare_variant_pack_template();
@@ -177,6 +200,10 @@ StatusOr<int64_t> buildPlan(fe::graph::Graph& graph, std::string const& what, Tu
         else if (e.is_good())
         {
             chooseCandidate(*tunable, h, built, *tuning, settings, what, start);
+        }
+        if (e.is_good() && (importedIndex >= 0 || built.size() > 1))
+        {
+            tunable->setChosen();
         }
     }
     int64_t bytes = 0;

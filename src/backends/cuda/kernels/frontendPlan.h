@@ -34,6 +34,14 @@ public:
     std::string planTag(int64_t index) const;
     //! The position of the chosen plan (-1: none).
     int64_t selectedPlan() const { return plans.candidate; }
+    //! True when the plan was chosen among several by timing, or taken from an imported choice (autotune.h).
+    bool chosen() const { return mChosen; }
+    void setChosen() { mChosen = true; }
+    //! The recorded value of the choice: "<index>\t<engine tag>".
+    std::string choiceRecord() const { return std::to_string(selectedPlan()) + '\t' + planTag(selectedPlan()); }
+
+private:
+    bool mChosen{false};
 };
 
 //! Validates `graph`, builds its operation graph on the planning handle (under the planning lock), takes heuristics
@@ -44,6 +52,8 @@ StatusOr<int64_t> buildFrontendPlan(cudnn_frontend::graph::Graph& graph, std::st
 //! As buildFrontendPlan, but with autotuning on (autotune.h) it builds up to the settings' number of candidates
 //! within the time budget (engines that need runtime compilation only as the heuristics' first choice), times each
 //! on scratch buffers of `tuning`'s sizes and selects the fastest; a candidate that fails to build or run is skipped.
+//! A choice imported for `what` (the graph's description) is built alone instead, when it still builds with the same
+//! engine tag.
 StatusOr<int64_t> buildTunedFrontendPlan(TunableGraph& graph, std::string const& what, FrontendTuning const& tuning);
 #endif
 

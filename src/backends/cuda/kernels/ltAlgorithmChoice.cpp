@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace kiln::cuda
@@ -98,6 +99,50 @@ std::vector<double> timeAlgorithms(LtTimingProblem const& p, std::vector<cublasL
     return times;
 }
 
+//! The recorded value of a choice: the algorithm's bytes in hex, a tab, the workspace bytes.
+std::string encodeChoice(LtChoice const& c)
+{
+    static char const* const kDIGITS = "0123456789abcdef";
+    std::string text;
+    auto const* bytes = reinterpret_cast<unsigned char const*>(&c.algo);
+    for (size_t i = 0; i < sizeof(c.algo); ++i)
+    {
+        text += kDIGITS[bytes[i] >> 4];
+        text += kDIGITS[bytes[i] & 15];
+    }
+    return text + '\t' + std::to_string(c.workspaceBytes);
+}
+
+//! The imported choice `value` when it decodes and cuBLASLt confirms the algorithm for this problem.
+std::optional<LtChoice> decodeChoice(LtTimingProblem const& p, std::string const& value)
+{
+    LtChoice c;
+    size_t const hexBytes = 2 * sizeof(c.algo);
+    if (value.size() < hexBytes + 2 || value[hexBytes] != '\t')
+    {
+        return std::nullopt;
+    }
+    auto* bytes = reinterpret_cast<unsigned char*>(&c.algo);
+    for (size_t i = 0; i < hexBytes; ++i)
+    {
+        char const ch = value[i];
+        int const digit = ch >= '0' && ch <= '9' ? ch - '0' : (ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1);
+        if (digit < 0)
+        {
+            return std::nullopt;
+        }
+        bytes[i / 2] = static_cast<unsigned char>(i % 2 == 0 ? digit << 4 : bytes[i / 2] | digit);
+    }
+    cublasLtMatmulHeuristicResult_t check{};
+    if (cublasLtMatmulAlgoCheck(p.handle, p.op, p.a, p.b, p.c, p.c, &c.algo, &check) != CUBLAS_STATUS_SUCCESS
+        || check.state != CUBLAS_STATUS_SUCCESS)
+    {
+        return std::nullopt; // another cuBLASLt or device: time as usual
+    }
+    c.workspaceBytes = static_cast<int64_t>(check.workspaceSize);
+    return c;
+}
+
 } // namespace
 
 std::string ltProblemKey(std::initializer_list<int64_t> values)
@@ -119,15 +164,33 @@ StatusOr<LtChoice> chooseLtAlgorithm(LtTimingProblem const& p, bool tune, std::s
     {
         (void) cudaGetLastError();
     }
-    std::string const key = p.key + "|d" + std::to_string(device) + "|" + settings.key();
+    std::string const recordKey = p.key + "|d" + std::to_string(device);
+    std::string const key = recordKey + "|" + settings.key();
     if (tune)
     {
-        std::lock_guard<std::mutex> lock(cacheMutex());
-        auto it = cache().find(key);
-        if (it != cache().end())
+        std::optional<LtChoice> known;
+        {
+            std::lock_guard<std::mutex> lock(cacheMutex());
+            auto it = cache().find(key);
+            if (it != cache().end())
+            {
+                known = it->second;
+            }
+        }
+        if (known.has_value())
         {
             countLtCacheHit();
-            return it->second;
+        }
+        else if (std::optional<std::string> const imported = importedTuning('l', recordKey))
+        {
+            known = decodeChoice(p, *imported);
+        }
+        if (known.has_value())
+        {
+            std::lock_guard<std::mutex> lock(cacheMutex());
+            cache().emplace(key, *known);
+            recordTuning('l', recordKey, encodeChoice(*known));
+            return *known;
         }
     }
     auto const start = std::chrono::steady_clock::now();
@@ -168,6 +231,7 @@ StatusOr<LtChoice> chooseLtAlgorithm(LtTimingProblem const& p, bool tune, std::s
         cache().clear();
     }
     cache().emplace(key, choice);
+    recordTuning('l', recordKey, encodeChoice(choice));
     return choice;
 }
 
