@@ -612,7 +612,9 @@ private:
             t.bytesA = (p.strideB == 0 ? 1 : p.batchCount) * s.k * s.n * es;
             t.bytesB = (p.strideA == 0 ? 1 : p.batchCount) * s.m * s.k * es;
             t.bytesC = p.batchCount * s.m * s.n * es;
-            t.bytesBias = bias != nullptr ? s.n * 4 : 0;
+            bool const hasBias = p.epilogue == LtEpilogue::kBIAS || p.epilogue == LtEpilogue::kRELU_BIAS
+                || p.epilogue == LtEpilogue::kGELU_BIAS;
+            t.bytesBias = hasBias ? s.n * 4 : 0; // a scratch bias for the timing runs (FP32 at most)
             t.withC = mC != LtC::kNONE; // reshapeLt sets mC before asking
             t.key = ltProblemKey({s.m, s.n, s.k, p.batchCount, p.strideA, p.strideB, static_cast<int64_t>(type),
                 static_cast<int64_t>(mOp0), static_cast<int64_t>(mOp1), static_cast<int64_t>(p.epilogue), t.withC,
