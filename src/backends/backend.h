@@ -129,6 +129,7 @@ enum class CopyKind : int32_t
 };
 
 class Backend;
+class Logger;
 //! "the CPU backend", "the CUDA backend": the backend's name for messages.
 std::string backendDisplayName(Backend const& backend);
 
@@ -139,6 +140,16 @@ public:
     //! The name recorded in the engine ("cpu", "cuda", ...); used in messages and to find the backend at load.
     virtual char const* name() const = 0;
     virtual BackendCapabilities const& capabilities() const = 0;
+    //! Makes `logger` this thread's verbose log in the backend's code (core/verboseLog.h; a backend in its own module
+    //! holds its own copy of it) and returns the previous one. Kernels that choose by timing report there.
+    virtual Logger const* exchangeVerboseLogger(Logger const* logger) const;
+    //! Makes `recorder` this thread's recorder of the choices the backend's kernels make by timing (entries that the
+    //! builder stores in the node's "autotune" attribute and the backend imports when it creates the node's kernel at
+    //! load, so that loading does not time again) and returns the previous one. Backends that time nothing: none.
+    virtual std::vector<std::string>* exchangeTuningRecorder(std::vector<std::string>* /*recorder*/) const
+    {
+        return nullptr;
+    }
     //! True when tensors live in device memory (host pointers are then only valid for shape tensors).
     bool usesDeviceMemory() const { return capabilities().deviceMemory; }
     //! Human-readable description of the device, e.g. "NVIDIA H200 (sm_90, 139 GiB)" or "host CPU".
@@ -192,7 +203,8 @@ StatusOr<Backend const*> backendNamed(std::string const& name);
 //! unusable (e.g. no device). `abiVersion` must equal kBACKEND_ABI_VERSION.
 using CreateBackendFn = Backend const* (*)(int32_t abiVersion, char* error, int64_t errorSize);
 constexpr int32_t kBACKEND_ABI_VERSION = 5; // 4: BackendCapabilities::region and addsInPlace, KernelSetup::constantInputs;
-                                            // 5: RegionFormat::readerOutputs and channelBroadcast
+                                            // 5: RegionFormat::readerOutputs and channelBroadcast,
+                                            // Backend::exchangeVerboseLogger and exchangeTuningRecorder
 constexpr char const* kCUDA_BACKEND_ENTRY = "kilnCreateCudaBackend";
 
 } // namespace kiln

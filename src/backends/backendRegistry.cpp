@@ -2,6 +2,7 @@
 // on first use so that libkiln itself needs no CUDA library. Search order: $KILN_CUDA_BACKEND (a file path), the
 // directory of the binary holding libkiln's code and its ../lib, then the dynamic linker's search path.
 #include "backends/backend.h"
+#include "core/verboseLog.h"
 
 #include <dlfcn.h>
 
@@ -92,6 +93,11 @@ StatusOr<Backend const*> cudaBackend()
         return unsupported("the CUDA backend is not available: " + module->error);
     }
     return module->backend;
+}
+
+Logger const* Backend::exchangeVerboseLogger(Logger const* logger) const
+{
+    return exchangeThreadVerboseLogger(logger);
 }
 
 std::string backendDisplayName(Backend const& backend)

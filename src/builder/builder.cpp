@@ -164,6 +164,13 @@ StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(
 {
     BuilderConfig const* cfg = &cfgRef;
     BuildContext ctx{net, *cfg, mLogger, &backend, nullptr, Plan{}, {}, {}};
+    // The backend's kernels (autotuning of cuDNN plans and cuBLASLt algorithms) log to this build's logger.
+    struct VerboseLog
+    {
+        Backend const& backend;
+        Logger const* previous;
+        ~VerboseLog() { (void) backend.exchangeVerboseLogger(previous); }
+    } const verboseLog{backend, backend.exchangeVerboseLogger(&mLogger)};
     ctx.plan.backend = backend.name();
     using Pass = Status (*)(BuildContext&);
     Pass const passes[] = {analyzePass, checkConfigPass, lowerPass, profilesPass, pluginPass, constantReshapePass, precisionPass, fusionPass,

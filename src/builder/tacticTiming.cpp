@@ -111,8 +111,19 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
     std::string best;
     double bestMs = -1.0;
     std::string report;
+    // What each tactic's kernel chose inside its library by timing (cuDNN plans, cuBLASLt algorithms), kept for the
+    // chosen tactic in the node's "autotune" attribute so that loading the engine does not time again.
+    std::vector<std::string> tuning;
+    std::vector<std::string> bestTuning;
+    struct Recorder
+    {
+        Backend const& backend;
+        std::vector<std::string>* previous;
+        ~Recorder() { (void) backend.exchangeTuningRecorder(previous); }
+    } const recorder{backend, backend.exchangeTuningRecorder(&tuning)};
     for (std::string const& tactic : tactics)
     {
+        tuning.clear();
         node.tactic = tactic;
         StatusOr<std::unique_ptr<Kernel>> kernel = session.createKernel(setup);
         Status st = kernel.status();
@@ -154,6 +165,7 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
         {
             bestMs = median;
             best = tactic;
+            bestTuning = tuning;
         }
     }
     if (best.empty())
@@ -162,6 +174,15 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
     }
     node.tactic = best;
     node.attrs.setString("tactic.timing", report);
+    std::string recorded;
+    for (std::string const& entry : bestTuning)
+    {
+        recorded += (recorded.empty() ? "" : "\n") + entry;
+    }
+    if (!recorded.empty())
+    {
+        node.attrs.setString("autotune", recorded);
+    }
     ctx.logger.verbose("layer '" + node.name + "': timed tactics at the opt shapes of profile 0: " + report + "; chose '"
         + best + "'");
     return Status::ok();

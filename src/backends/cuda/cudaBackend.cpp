@@ -5,6 +5,8 @@
 #include "backends/cuda/cudaCheck.h"
 #include "backends/cuda/cudaKernel.h"
 #include "backends/cuda/cudaLibraries.h"
+#include "backends/cuda/kernels/autotune.h"
+#include "core/verboseLog.h"
 #include "network/inferContext.h"
 
 #include <cuda_runtime_api.h>
@@ -59,6 +61,11 @@ public:
                 + " layers yet");
         }
         KILN_RETURN_IF_ERROR(checkKernelFormats(setup));
+        // Choices the builder recorded by timing (kernels/autotune.h): the kernel's reshape takes them instead of timing.
+        if (std::string const recorded = node.attrs.getString("autotune"); !recorded.empty())
+        {
+            importTuning(recorded);
+        }
         KernelSetup withLibraries = setup;
         withLibraries.sessionState = &mLibraries;
         KILN_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, factory(withLibraries));
@@ -111,6 +118,15 @@ public:
     {
     }
     char const* name() const override { return "cuda"; }
+    //! This module's own thread-local verbose log (the kernels' autotuning reports there).
+    Logger const* exchangeVerboseLogger(Logger const* logger) const override
+    {
+        return exchangeThreadVerboseLogger(logger);
+    }
+    std::vector<std::string>* exchangeTuningRecorder(std::vector<std::string>* recorder) const override
+    {
+        return ::kiln::cuda::exchangeTuningRecorder(recorder); // the module's own (kernels/autotune.h)
+    }
     BackendCapabilities const& capabilities() const override
     {
         static BackendCapabilities const caps = [] {

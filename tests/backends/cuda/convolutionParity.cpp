@@ -9,6 +9,7 @@
 // run with the others wherever they apply (linear tensors; gemm: spatial extents 1), and on kHWC8 tensors (FP16/BF16,
 // channel counts padded to 8) against the CPU reference on NCHW copies, with the output poisoned and its padding
 // channels checked to be written as zero.
+#include "autotuneCheck.h"
 #include "cudaParity.h"
 
 #include "backends/cpu/cpuKernel.h"
@@ -386,6 +387,95 @@ TEST(CudaParity, ConvolutionGraphApiPlans)
             EXPECT_GT(after.fused + after.bare, before.fused + before.bare);
         }
     }
+}
+
+//! Autotuning of cuDNN graph plans: every timed candidate (forced one by one through the settings) gives the CPU
+//! reference's result, for a 1x1 convolution with bias and a 3x3 one with bias, residual add and ReLU.
+TEST(CudaParity, ConvolutionAutotuneEveryCandidate)
+{
+    if (!::kiln::cuda::convGraphBuilt())
+    {
+        GTEST_SKIP() << "built without the cuDNN frontend: no graph-API convolutions";
+    }
+    KILN_REQUIRE_GPU();
+    ConvSpec pointwise = typed({}, DataType::kHALF);
+    pointwise.in = {4, 48, 14, 14};
+    pointwise.k = 96;
+    pointwise.kernel = {1, 1};
+    ConvSpec fused = typed({}, DataType::kHALF);
+    fused.in = {2, 32, 12, 12};
+    fused.k = 32;
+    fused.pre = {1, 1};
+    fused.post = {1, 1};
+    fused.fuseAdd = true;
+    fused.fuseAct = static_cast<int32_t>(ActivationType::kRELU) + 1;
+    for (ConvSpec const& c : {pointwise, fused})
+    {
+        int64_t const forced
+            = checkEveryCandidate(true, [&](int32_t force) { runConv(c, 60 + static_cast<uint32_t>(force)); });
+        std::cout << "C=" << c.in[1] << " K=" << c.k << ": " << forced << " cuDNN candidates checked" << std::endl;
+        EXPECT_GE(forced, 1) << "no cuDNN candidates were timed";
+    }
+}
+
+//! Identical convolutions time their candidates once: the second layer of the same description reuses the plan.
+TEST(CudaParity, ConvolutionAutotuneOncePerDescription)
+{
+    if (!::kiln::cuda::convGraphBuilt())
+    {
+        GTEST_SKIP() << "built without the cuDNN frontend: no graph-API convolutions";
+    }
+    KILN_REQUIRE_GPU();
+    ::kiln::cuda::AutotuneSettings settings;
+    settings.candidates = 7; // a settings key of this test's own: nothing cached by earlier tests
+    ::kiln::cuda::setAutotuneOverride(settings);
+    ConvSpec s = typed({}, DataType::kHALF);
+    s.in = {3, 40, 10, 10};
+    s.k = 80;
+    s.kernel = {1, 1};
+    ::kiln::cuda::AutotuneCounters const a0 = ::kiln::cuda::autotuneCounters();
+    std::vector<std::string> recorded;
+    std::vector<std::string>* const previous = ::kiln::cuda::exchangeTuningRecorder(&recorded);
+    runConv(s, 70);
+    ::kiln::cuda::exchangeTuningRecorder(previous);
+    ::kiln::cuda::AutotuneCounters const a1 = ::kiln::cuda::autotuneCounters();
+    ::kiln::cuda::ConvGraphCounters const g1 = ::kiln::cuda::convGraphCounters();
+    runConv(s, 71);
+    ::kiln::cuda::AutotuneCounters const a2 = ::kiln::cuda::autotuneCounters();
+    ::kiln::cuda::ConvGraphCounters const g2 = ::kiln::cuda::convGraphCounters();
+    EXPECT_GE(a1.cudnnProblems - a0.cudnnProblems, 1);
+    EXPECT_EQ(a2.cudnnProblems, a1.cudnnProblems);
+    EXPECT_EQ(g2.fused + g2.bare + g2.refused, g1.fused + g1.bare + g1.refused);
+
+    // The recorded choice, imported (as an engine's "autotune" attribute is at load), is built without timing; a
+    // choice that does not build as recorded (another engine tag) is timed as usual.
+    std::string graphEntries;
+    for (std::string const& e : recorded)
+    {
+        graphEntries += e.rfind("c\t", 0) == 0 ? e + "\n" : "";
+    }
+    ASSERT_FALSE(graphEntries.empty()) << "no cuDNN choice was recorded";
+    ::kiln::cuda::importTuning(graphEntries);
+    settings.candidates = 6; // new settings key: the plan cache misses
+    ::kiln::cuda::setAutotuneOverride(settings);
+    runConv(s, 72);
+    ::kiln::cuda::AutotuneCounters const a3 = ::kiln::cuda::autotuneCounters();
+    EXPECT_EQ(a3.cudnnProblems, a2.cudnnProblems);
+    std::string stale;
+    for (std::string const& e : recorded)
+    {
+        if (e.rfind("c\t", 0) == 0)
+        {
+            stale += e.substr(0, e.rfind('\t') + 1) + "not-an-engine-tag\n";
+        }
+    }
+    ::kiln::cuda::importTuning(stale);
+    settings.candidates = 5;
+    ::kiln::cuda::setAutotuneOverride(settings);
+    runConv(s, 73);
+    ::kiln::cuda::AutotuneCounters const a4 = ::kiln::cuda::autotuneCounters();
+    ::kiln::cuda::setAutotuneOverride(std::nullopt);
+    EXPECT_GT(a4.cudnnProblems, a3.cudnnProblems);
 }
 
 TEST(CudaParity, Deconvolution)

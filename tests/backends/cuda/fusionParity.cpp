@@ -3,6 +3,7 @@
 // activation epilogues, bias and residual together, cuBLASLt's GELU epilogue against the CPU's erf and tanh GELU,
 // pointwise programs in FP32/FP16/BF16, BERT's erf-GELU chain, convolution + bias + relu), and
 // every node runs on both backends. A CPU-only check first confirms that each network really fused (fewer layers).
+#include "autotuneCheck.h"
 #include "cudaParity.h"
 
 #include "backends/common/pointwiseProgram.h"
@@ -181,6 +182,28 @@ TEST(CudaParity, FusedMatrixMultiplyEpilogues)
         matmulEpilogue(t, {}, ActivationType::kGELU_TANH);         // activation kernel alone
         matmulEpilogue(t, {1, 1, 32}, ActivationType::kCLIP);      // BIAS, then the activation kernel
     }
+}
+
+//! cuBLASLt algorithms chosen by timing: every timed algorithm (forced one by one) of a bias + GELU product gives the
+//! CPU reference's result, and the same problem built again is answered from the process's earlier choice.
+TEST(CudaParity, MatrixMultiplyAutotuneEveryAlgorithm)
+{
+    KILN_REQUIRE_GPU();
+    int64_t const forced = checkEveryCandidate(
+        false, [](int32_t) { matmulEpilogue(DataType::kHALF, {1, 1, 32}, ActivationType::kGELU_TANH); });
+    EXPECT_GE(forced, 1) << "no cuBLASLt algorithms were timed";
+    ::kiln::cuda::AutotuneSettings settings;
+    settings.candidates = 6; // this test's own settings key
+    ::kiln::cuda::setAutotuneOverride(settings);
+    ::kiln::cuda::AutotuneCounters const a0 = ::kiln::cuda::autotuneCounters();
+    matmulEpilogue(DataType::kHALF, {1, 1, 32}, ActivationType::kRELU);
+    ::kiln::cuda::AutotuneCounters const a1 = ::kiln::cuda::autotuneCounters();
+    matmulEpilogue(DataType::kHALF, {1, 1, 32}, ActivationType::kRELU);
+    ::kiln::cuda::AutotuneCounters const a2 = ::kiln::cuda::autotuneCounters();
+    ::kiln::cuda::setAutotuneOverride(std::nullopt);
+    EXPECT_GE(a1.ltProblems - a0.ltProblems, 1);
+    EXPECT_EQ(a2.ltProblems, a1.ltProblems);
+    EXPECT_GT(a2.ltCacheHits, a1.ltCacheHits);
 }
 
 //! Hand-built fused nodes on both tactics and K = 7 / 0 (K = 0: the whole epilogue after a zero product): + a per-row

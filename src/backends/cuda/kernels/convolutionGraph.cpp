@@ -1,10 +1,13 @@
 // cuDNN graph-API convolution plans (see convolutionGraph.h): the operation graph of one convolution shape with its
-// fused epilogue, built through the cuDNN frontend, the plan chosen by heuristics mode A among engines that keep
-// FP32 accumulation, and a process-wide cache of built plans. FP16 and BF16 only: FP32 keeps the legacy calls.
+// fused epilogue, built through the cuDNN frontend, the plan chosen among heuristics mode A's engines that keep FP32
+// accumulation by timing (autotune.h; the heuristics' first choice with KILN_AUTOTUNE=0), and a process-wide cache of
+// built plans. FP16 and BF16 only: FP32 keeps the legacy calls.
 #include "backends/cuda/kernels/convolutionGraph.h"
 
+#include "backends/cuda/kernels/autotune.h"
 #include "backends/cuda/kernels/cudnnCommon.h"
 #include "backends/cuda/kernels/frontendPlan.h"
+#include "core/dataType.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -240,7 +243,7 @@ bool activationAttributes(ConvGraphSpec const& s, fe::graph::Pointwise_attribute
 //! The frontend graph with its chosen plan exposed: when the variant pack holds exactly the graph's tensors (no
 //! frontend-managed workspace, pass-by-value scalars or replaced slots), Kiln builds and keeps the variant pack itself
 //! and calls cudnnBackendExecute on the plan, instead of the frontend's per-call variant pack.
-class PlanGraph : public fe::graph::Graph
+class PlanGraph : public TunableGraph
 {
 public:
     cudnnBackendDescriptor_t plainPlan(int32_t slots, int64_t workspaceBytes) const
@@ -274,6 +277,13 @@ class FrontendConvPlan final : public ConvGraphPlan
 public:
     int64_t workspaceBytes() const override { return mWorkspace; }
     bool fused() const override { return mFused; }
+    void recordChoice() const override
+    {
+        if (mGraph.chosen())
+        {
+            recordTuning('c', mWhat, mGraph.choiceRecord());
+        }
+    }
 
     Status run(ConvGraphLaunch& launch, void* handle, cudaStream_t stream, void const* x, void const* w,
         void const* bias, void const* add, void* y, void* workspace) const override
@@ -423,7 +433,29 @@ public:
         // FP32 accumulation always.
         graph.deselect_numeric_notes({fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION});
 
-        KILN_ASSIGN_OR_RETURN(int64_t const bytes, buildFrontendPlan(graph, "cuDNN graph"));
+        // Scratch sizes for timing candidates: every tensor of the graph by uid.
+        auto const volume = [](std::vector<int64_t> const& d) {
+            int64_t v = 1;
+            for (int64_t x : d)
+            {
+                v *= x;
+            }
+            return v;
+        };
+        FrontendTuning tuning;
+        tuning.tensorBytes[kX + 1] = volume(xDims) * elementSize(s.xType);
+        tuning.tensorBytes[kW + 1] = volume(wDims) * elementSize(s.xType);
+        tuning.tensorBytes[kY + 1] = volume(yDims) * elementSize(fuse ? s.yType : s.xType);
+        if (fuse && s.bias)
+        {
+            tuning.tensorBytes[kBIAS + 1] = s.k * elementSize(s.biasType);
+        }
+        if (fuse && s.add)
+        {
+            tuning.tensorBytes[kADD + 1] = volume(yDims) * elementSize(s.addType);
+        }
+        mWhat = "cuDNN graph " + describe(s, fuse);
+        KILN_ASSIGN_OR_RETURN(int64_t const bytes, buildTunedFrontendPlan(mGraph, mWhat, tuning));
         mWorkspace = bytes;
         mFused = fuse;
         std::vector<int64_t> const uids = graph.get_variant_pack_uids_sorted();
@@ -483,6 +515,7 @@ private:
     //! Tells this plan's variant packs from those of a plan that a later allocation put at the same address.
     uint64_t const mSerial{nextSerial()};
     PlanGraph mGraph;
+    std::string mWhat; //!< the description (the key of the recorded choice)
     cudnnBackendDescriptor_t mRawPlan{nullptr}; //!< the chosen plan when the variant pack is the plain one
     int64_t mUids[kROLES]{};
     int64_t mWorkspace{0};
@@ -496,7 +529,8 @@ private:
 StatusOr<std::shared_ptr<ConvGraphPlan const>> ConvGraphPlan::get(ConvGraphSpec const& spec, bool fuseEpilogue)
 {
     bool const fuse = fuseEpilogue && (spec.bias || spec.add || spec.activation || spec.yType != spec.xType);
-    std::string const key = describe(spec, fuse);
+    // The autotuning settings are part of the key: a plan chosen under other settings is not reused.
+    std::string const key = describe(spec, fuse) + "|" + autotuneSettings().key();
     static PlanCache<ConvGraphPlan> cache(4096);
     bool fresh = false;
     auto result = cache.get(
@@ -508,6 +542,10 @@ StatusOr<std::shared_ptr<ConvGraphPlan const>> ConvGraphPlan::get(ConvGraphSpec 
             return std::shared_ptr<ConvGraphPlan const>(plan);
         },
         &fresh);
+    if (result.isOk())
+    {
+        result.value()->recordChoice(); // for every node of this description, also when the plan was cached
+    }
     if (fresh)
     {
         std::lock_guard<std::mutex> lock(countersMutex());

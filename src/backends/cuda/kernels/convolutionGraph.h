@@ -1,6 +1,6 @@
 // cuDNN graph-API convolutions (through the header-only cuDNN frontend): one operation graph per convolution shape,
 // conv_fprop with its epilogue fused (bias, residual add, activation) where cuDNN has an engine for it, the
-// execution plan chosen by cuDNN's heuristics and built once at reshape, and a run that is one cudnnBackendExecute
+// execution plan chosen at reshape by timing up to a few of cuDNN's heuristic candidates (autotune.h), and a run that is one cudnnBackendExecute
 // with a variant pack built once per set of addresses, later replayed as a captured CUDA graph (ConvGraphLaunch, held
 // by the kernel). Tensors are packed NCDHW or channel-last (NHWC, kernel KRSC). Plans are shared process-wide by their
 // full description, so identical layers and contexts build each plan once. Compiled to a stub that always refuses
@@ -97,6 +97,8 @@ public:
 
     virtual ~ConvGraphPlan() = default;
     virtual int64_t workspaceBytes() const = 0;
+    //! Records the plan's timed choice for the engine file (autotune.h; nothing when it was the only candidate).
+    virtual void recordChoice() const = 0;
     //! True when the epilogue runs inside the plan.
     virtual bool fused() const = 0;
     //! Runs on `stream` (bound to `handle` by the call). `bias`/`add` are ignored when the plan is not fused.

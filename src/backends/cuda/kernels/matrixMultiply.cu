@@ -23,6 +23,7 @@
 #include "backends/cuda/kernels/activationMath.cuh"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
+#include "backends/cuda/kernels/ltAlgorithmChoice.h"
 
 #include <algorithm>
 #include <array>
@@ -486,14 +487,16 @@ private:
             mRequestProduct = product;
             mBatch = request;
             mPlainProduct = false;
-            Status st = prepareLt(mPlan, mBatch, out.type, bias);
+            mC = cSource;
+            Status st = prepareLt(mPlan, mBatch, out.type, bias, true);
             if (!st.isOk() && epilogue != LtEpilogue::kNONE)
             {
                 // No cuBLASLt algorithm with this epilogue: plain product, the whole epilogue afterwards.
                 mPlainProduct = true;
                 mBatch.epilogue = LtEpilogue::kNONE;
                 mBatch.alignBias = 256;
-                st = prepareLt(mPlan, mBatch, out.type, nullptr);
+                mC = LtC::kNONE;
+                st = prepareLt(mPlan, mBatch, out.type, nullptr, true);
             }
             KILN_RETURN_IF_ERROR(st);
         }
@@ -520,8 +523,8 @@ private:
     }
 
     //! (Re)creates `plan`'s descriptors for problem `p`; `bias` (an address of the bias vector's alignment) is shown
-    //! to the heuristics, which read its alignment.
-    Status prepareLt(LtPlan& plan, LtProblem const& p, DataType type, void const* bias) const
+    //! to the heuristics, which read its alignment. With `tune` (reshape) the algorithm is chosen by timing.
+    Status prepareLt(LtPlan& plan, LtProblem const& p, DataType type, void const* bias, bool tune = false) const
     {
         MatmulShape const& s = mShape;
         plan.reset();
@@ -601,22 +604,30 @@ private:
                 st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
             }
         }
-        cublasLtMatmulHeuristicResult_t result{};
-        int found = 0;
-        if (st == CUBLAS_STATUS_SUCCESS)
+        LtTimingProblem t(mHandle, plan.op, plan.a, plan.b, plan.c, pref);
+        if (tune)
         {
-            st = cublasLtMatmulAlgoGetHeuristic(mHandle, plan.op, plan.a, plan.b, plan.c, plan.c, pref, 1, &result,
-                &found);
+            // cuBLASLt's A is Kiln's B: scratch sizes for timing, and the description the choice is remembered by.
+            int64_t const es = elementSize(type);
+            t.bytesA = (p.strideB == 0 ? 1 : p.batchCount) * s.k * s.n * es;
+            t.bytesB = (p.strideA == 0 ? 1 : p.batchCount) * s.m * s.k * es;
+            t.bytesC = p.batchCount * s.m * s.n * es;
+            bool const hasBias = p.epilogue == LtEpilogue::kBIAS || p.epilogue == LtEpilogue::kRELU_BIAS
+                || p.epilogue == LtEpilogue::kGELU_BIAS;
+            t.bytesBias = hasBias ? s.n * 4 : 0; // a scratch bias for the timing runs (FP32 at most)
+            t.withC = mC != LtC::kNONE; // reshapeLt sets mC before asking
+            t.key = ltProblemKey({s.m, s.n, s.k, p.batchCount, p.strideA, p.strideB, static_cast<int64_t>(type),
+                static_cast<int64_t>(mOp0), static_cast<int64_t>(mOp1), static_cast<int64_t>(p.epilogue), t.withC,
+                compute, p.maxWorkspace, p.alignA, p.alignB, p.alignC, p.alignBias});
         }
+        StatusOr<LtChoice> choice = st == CUBLAS_STATUS_SUCCESS
+            ? chooseLtAlgorithm(t, tune, "layer '" + mSetup.node->name + "'")
+            : StatusOr<LtChoice>(cublasStatus(st, "cublasLtMatmulPreferenceSetAttribute"));
         (void) cublasLtMatmulPreferenceDestroy(pref);
-        KILN_RETURN_IF_ERROR(cublasStatus(st, "cublasLtMatmulAlgoGetHeuristic"));
-        if (found < 1)
-        {
-            return unsupported("layer '" + mSetup.node->name + "': cuBLASLt has no algorithm for this product");
-        }
-        plan.algo = result.algo;
+        KILN_RETURN_IF_ERROR(choice.status());
+        plan.algo = choice.value().algo;
+        plan.needBytes = choice.value().workspaceBytes;
         plan.problem = p;
-        plan.needBytes = static_cast<int64_t>(result.workspaceSize);
         plan.ready = true;
         return Status::ok();
     }
