@@ -125,6 +125,29 @@ TEST_F(ShapeImportersTest, SliceOfAnEmptyTensorWithAHugeExtentAllocatesNothing)
     EXPECT_EQ(out["y"].dims.d[1], 0);
 }
 
+// An elementwise sum of empty tensors whose other extents multiply past int64 ([0, 0, 2^62, 4, 2]: onnxStructureFuzz's
+// edit, folded at parse time): the broadcast walker forms no volume or stride for an empty output (it overflowed).
+// UBSan's fuzz build replays the input (tests/fuzz/regressions); here the sum must keep its shape.
+TEST_F(ShapeImportersTest, SumOfEmptyTensorsWithHugeExtentsKeepsItsShape)
+{
+    OnnxModelBuilder model(13);
+    model.addInput("x", DataType::kFLOAT, {0, 0, int64_t{1} << 62, 4, 2});
+    OnnxConstant empty;
+    empty.type = DataType::kFLOAT;
+    empty.shape = {0, 0, int64_t{1} << 62, 4, 2};
+    model.addInitializer("w", empty);
+    model.addNode("Add", {"w", "w"}, {"ww"});
+    model.addNode("Add", {"x", "ww"}, {"y"});
+    model.addOutput("y", DataType::kFLOAT);
+    OnnxRunner runner;
+    ASSERT_TRUE(runner.parse(model));
+    ASSERT_TRUE(runner.build());
+    auto out = runner.run({{"x", HostTensor(DataType::kFLOAT, makeDims({0, 0, int64_t{1} << 62, 4, 2}))}});
+    ASSERT_EQ(out.count("y"), 1U);
+    EXPECT_EQ(out["y"].dims.d[2], int64_t{1} << 62);
+    EXPECT_EQ(out["y"].volume(), 0);
+}
+
 TEST_F(ShapeImportersTest, ExpandDynamicInputToConstantShape)
 {
     OnnxModelBuilder model(13);

@@ -53,13 +53,20 @@ public:
         }
         BroadcastWalker w;
         w.mNbOperands = static_cast<int32_t>(operands.size());
-        w.mVolume = 1;
+        // An empty output (some extent 0) walks nothing: its other extents may multiply past int64 ([2^62, 8, 0]), so
+        // no volume or stride is formed for it.
+        bool empty = false;
         for (int32_t i = 0; i < out.nbDims; ++i)
         {
             if (out.d[i] < 0)
             {
                 return invalidArgument("output dimensions " + dimsToString(out) + " are invalid");
             }
+            empty = empty || out.d[i] == 0;
+        }
+        w.mVolume = empty ? 0 : 1;
+        for (int32_t i = 0; i < out.nbDims && !empty; ++i)
+        {
             w.mVolume *= out.d[i];
         }
         // Per operand: contiguous strides of its own dims, zeroed where it is broadcast.
@@ -81,8 +88,12 @@ public:
                         + ", which do not broadcast to the output " + dimsToString(out));
                 }
                 strides[k][static_cast<size_t>(i)] = (in.d[i] == 1) ? 0 : s;
-                s *= in.d[i];
+                s = empty ? s : s * in.d[i];
             }
+        }
+        if (empty)
+        {
+            return w;
         }
         // Drop extent-1 dimensions and merge contiguous neighbours (from the innermost outwards).
         for (int32_t i = out.nbDims - 1; i >= 0; --i)

@@ -64,6 +64,7 @@ inline StatusOr<IndexMap> makeBroadcastMap(nvinfer1::Dims const& out, std::vecto
     }
     IndexMap m;
     m.rank = out.nbDims;
+    bool empty = false; // an empty output's other extents may multiply past int64: no strides are formed for it
     for (int32_t i = 0; i < out.nbDims; ++i)
     {
         if (out.d[i] < 0)
@@ -71,6 +72,7 @@ inline StatusOr<IndexMap> makeBroadcastMap(nvinfer1::Dims const& out, std::vecto
             return invalidArgument("output dimensions " + ew::dimsToString(out) + " are invalid");
         }
         m.dims[i] = out.d[i];
+        empty = empty || out.d[i] == 0;
     }
     for (size_t k = 0; k < operands.size(); ++k)
     {
@@ -81,7 +83,7 @@ inline StatusOr<IndexMap> makeBroadcastMap(nvinfer1::Dims const& out, std::vecto
         {
             ok = in.d[i] == out.d[i] || in.d[i] == 1;
             m.strides[k][i] = in.d[i] == 1 ? 0 : s;
-            s *= in.d[i];
+            s = empty ? s : s * in.d[i];
         }
         if (!ok)
         {
