@@ -324,6 +324,19 @@ TEST_F(NnReductionImportersTest, AveragePoolWithDilationsIsRefused)
                             "MaxPool");
 }
 
+// A dilated MaxPool is built tap by tap; a kernel of more than 4096 taps (onnxStructureFuzz's 100000 x 100000 took
+// minutes building layers) is refused with the reason.
+TEST_F(NnReductionImportersTest, DilatedMaxPoolWithTooManyTapsIsRefused)
+{
+    OnnxModelBuilder model(19);
+    model.addInput("x", DataType::kFLOAT, {1, 1, 300000, 300000});
+    model.addNode("MaxPool", {"x"}, {"y"}, {intsAttr("kernel_shape", {100000, 100000}), intsAttr("dilations", {2, 2})})
+        .set_name("pool");
+    model.addOutput("y", DataType::kFLOAT);
+    expectParseError(model, "node 'pool' (MaxPool): a dilated MaxPool (or one with 'Indices') is built tap by tap, and "
+                            "its kernel has more than 4096 taps");
+}
+
 TEST_F(NnReductionImportersTest, ResizeWithRunTimeScalesOnSomeAxesIsRefused)
 {
     // Run-time scales work (tests/onnx/resizeRuntimeScalesTest.cpp) when they cover every axis in order.

@@ -170,6 +170,18 @@ StatusOr<ITensor*> dilatedMaxPool(ImporterContext& ctx, ::onnx::NodeProto const&
         padStart.d[2 + i] = -w.padBegin[i];
         padSize.d[2 + i] = (outExtent[i] - 1) * w.strides[i] + span;
     }
+    // One slice and one max per kernel tap: a window of more taps than any real network's (a 100000 x 100000 kernel
+    // would be 10^10 layers) is refused instead of built.
+    constexpr int64_t kMAX_TAPS = 4096;
+    int64_t taps = 1;
+    for (size_t i = 0; i < n; ++i)
+    {
+        if (__builtin_mul_overflow(taps, w.kernel[i], &taps) || taps > kMAX_TAPS)
+        {
+            return unsupported(describeNode(node) + ": a dilated MaxPool (or one with 'Indices') is built tap by tap, "
+                "and its kernel has more than " + std::to_string(kMAX_TAPS) + " taps");
+        }
+    }
     auto* pad = ctx.network().addSlice(*x, padStart, padSize, filledDims(rank, 1));
     KILN_RETURN_IF_ERROR(checkLayer(ctx, node, pad, "addSlice", "pad"));
     pad->setMode(nvinfer1::SampleMode::kFILL);
