@@ -412,6 +412,47 @@ TEST(FusionPass, TanhGeluFormsFuseIntoTheMatmul)
     EXPECT_EQ(fused.layers.size(), plain.layers.size() - 1) << layerList(fused);
 }
 
+//! GPT-2's feed-forward start: x [2, 5, 8] reshaped to [10, 8], x W + b, reshaped back to [2, 5, 6], then `act`.
+NetworkFn reshapedLinearActivation(ActivationType act, WeightStore& w, Weights weight, Weights bias)
+{
+    return [=, &w](NetworkRunner& r) {
+        auto& n = r.network();
+        auto* x = r.addInput("x", DataType::kFLOAT, {2, 5, 8});
+        auto* flat = n.addShuffle(*x);
+        flat->setReshapeDimensions(Dims2{10, 8});
+        flat->setName("flatten");
+        auto* mm = n.addMatrixMultiply(*flat->getOutput(0), MatrixOperation::kNONE, *constant(n, weight, {8, 6}, "W"),
+            MatrixOperation::kNONE);
+        mm->setName("mm");
+        auto* add = n.addElementWise(*mm->getOutput(0), *constant(n, bias, {1, 6}, "B"), ElementWiseOperation::kSUM);
+        add->setName("bias");
+        auto* back = n.addShuffle(*add->getOutput(0));
+        back->setReshapeDimensions(Dims3{2, 5, 6});
+        back->setName("unflatten");
+        auto* a = n.addActivation(*back->getOutput(0), act);
+        a->setName("act");
+        r.markOutput(a->getOutput(0), "y");
+    };
+}
+
+TEST(FusionPass, ActivationAfterAReshapeJoinsTheMatmul)
+{
+    for (ActivationType act : {ActivationType::kRELU, ActivationType::kGELU_TANH})
+    {
+        std::mt19937 rng(60 + static_cast<int32_t>(act));
+        WeightStore w;
+        Weights const weight = w.add(DataType::kFLOAT, {8, 6}, rng);
+        Weights const bias = w.add(DataType::kFLOAT, {1, 6}, rng);
+        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, 5, 8}), rng, -2.0, 2.0);
+        auto const [plain, fused]
+            = compareFused(reshapedLinearActivation(act, w, weight, bias), {{"x", x}}, 1e-5, 1e-5, nullptr);
+        // flatten, mm, bias, unflatten, act -> flatten, "mm + bias + act", unflatten (the reshapes move no data).
+        EXPECT_EQ(plain.layers.size(), 5U) << layerList(plain);
+        ASSERT_EQ(fused.layers.size(), 3U) << layerList(fused);
+        EXPECT_TRUE(hasLayer(fused, "mm + bias + act")) << layerList(fused);
+    }
+}
+
 TEST(FusionPass, NotAGeluStaysUnfused)
 {
     std::mt19937 rng(45);

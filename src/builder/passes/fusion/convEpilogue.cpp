@@ -7,10 +7,14 @@
 // MatMul -> Add(bias) -> Add(residual), in either order of the two additions. A convolution takes, instead of a
 // plain activation, a gated one: an activation A (sigmoid or hard-sigmoid) of its result v and the product v · A(v),
 // the only two readers of v (SiLU in EfficientNet, hard-swish in MobileNetV3), as "fuse.gate", where its kernel
-// accepts the node (KernelProbe: on CUDA the depthwise tactic does).
+// accepts the node (KernelProbe: on CUDA the depthwise tactic does). An activation that reads the result through a pure
+// reshape (GPT-2's Gemm on [B·S, C] reshaped to [B, S, C] before its GELU) is taken too: the fused node writes the
+// activated values in the reshape's input, and the reshape then writes the activation's output tensor.
 // Every tensor involved is FLOAT, HALF or BF16 of one type; the fused layers share their precision.
 #include "backends/common/fusedEpilogue.h"
 #include "builder/passes/fusion/fusion.h"
+#include "builder/planEdit.h"
+#include "engine/tensorLifetimes.h"
 
 #include <algorithm>
 
@@ -104,6 +108,24 @@ int32_t gatedActivation(FusionGraph const& g, Plan const& plan, int32_t cur, Pla
         }
     }
     return -1;
+}
+
+//! The activation reading `t` through a pure reshape: the reshape (sole reader of `t`, `reshape` is set to it) and
+//! the activation (sole reader of the reshape's output, one input), or -1.
+int32_t activationAfterReshape(FusionGraph const& g, Plan const& plan, int32_t t, PlanNode const& head, int32_t& reshape)
+{
+    int32_t const r = nextNode(g, plan, t, LayerType::kSHUFFLE, head);
+    if (r < 0 || !isPureReshape(plan, plan.nodes[static_cast<size_t>(r)]) || plan.nodes[static_cast<size_t>(r)].inputs[0] != t)
+    {
+        return -1;
+    }
+    int32_t const a = nextNode(g, plan, plan.nodes[static_cast<size_t>(r)].outputs[0], LayerType::kACTIVATION, head);
+    if (a < 0 || plan.nodes[static_cast<size_t>(a)].inputs.size() != 1)
+    {
+        return -1;
+    }
+    reshape = r;
+    return a;
 }
 
 //! The layers one epilogue takes from node n.
@@ -230,6 +252,36 @@ bool fuseAt(FusionGraph& g, int32_t n)
             c = collect(g, n, false, false);
             node = fusedNode(plan, head, c);
         }
+    }
+    int32_t reshape = -1;
+    int32_t const lateAct = c.act < 0 ? activationAfterReshape(g, plan, c.out, head, reshape) : -1;
+    if (lateAct >= 0)
+    {
+        Candidate withAct = c;
+        withAct.act = lateAct;
+        withAct.fused.push_back(lateAct); // for the name only: the node stays before the reshape
+        PlanNode moved = fusedNode(plan, head, withAct);
+        moved.outputs = {c.out};
+        std::string const refusal = g.probe().refusal(moved, makeKernelSetup(plan, moved));
+        if (refusal.empty())
+        {
+            g.ctx().logger.verbose("fusion: activation '" + plan.nodes[static_cast<size_t>(lateAct)].name
+                + "' taken across the reshape '" + plan.nodes[static_cast<size_t>(reshape)].name + "' into '"
+                + moved.name + "'");
+            int32_t const out = plan.nodes[static_cast<size_t>(lateAct)].outputs[0];
+            plan.nodes[static_cast<size_t>(reshape)].outputs[0] = out;
+            std::vector<bool> erased(plan.nodes.size(), false);
+            for (int32_t f : c.fused)
+            {
+                erased[static_cast<size_t>(f)] = f != c.fused.back();
+            }
+            erased[static_cast<size_t>(lateAct)] = true;
+            plan.nodes[static_cast<size_t>(c.fused.back())] = std::move(moved);
+            erasePlanNodes(plan, erased);
+            g.refresh();
+            return true;
+        }
+        g.ctx().logger.verbose("fusion: activation after a reshape left unfused ('" + moved.name + "'): " + refusal);
     }
     if (c.fused.size() == 1)
     {
