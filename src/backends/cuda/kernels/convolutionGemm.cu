@@ -19,6 +19,7 @@
 // once per shape.
 #include "backends/cuda/cudaLibraries.h"
 #include "backends/cuda/kernels/activationMath.cuh"
+#include "backends/cuda/kernels/ltAlgorithmChoice.h"
 #include "backends/cuda/kernels/convolution.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 #include "core/dataType.h"
@@ -456,7 +457,7 @@ private:
         for (auto [attr, value] : {std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignA},
                  std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignB},
                  std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, p.alignY},
-                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, p.alignY}})
+                 std::pair{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, p.alignY}, kFP32_SPLIT_K_ONLY})
         {
             if (st == CUBLAS_STATUS_SUCCESS)
             {

@@ -9,9 +9,16 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 namespace kiln::cuda
 {
+
+//! The preference every Kiln product sets beside its alignments: split-K partial sums reduced in the compute type
+//! (FP32) only. The other schemes (INPLACE, OUTPUT_TYPE) add them up in the output type, FP16/BF16: faster, so timing
+//! would pick them, but less precise than the CPU reference (cuDNN's REDUCED_PRECISION_REDUCTION is deselected likewise).
+inline constexpr std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> kFP32_SPLIT_K_ONLY{
+    CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, static_cast<uint32_t>(CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE)};
 
 //! A cuBLASLt product as the heuristics see it (descriptors owned by the caller) and what timing it needs.
 struct LtTimingProblem
