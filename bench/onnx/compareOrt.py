@@ -8,7 +8,10 @@ Method (robust on a shared machine):
   KILN_CPU_THREADS and OMP_NUM_THREADS (oneDNN's OpenMP threads) in kilnexec's environment.
 - Each model is built once per batch size into an engine file (kilnexec --saveEngine); every timed Kiln run loads it.
 - Before any timing counts, Kiln's outputs at batch 1 and 16 are compared with ORT's on the same random input: the
-  largest absolute difference over the largest absolute ORT output must be at most --tolerance (1e-4, FP32).
+  largest absolute difference over the largest absolute ORT output must be at most --tolerance (1e-4 in FP32).
+- --precision bf16 builds Kiln's engines with kBF16 (kilnexec --bf16, KILN_PRECISION=1 so that FP32 layers lower to
+  BF16 where the CPU runs it natively: AMX / AVX-512-BF16) against ORT's FP32 run of the same model; the output check
+  then allows --tolerance 3e-2 by default (BF16 keeps 8 bits of mantissa).
 - Each figure (one model, one batch, one engine) is measured --repeats times (default 5), Kiln's and ORT's runs
   interleaved (alternating which goes first). One measurement is the median of at least --iterations inferences
   lasting at least --seconds, after a --warmup (ms) of inferences. The table gives the median of the per-repeat Kiln/ORT ratios and
@@ -22,7 +25,7 @@ Method (robust on a shared machine):
 
 Usage:
   python3 bench/onnx/compareOrt.py --kilnexec build/bin/kilnexec [--models cnn,mlp,...] [--repeats N]
-      [--threads N] [--quick] [--markdown F] [--modelDir DIR]
+      [--threads N] [--precision fp32|bf16] [--quick] [--markdown F] [--modelDir DIR]
 Needs: pip install onnx onnxruntime numpy
 """
 import argparse
@@ -65,9 +68,11 @@ def ort_measure(session, feeds, seconds, iterations, warmup_ms=300):
 class Kiln:
     """kilnexec with the benchmark's environment (threads) and a work directory."""
 
-    def __init__(self, kilnexec, threads, workdir):
-        self.kilnexec, self.workdir = kilnexec, workdir
+    def __init__(self, kilnexec, threads, workdir, precision="fp32"):
+        self.kilnexec, self.workdir, self.precision = kilnexec, workdir, precision
         self.env = dict(os.environ, KILN_CPU_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+        if precision == "bf16":
+            self.env["KILN_PRECISION"] = "1"
 
     def run(self, args):
         cmd = [self.kilnexec, "--backend=cpu"] + args
@@ -80,7 +85,7 @@ class Kiln:
     def build(self, model, name, shape, tag):
         engine = os.path.join(self.workdir, f"{tag}.engine")
         self.run([f"--onnx={model}", f"--shapes={name}:{'x'.join(map(str, shape))}", f"--saveEngine={engine}",
-                  "--profilingVerbosity=detailed", "--skipInference"])
+                  "--profilingVerbosity=detailed", "--skipInference"] + (["--bf16"] if self.precision == "bf16" else []))
         return engine
 
     def measure(self, engine, name, data, seconds, iterations, tag, outputs=False, profile=False, warmup_ms=300):
@@ -218,11 +223,16 @@ def main():
     parser.add_argument("--seconds", type=float, default=1.0, help="least duration of one measurement")
     parser.add_argument("--iterations", type=int, default=5, help="least inferences of one measurement")
     parser.add_argument("--warmup", type=int, default=300, help="warm-up of each measurement (ms)")
-    parser.add_argument("--tolerance", type=float, default=1e-4, help="largest relative output difference")
+    parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                        help="Kiln's engines (ORT always runs FP32)")
+    parser.add_argument("--tolerance", type=float, default=None,
+                        help="largest relative output difference (default 1e-4 in FP32, 3e-2 in BF16)")
     parser.add_argument("--slowest", type=int, default=5, help="slowest layers listed per model (0: no profile)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 2 repeats, 1 iteration, 0.1 s, no profile")
     parser.add_argument("--markdown", default=None, help="also write the tables to this file")
     args = parser.parse_args()
+    if args.tolerance is None:
+        args.tolerance = 1e-4 if args.precision == "fp32" else 3e-2
     if args.quick:
         args.repeats, args.iterations, args.seconds, args.slowest, args.warmup = 2, 1, 0.1, 0, 50
     names = [m for m in args.models.split(",") if m]
@@ -245,7 +255,7 @@ def run(args, names, workdir):
     if missing:
         subprocess.run([sys.executable, os.path.join(HERE, "makeModels.py"), model_dir] + missing, check=True,
                        capture_output=True)
-    kiln = Kiln(os.path.abspath(args.kilnexec), args.threads, workdir)
+    kiln = Kiln(os.path.abspath(args.kilnexec), args.threads, workdir, args.precision)
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads
     options.inter_op_num_threads = 1
@@ -284,7 +294,8 @@ def run(args, names, workdir):
         rows.append(row)
 
     lines = [f"Machine: {cpu_name()}, {os.cpu_count()} cores ({platform.machine()}, {platform.platform()}); "
-             f"{args.threads} threads for both engines; onnxruntime {ort.__version__}; "
+             f"{args.threads} threads for both engines; Kiln {args.precision.upper()}, ORT FP32; "
+             f"onnxruntime {ort.__version__}; "
              f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; Kiln commit {git_commit()}; "
              f"{args.repeats} interleaved repeats per figure, each the median of at least {args.iterations} "
              f"inferences and {args.seconds:g} s; medians with (min–max) over the repeats.",
