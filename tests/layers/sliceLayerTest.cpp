@@ -367,6 +367,37 @@ TEST_P(SliceLayerTest, EveryStorageType)
     }
 }
 
+// Slices whose every coordinate is inside the input and whose innermost stride is 1 copy whole rows (the CUDA fast
+// path: 16 bytes at a time where rows and starts allow it, else element by element): the last axis at a 16-byte
+// aligned start and at an unaligned one, outer axes reversed and broadcast (stride 0, as Expand makes them), and the
+// whole tensor, for 1-, 2-, 4- and 8-byte types.
+TEST_P(SliceLayerTest, RowsOfConsecutiveElements)
+{
+    std::mt19937 rng(43);
+    struct Case
+    {
+        std::vector<int64_t> start, size, stride;
+    };
+    std::vector<Case> const cases = {{{0, 0, 16}, {2, 3, 32}, {1, 1, 1}}, {{0, 1, 3}, {2, 2, 21}, {1, 1, 1}},
+        {{1, 2, 16}, {2, 3, 16}, {-1, -1, 1}}, {{1, 0, 0}, {4, 3, 48}, {0, 1, 1}}, {{0, 0, 0}, {2, 3, 48}, {1, 1, 1}}};
+    for (DataType t : {DataType::kINT8, DataType::kHALF, DataType::kFLOAT, DataType::kINT64})
+    {
+        for (Case const& c : cases)
+        {
+            NetworkRunner r;
+            ITensor* x = r.addInput("x", t, {2, 3, 48});
+            ISliceLayer* s = r.network().addSlice(*x, makeDims(c.start), makeDims(c.size), makeDims(c.stride));
+            r.markOutput(s->getOutput(0), "y");
+            ASSERT_TRUE(r.build()) << r.logger().allErrors();
+            HostTensor const in = HostTensor::random(t, makeDims({2, 3, 48}), rng, -100.0, 100.0);
+            auto out = r.run({{"x", in}});
+            EXPECT_TRUE(kiln::test::sameBits(
+                out["y"], sliceOracle(in, c.start, c.size, c.stride, SampleMode::kSTRICT_BOUNDS)))
+                << "type " << static_cast<int>(t) << " start " << c.start[2] << " size " << c.size[2];
+        }
+    }
+}
+
 TEST_P(SliceLayerTest, ShapeTensorValues)
 {
     // Slice of a shape: [N, C, H, W] -> [H, W] (and reversed), used to reshape.

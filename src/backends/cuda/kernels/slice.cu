@@ -5,6 +5,10 @@
 // yet (that would need a host synchronisation). The fill value may live on the device (same type as the output, or
 // converted through float for a FLOAT/HALF/BF16 output).
 // IPaddingLayer's kernel is here too: zero padding (negative padding crops) is a kFILL slice with start = -pre.
+// Fast path: when every sampled coordinate lies inside the input (no mode applies) and the innermost stride is 1, each
+// output row is a run of consecutive input elements (ONNX Split, a Slice of the last axis, an Expand of outer axes),
+// copied 16 bytes at a time where the row's bytes and start allow it, else element by element, with one coordinate
+// computation per row piece instead of per element.
 #include "backends/common/sliceParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
@@ -95,6 +99,38 @@ __global__ void sliceKernel(SliceArgs a, int64_t n, void const* src, void* dst, 
     }
 }
 
+//! The row copy of the fast path: the output's rows (innermost extent) read consecutive input elements.
+struct RowCopyArgs
+{
+    int32_t outerRank{0}; //!< rank - 1
+    int64_t outDims[kMAX_RANK]{};
+    int64_t inStrides[kMAX_RANK]{};
+    int64_t start[kMAX_RANK]{};
+    int64_t stride[kMAX_RANK]{};
+    int64_t innerStart{0}; //!< the innermost start, in elements
+    int64_t rowUnits{1};   //!< units (of type U) per output row
+    int32_t unitElements{1};
+};
+
+//! One unit of type U (16 bytes or one element) per step: output unit u of row u / rowUnits.
+template <typename U>
+__global__ void sliceRowsKernel(RowCopyArgs a, int64_t units, void const* src, void* dst)
+{
+    for (int64_t u = dev::globalThread(); u < units; u += dev::gridThreads())
+    {
+        int64_t row = u / a.rowUnits;
+        int64_t const column = u - row * a.rowUnits;
+        int64_t offset = a.innerStart;
+        for (int32_t d = a.outerRank - 1; d >= 0; --d)
+        {
+            int64_t const o = row % a.outDims[d];
+            row /= a.outDims[d];
+            offset += (a.start[d] + o * a.stride[d]) * a.inStrides[d];
+        }
+        static_cast<U*>(dst)[u] = static_cast<U const*>(src)[offset / a.unitElements + column];
+    }
+}
+
 //! Slice and padding: create checks the node's attributes exist; reshape reads the parameters (attributes, or
 //! inputs with host values) and the shapes into the launch arguments; run launches (with the fill value's device
 //! address when it is known only there).
@@ -163,6 +199,7 @@ public:
         mArgs = a;
         mSize = static_cast<int32_t>(bytes);
         mVolume = n;
+        chooseRowCopy(out);
         return Status::ok();
     }
 
@@ -178,11 +215,92 @@ public:
         {
             a.fillPtr = inputs[kSLICE_FILL_VALUE].data;
         }
-        sliceKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(a, mVolume, inputs[0].data, outputs[0].data, mSize);
+        void const* src = inputs[0].data;
+        void* dst = outputs[0].data;
+        bool const aligned = ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 15U) == 0;
+        if (mRowUnits > 0 && (mRows.unitElements == 1 || aligned))
+        {
+            RowCopyArgs r = mRows;
+            int64_t const units = mRowUnits;
+            if (r.unitElements > 1)
+            {
+                sliceRowsKernel<uint4><<<gridFor(units), kBLOCK, 0, ctx.stream>>>(r, units, src, dst);
+            }
+            else
+            {
+                launchElementRows(r, units, src, dst, ctx.stream);
+            }
+        }
+        else if (mRowUnits > 0)
+        {
+            // Unaligned addresses: the same rows element by element.
+            RowCopyArgs r = mRows;
+            int64_t const perUnit = r.unitElements;
+            r.rowUnits *= perUnit;
+            r.unitElements = 1;
+            launchElementRows(r, mRowUnits * perUnit, src, dst, ctx.stream);
+        }
+        else
+        {
+            sliceKernel<<<gridFor(mVolume), kBLOCK, 0, ctx.stream>>>(a, mVolume, src, dst, mSize);
+        }
         return launchStatus(mPadding ? "Padding kernel" : "Slice kernel");
     }
 
 private:
+    void launchElementRows(RowCopyArgs const& r, int64_t units, void const* src, void* dst, cudaStream_t stream) const
+    {
+        switch (mSize)
+        {
+        case 1: sliceRowsKernel<uint8_t><<<gridFor(units), kBLOCK, 0, stream>>>(r, units, src, dst); break;
+        case 2: sliceRowsKernel<uint16_t><<<gridFor(units), kBLOCK, 0, stream>>>(r, units, src, dst); break;
+        case 4: sliceRowsKernel<uint32_t><<<gridFor(units), kBLOCK, 0, stream>>>(r, units, src, dst); break;
+        default: sliceRowsKernel<uint64_t><<<gridFor(units), kBLOCK, 0, stream>>>(r, units, src, dst); break;
+        }
+    }
+
+    //! The fast path (file comment) when it applies: mRowUnits > 0 with mRows set, else mRowUnits = 0.
+    void chooseRowCopy(TensorView const& out)
+    {
+        SliceArgs const& a = mArgs;
+        mRowUnits = 0;
+        int32_t const inner = a.rank - 1;
+        if (a.rank < 1 || a.stride[inner] != 1)
+        {
+            return;
+        }
+        for (int32_t d = 0; d < a.rank; ++d)
+        {
+            int64_t const last = a.start[d] + (out.dims.d[d] - 1) * a.stride[d];
+            if (a.start[d] < 0 || a.start[d] >= a.inDims[d] || last < 0 || last >= a.inDims[d])
+            {
+                return; // some coordinate is mapped by the mode (fill, wrap, clamp, reflect)
+            }
+        }
+        RowCopyArgs r;
+        r.outerRank = inner;
+        for (int32_t d = 0; d < inner; ++d)
+        {
+            r.outDims[d] = a.outDims[d];
+            r.inStrides[d] = a.inStrides[d];
+            r.start[d] = a.start[d];
+            r.stride[d] = a.stride[d];
+        }
+        r.innerStart = a.start[inner];
+        int64_t const rowElements = a.outDims[inner];
+        int64_t const vector = 16 / mSize;
+        // 16-byte units when every row starts and ends on one (input rows: the strides are multiples of the vector).
+        bool vectorRows = rowElements % vector == 0 && r.innerStart % vector == 0;
+        for (int32_t d = 0; d < inner && vectorRows; ++d)
+        {
+            vectorRows = r.inStrides[d] % vector == 0;
+        }
+        r.unitElements = vectorRows ? static_cast<int32_t>(vector) : 1;
+        r.rowUnits = rowElements / r.unitElements;
+        mRows = r;
+        mRowUnits = mVolume / r.unitElements;
+    }
+
     //! Checks the sampled coordinates against the input (they are linear in the output index, so the extremes are the
     //! first and the last) and sets the fill value: a host value, the device address of a fill input of the output's
     //! type (mFillOnDevice), or zero.
@@ -240,6 +358,8 @@ private:
     KernelSetup mSetup;
     bool mPadding{false};
     SliceArgs mArgs;
+    RowCopyArgs mRows;      //!< the fast path's geometry
+    int64_t mRowUnits{0};   //!< units the fast path copies; 0: the general kernel
     bool mFillOnDevice{false};
     int32_t mSize{0};
     int64_t mVolume{-1};
