@@ -15,6 +15,7 @@
 #include "backends/cuda/kernels/convolution.h"
 #include "backends/cuda/kernels/deviceTypes.cuh"
 #include "backends/cuda/kernels/kernelCommon.cuh"
+#include "backends/cuda/kernels/vector8.cuh"
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
 
@@ -33,7 +34,7 @@ using nvinfer1::DataType;
 namespace
 {
 
-constexpr int32_t kVEC = 8;          //!< channels of a kHWC8 vector
+constexpr int32_t kVEC = kVECTOR8;   //!< channels of a kHWC8 vector
 constexpr int32_t kDW_BLOCK = 256;   //!< threads per block
 
 //! Geometry of one run (32-bit: reshape refuses larger tensors).
@@ -87,64 +88,6 @@ __device__ __forceinline__ float finishValue(DwArgs const& a, float v, int32_t c
     }
     float const act = applyActivation(a.activation, a.alpha, a.beta, v);
     return a.gated ? v * act : act;
-}
-
-// ---- 8-channel vectors of FP16 / BF16 ----
-
-//! Conversions of a storage type: single values (float, FP16, BF16) and pairs (FP16, BF16).
-template <typename T>
-struct Storage;
-template <>
-struct Storage<float>
-{
-    static __device__ __forceinline__ float toFloat(float v) { return v; }
-    static __device__ __forceinline__ float fromFloat(float v) { return v; }
-};
-template <>
-struct Storage<__half>
-{
-    using Pair = __half2;
-    static __device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
-    static __device__ __forceinline__ __half fromFloat(float v) { return __float2half_rn(v); }
-    static __device__ __forceinline__ float2 toFloat2(__half2 v) { return __half22float2(v); }
-    static __device__ __forceinline__ __half2 fromFloats(float a, float b) { return __floats2half2_rn(a, b); }
-};
-template <>
-struct Storage<__nv_bfloat16>
-{
-    using Pair = __nv_bfloat162;
-    static __device__ __forceinline__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
-    static __device__ __forceinline__ __nv_bfloat16 fromFloat(float v) { return __float2bfloat16_rn(v); }
-    static __device__ __forceinline__ float2 toFloat2(__nv_bfloat162 v) { return __bfloat1622float2(v); }
-    static __device__ __forceinline__ __nv_bfloat162 fromFloats(float a, float b) { return __floats2bfloat162_rn(a, b); }
-};
-
-template <typename T>
-__device__ __forceinline__ void unpack8(uint4 const& u, float (&f)[kVEC])
-{
-    using P = typename Storage<T>::Pair;
-    P const* p = reinterpret_cast<P const*>(&u);
-#pragma unroll
-    for (int32_t i = 0; i < kVEC / 2; ++i)
-    {
-        float2 const v = Storage<T>::toFloat2(p[i]);
-        f[2 * i] = v.x;
-        f[2 * i + 1] = v.y;
-    }
-}
-
-template <typename T>
-__device__ __forceinline__ uint4 pack8(float const (&f)[kVEC])
-{
-    using P = typename Storage<T>::Pair;
-    uint4 u;
-    P* p = reinterpret_cast<P*>(&u);
-#pragma unroll
-    for (int32_t i = 0; i < kVEC / 2; ++i)
-    {
-        p[i] = Storage<T>::fromFloats(f[2 * i], f[2 * i + 1]);
-    }
-    return u;
 }
 
 __device__ __forceinline__ uint4 loadVec(void const* base, int64_t element)
