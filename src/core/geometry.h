@@ -31,14 +31,20 @@ struct AxisSplit
     int64_t inner{1}; //!< product of the dims after the axis
 };
 
-//! The split of `d` around `axis` (0 <= axis < d.nbDims).
+//! The split of `d` around `axis` (0 <= axis < d.nbDims). An empty tensor (some extent 0) has no slices: outer = inner
+//! = 0 and n keeps the axis extent (its other extents may multiply past int64, as in [2^40, 2^40, 0]).
 inline AxisSplit splitAtAxis(nvinfer1::Dims const& d, int32_t axis)
 {
     AxisSplit s;
     s.axis = axis;
     s.n = d.d[axis];
-    s.outer = dimsProduct(d, 0, axis);
-    s.inner = dimsProduct(d, axis + 1, d.nbDims);
+    bool empty = false;
+    for (int32_t i = 0; i < d.nbDims; ++i)
+    {
+        empty = empty || d.d[i] == 0;
+    }
+    s.outer = empty ? 0 : dimsProduct(d, 0, axis);
+    s.inner = empty ? 0 : dimsProduct(d, axis + 1, d.nbDims);
     return s;
 }
 

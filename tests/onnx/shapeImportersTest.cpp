@@ -148,6 +148,28 @@ TEST_F(ShapeImportersTest, SumOfEmptyTensorsWithHugeExtentsKeepsItsShape)
     EXPECT_EQ(out["y"].volume(), 0);
 }
 
+// Softmax and TopK of empty tensors with a huge axis ([0, 2^40]: onnxStructureFuzz's edit, folded at parse time): the
+// CPU kernels size no per-row scratch for a tensor without rows (Softmax asked for 2^40 floats per thread).
+TEST_F(ShapeImportersTest, SoftmaxOfAnEmptyTensorWithAHugeAxisAllocatesNothing)
+{
+    OnnxModelBuilder model(13);
+    model.addInput("x", DataType::kFLOAT, {0, int64_t{1} << 40});
+    OnnxConstant empty;
+    empty.type = DataType::kFLOAT;
+    empty.shape = {0, int64_t{1} << 40};
+    model.addInitializer("w", empty);
+    model.addNode("Softmax", {"w"}, {"s"}, {intAttr("axis", 1)});
+    model.addNode("Add", {"x", "s"}, {"y"});
+    model.addOutput("y", DataType::kFLOAT);
+    OnnxRunner runner;
+    ASSERT_TRUE(runner.parse(model));
+    ASSERT_TRUE(runner.build());
+    auto out = runner.run({{"x", HostTensor(DataType::kFLOAT, makeDims({0, int64_t{1} << 40}))}});
+    ASSERT_EQ(out.count("y"), 1U);
+    EXPECT_EQ(out["y"].dims.d[1], int64_t{1} << 40);
+    EXPECT_EQ(out["y"].volume(), 0);
+}
+
 TEST_F(ShapeImportersTest, ExpandDynamicInputToConstantShape)
 {
     OnnxModelBuilder model(13);

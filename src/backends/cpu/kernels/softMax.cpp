@@ -131,7 +131,8 @@ public:
         mReady = false;
         KILN_ASSIGN_OR_RETURN(mSplit, softMaxShapes(mSetup, mAxis, inputs, outputs));
         mTasks = cpuThreadPool().threads();
-        mRow.resize(static_cast<size_t>(mSplit.n * mTasks));
+        // The row scratch only when there are rows (an empty tensor's axis may still be huge).
+        mRow.resize(mSplit.outer * mSplit.inner == 0 ? 0 : static_cast<size_t>(mSplit.n * mTasks));
         mReady = true;
         return Status::ok();
     }
@@ -142,7 +143,7 @@ public:
         {
             return notReshaped(mSetup, "SoftMax");
         }
-        if (mSplit.outer * mSplit.n * mSplit.inner == 0)
+        if (mSplit.outer * mSplit.inner == 0 || mSplit.n == 0)
         {
             return Status::ok();
         }

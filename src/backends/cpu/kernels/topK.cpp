@@ -151,13 +151,15 @@ public:
     {
         mReady = false;
         KILN_RETURN_IF_ERROR(topKShapes(mSetup, mParams, inputs, outputs));
+        // The row scratch only when there are rows (an empty tensor's axis may still be huge).
+        size_t const row = mParams.outer * mParams.inner == 0 ? 0 : static_cast<size_t>(mParams.n);
         if (mIntegral)
         {
-            mIntRow.resize(static_cast<size_t>(mParams.n));
+            mIntRow.resize(row);
         }
         else
         {
-            mFloatRow.resize(static_cast<size_t>(mParams.n));
+            mFloatRow.resize(row);
         }
         mReady = true;
         return Status::ok();

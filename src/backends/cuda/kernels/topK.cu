@@ -86,7 +86,7 @@ public:
             return topKError(mSetup, std::string("type ") + dataTypeName(t) + " is not supported");
         }
         mSize = static_cast<int32_t>(elementSize(t));
-        mTotal = mParams.outer * mParams.inner * mParams.k == 0 ? 0 : mParams.outer * mParams.n * mParams.inner;
+        mTotal = mParams.outer * mParams.inner == 0 || mParams.k == 0 ? 0 : mParams.outer * mParams.n * mParams.inner;
         return Status::ok();
     }
 
