@@ -10,7 +10,6 @@
 #include "core/dataType.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <mutex>
 #include <sstream>
@@ -359,6 +358,13 @@ public:
         {
             return invalidArgument("cuDNN graph: extents beyond cuDNN's int range");
         }
+        // Tensors without spatial extent ([N, C, 1, ...]) are described channel-last, which is the same memory:
+        // measured on an H200 (cuDNN 9), their row-major strides made cuDNN's fused engines with an added tensor or
+        // a non-ReLU activation return wrong values (CudaParity.GemmLinear, 1x1 inputs).
+        auto const pointLike = [](std::vector<int64_t> const& d) {
+            return std::all_of(d.begin() + 2, d.end(), [](int64_t e) { return e == 1; });
+        };
+        bool const channelLast = s.channelLast || (pointLike(xDims) && pointLike(yDims));
         fe::graph::Graph& graph = mGraph;
         graph.set_io_data_type(xt).set_intermediate_data_type(fe::DataType_t::FLOAT).set_compute_data_type(
             fe::DataType_t::FLOAT);
@@ -366,13 +372,13 @@ public:
                                   .set_name("x")
                                   .set_uid(kX + 1)
                                   .set_dim(xDims)
-                                  .set_stride(packedStrides(xDims, s.channelLast))
+                                  .set_stride(packedStrides(xDims, channelLast))
                                   .set_data_type(xt));
         auto W = graph.tensor(fe::graph::Tensor_attributes()
                                   .set_name("w")
                                   .set_uid(kW + 1)
                                   .set_dim(wDims)
-                                  .set_stride(packedStrides(wDims, s.channelLast))
+                                  .set_stride(packedStrides(wDims, channelLast))
                                   .set_data_type(xt));
         auto Y = graph.conv_fprop(X, W,
             fe::graph::Conv_fprop_attributes()
@@ -412,7 +418,7 @@ public:
                                       .set_name("add")
                                       .set_uid(kADD + 1)
                                       .set_dim(yDims)
-                                      .set_stride(packedStrides(yDims, s.channelLast))
+                                      .set_stride(packedStrides(yDims, channelLast))
                                       .set_data_type(at));
             Y = graph.pointwise(Y, Z,
                 fe::graph::Pointwise_attributes().set_name("add").set_mode(fe::PointwiseMode_t::ADD).set_compute_data_type(
@@ -427,7 +433,7 @@ public:
             }
             Y = graph.pointwise(Y, act.set_name("act").set_compute_data_type(fe::DataType_t::FLOAT));
         }
-        Y->set_output(true).set_uid(kY + 1).set_dim(yDims).set_stride(packedStrides(yDims, s.channelLast)).set_data_type(
+        Y->set_output(true).set_uid(kY + 1).set_dim(yDims).set_stride(packedStrides(yDims, channelLast)).set_data_type(
             yt);
 
         // FP32 accumulation always.
