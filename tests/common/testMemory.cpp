@@ -75,7 +75,10 @@ TestBuffer::TestBuffer(bool device, size_t bytes, uint8_t poison)
         return;
     }
 #if KILN_TEST_CUDA_RUNTIME
-    if (!cudaOk(cudaMalloc(&mData, size), "cudaMalloc") || !cudaOk(cudaMemset(mData, poison, size), "cudaMemset"))
+    // cudaMemset runs on the legacy default stream, asynchronously to the host; the engines run on non-blocking
+    // streams, which do not wait for it: the poison is complete before the buffer is handed out.
+    if (!cudaOk(cudaMalloc(&mData, size), "cudaMalloc") || !cudaOk(cudaMemset(mData, poison, size), "cudaMemset")
+        || !cudaOk(cudaDeviceSynchronize(), "cudaDeviceSynchronize after cudaMemset"))
     {
         release();
     }

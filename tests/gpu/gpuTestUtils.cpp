@@ -122,7 +122,9 @@ void DeviceBuffer::download(void* host, size_t bytes) const
 
 void DeviceBuffer::fill(uint8_t byte)
 {
-    cudaError_t const status = cudaMemset(mData, byte, std::max<size_t>(mBytes, 1));
+    // Complete before returning: the engines' non-blocking streams do not wait for the legacy stream's memset.
+    cudaError_t status = cudaMemset(mData, byte, std::max<size_t>(mBytes, 1));
+    status = status == cudaSuccess ? cudaDeviceSynchronize() : status;
     EXPECT_EQ(status, cudaSuccess) << "cudaMemset: " << cudaText(status);
 }
 

@@ -138,7 +138,8 @@ bool gpuCompare(KernelSetup const& setup, std::vector<TensorView> const& hostIns
                 ok = ok
                     && (host != nullptr ? cudaMemcpy(mem->ptr, host, size, cudaMemcpyHostToDevice)
                                         : cudaMemset(mem->ptr, 0xA5, size)) // poison
-                        == cudaSuccess;
+                        == cudaSuccess
+                    && cudaDeviceSynchronize() == cudaSuccess; // the memset is asynchronous to the kernels' streams
             }
             v.data = mem->ptr;
             memory.push_back(std::move(mem));

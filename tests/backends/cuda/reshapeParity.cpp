@@ -48,6 +48,7 @@ public:
         void* const at = static_cast<uint8_t*>(p) + offset;
         EXPECT_EQ(poison ? cudaMemset(at, 0xA5, bytes) : cudaMemcpy(at, h.data(), bytes, cudaMemcpyHostToDevice),
             cudaSuccess);
+        EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess); // the memset is asynchronous to the kernels' streams
         v.data = at;
         return v;
     }
