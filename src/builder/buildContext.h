@@ -9,11 +9,21 @@
 #include "network/networkDefinition.h"
 
 #include <memory>
+#include <string>
 #include <unordered_map>
 
 namespace kiln
 {
 class PluginLayerState;
+
+//! The outcome of timing one node's candidate tactics (builder/tacticTiming.h).
+struct TimedTactic
+{
+    std::string tactic;   //!< the chosen tactic
+    std::string report;   //!< the candidates' times ("tactic.timing")
+    std::string autotune; //!< the chosen tactic's library choices ("autotune")
+    std::string layer;    //!< the node that was timed
+};
 
 struct BuildContext
 {
@@ -28,6 +38,9 @@ struct BuildContext
     //! Plugin nodes: plan node index -> the layer's plugin (the network's clone). Filled by lowerPass; pluginPass
     //! replaces the plugin nodes' attributes with their engine records and clears this map.
     std::unordered_map<size_t, PluginLayerState const*> nodePlugins;
+    //! Timed choices by node signature: a later node that looks the same to the backend (kind, attributes,
+    //! candidates, tensor types, formats and extents at the timing shapes) takes the choice without timing again.
+    std::unordered_map<std::string, TimedTactic> timedTactics;
 };
 
 // The passes, in the order the builder runs them (one file each under src/builder/passes/).

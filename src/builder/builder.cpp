@@ -163,7 +163,7 @@ StatusOr<std::vector<uint8_t>> Builder::buildEngineBytes(
     NetworkDefinition const& net, BuilderConfig const& cfgRef, Backend const& backend) const
 {
     BuilderConfig const* cfg = &cfgRef;
-    BuildContext ctx{net, *cfg, mLogger, &backend, nullptr, Plan{}, {}, {}};
+    BuildContext ctx{net, *cfg, mLogger, &backend, nullptr, Plan{}, {}, {}, {}};
     // The backend's kernels (autotuning of cuDNN plans and cuBLASLt algorithms) log to this build's logger.
     struct VerboseLog
     {

@@ -19,7 +19,54 @@ namespace
 {
 
 constexpr int32_t kTIMED_RUNS = 5;
+constexpr int64_t kPATTERN = 4096; //!< random elements drawn per timing input, repeated to fill it
 constexpr double kHOPELESS = 8.0; //!< a first run this many times the best median ends the candidate's timing
+
+//! What the timing of `node` depends on: its kind, precision and attributes (the recorded timing and tuning
+//! excepted), the candidates, the weights slots' types and counts, and each tensor's type, format, extents at the
+//! timing shapes and whether it is a constant of the engine. Nodes with the same signature time alike.
+std::string timingSignature(Plan const& plan, PlanNode const& node, KernelSetup const& setup,
+    std::vector<std::string> const& tactics, std::vector<TensorView> const& inputs,
+    std::vector<TensorView> const& outputs)
+{
+    Attributes attrs = node.attrs;
+    attrs.erase("tactic.timing");
+    attrs.erase("autotune");
+    std::string key = std::to_string(static_cast<int32_t>(node.kind)) + "|" + std::to_string(static_cast<int32_t>(node.precision))
+        + "|" + attrs.toJson() + "|";
+    for (std::string const& t : tactics)
+    {
+        key += t + ",";
+    }
+    for (WeightsView const& w : setup.weights)
+    {
+        key += "|w" + std::to_string(static_cast<int32_t>(w.type)) + ":" + std::to_string(w.count);
+    }
+    auto const addTensors = [&](char tag, std::vector<int32_t> const& indices, std::vector<TensorView> const& views,
+                                std::vector<nvinfer1::TensorFormat> const& formats) {
+        for (size_t k = 0; k < views.size(); ++k)
+        {
+            key += "|";
+            key += tag;
+            if (indices[k] < 0)
+            {
+                key += "-";
+                continue;
+            }
+            key += std::to_string(static_cast<int32_t>(views[k].type)) + "f"
+                + std::to_string(k < formats.size() ? static_cast<int32_t>(formats[k]) : 0)
+                + (plan.tensors[static_cast<size_t>(indices[k])].constant >= 0 ? "c" : "") + "[";
+            for (int32_t d = 0; d < views[k].dims.nbDims; ++d)
+            {
+                key += std::to_string(views[k].dims.d[d]) + ",";
+            }
+            key += "]";
+        }
+    };
+    addTensors('i', node.inputs, inputs, setup.inputFormats);
+    addTensors('o', node.outputs, outputs, setup.outputFormats);
+    return key;
+}
 
 std::string formatMs(double ms)
 {
@@ -46,10 +93,8 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
     KILN_RETURN_IF_ERROR(plan.shapes.evaluate(symbols, values));
     std::vector<bool> const dataDependent = dataDependentExprs(plan.shapes);
     nvinfer1::IGpuAllocator* allocator = &backend.defaultAllocator();
-    std::mt19937 rng(1234);
-    std::vector<DeviceBuffer> buffers;
-    buffers.reserve(node.inputs.size() + node.outputs.size() + 1);
-    auto const makeView = [&](int32_t t, bool input, TensorView& view) -> StatusOr<bool> {
+    // Shapes first: a node whose signature was timed before needs no buffers.
+    auto const shapeView = [&](int32_t t, TensorView& view) {
         if (t < 0)
         {
             return true;
@@ -65,47 +110,86 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
         {
             view.dims.d[i] = values[static_cast<size_t>(pt.dims[i])];
         }
-        int64_t const bytes = byteSize(pt.type, view.volume());
-        buffers.emplace_back();
-        KILN_RETURN_IF_ERROR(buffers.back().allocate(allocator, std::max<int64_t>(bytes, 1), "tactic timing buffers"));
-        view.data = buffers.back().data();
-        if (input)
-        {
-            std::vector<uint8_t> host(static_cast<size_t>(bytes));
-            if (pt.constant >= 0)
-            {
-                PlanWeights const& w = plan.weights[static_cast<size_t>(pt.constant)];
-                std::copy_n(w.data, std::min<int64_t>(w.size, bytes), host.begin());
-            }
-            else
-            {
-                std::uniform_real_distribution<double> real(-1.0, 1.0);
-                for (int64_t i = 0; i < view.volume(); ++i)
-                {
-                    storeElement(host.data(), pt.type, i, isFloatType(pt.type) ? real(rng) : static_cast<double>(i % 2));
-                }
-            }
-            KILN_RETURN_IF_ERROR(backend.copy(view.data, host.data(), bytes, CopyKind::kHOST_TO_DEVICE, nullptr));
-        }
         return true;
     };
     std::vector<TensorView> inputs(node.inputs.size());
     std::vector<TensorView> outputs(node.outputs.size());
     for (size_t k = 0; k < node.inputs.size(); ++k)
     {
-        KILN_ASSIGN_OR_RETURN(bool const ok, makeView(node.inputs[k], true, inputs[k]));
-        if (!ok)
+        if (!shapeView(node.inputs[k], inputs[k]))
         {
             return Status::ok();
         }
     }
     for (size_t k = 0; k < node.outputs.size(); ++k)
     {
-        KILN_ASSIGN_OR_RETURN(bool const ok, makeView(node.outputs[k], false, outputs[k]));
-        if (!ok)
+        if (!shapeView(node.outputs[k], outputs[k]))
         {
             return Status::ok();
         }
+    }
+    std::string const signature = timingSignature(plan, node, setup, tactics, inputs, outputs);
+    if (auto const seen = ctx.timedTactics.find(signature); seen != ctx.timedTactics.end())
+    {
+        TimedTactic const& t = seen->second;
+        node.tactic = t.tactic;
+        node.attrs.setString("tactic.timing", t.report + " (timed at layer '" + t.layer + "', the same configuration)");
+        if (!t.autotune.empty())
+        {
+            node.attrs.setString("autotune", t.autotune);
+        }
+        ctx.logger.verbose("layer '" + node.name + "': the same configuration as layer '" + t.layer + "', timed before: "
+            + t.report + "; chose '" + t.tactic + "'");
+        return Status::ok();
+    }
+    // Buffers: constants from the weights; other inputs a random block of kPATTERN elements repeated (the values do
+    // not matter to the timing, and drawing every element of a batch-32 activation took seconds per build).
+    std::vector<DeviceBuffer> buffers;
+    buffers.reserve(node.inputs.size() + node.outputs.size());
+    std::mt19937 rng(1234);
+    auto const allocate = [&](int32_t t, bool input, TensorView& view) -> Status {
+        if (t < 0)
+        {
+            return Status::ok();
+        }
+        PlanTensor const& pt = plan.tensors[static_cast<size_t>(t)];
+        int64_t const bytes = byteSize(pt.type, view.volume());
+        buffers.emplace_back();
+        KILN_RETURN_IF_ERROR(buffers.back().allocate(allocator, std::max<int64_t>(bytes, 1), "tactic timing buffers"));
+        view.data = buffers.back().data();
+        if (!input || bytes == 0)
+        {
+            return Status::ok();
+        }
+        std::vector<uint8_t> host(static_cast<size_t>(bytes));
+        if (pt.constant >= 0)
+        {
+            PlanWeights const& w = plan.weights[static_cast<size_t>(pt.constant)];
+            std::copy_n(w.data, std::min<int64_t>(w.size, bytes), host.begin());
+        }
+        else
+        {
+            int64_t const block = std::min<int64_t>(view.volume(), kPATTERN);
+            std::uniform_real_distribution<double> real(-1.0, 1.0);
+            for (int64_t i = 0; i < block; ++i)
+            {
+                storeElement(host.data(), pt.type, i, isFloatType(pt.type) ? real(rng) : static_cast<double>(i % 2));
+            }
+            int64_t const blockBytes = byteSize(pt.type, block);
+            for (int64_t at = blockBytes; at < bytes; at += blockBytes)
+            {
+                std::copy_n(host.begin(), std::min(blockBytes, bytes - at), host.begin() + at);
+            }
+        }
+        return backend.copy(view.data, host.data(), bytes, CopyKind::kHOST_TO_DEVICE, nullptr);
+    };
+    for (size_t k = 0; k < node.inputs.size(); ++k)
+    {
+        KILN_RETURN_IF_ERROR(allocate(node.inputs[k], true, inputs[k]));
+    }
+    for (size_t k = 0; k < node.outputs.size(); ++k)
+    {
+        KILN_RETURN_IF_ERROR(allocate(node.outputs[k], false, outputs[k]));
     }
     KILN_RETURN_IF_ERROR(backend.synchronize(nullptr));
     int32_t const runs = std::max(ctx.config.getAvgTimingIterations(), 1) * kTIMED_RUNS;
@@ -191,6 +275,7 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
     {
         node.attrs.setString("autotune", recorded);
     }
+    ctx.timedTactics[signature] = TimedTactic{best, report, recorded, node.name};
     ctx.logger.verbose("layer '" + node.name + "': timed tactics at the opt shapes of profile 0: " + report + "; chose '"
         + best + "'");
     return Status::ok();

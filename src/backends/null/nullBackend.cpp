@@ -1,7 +1,10 @@
-// The null backend (see nullBackend.h): host memory, synchronous copies, kernels that refuse to run.
+// The null backend (see nullBackend.h): host memory, synchronous copies, kernels that refuse to run (or, with
+// tactic timing claimed, two tactics whose kernels run as no-ops and count their runs).
 #include "backends/null/nullBackend.h"
 
 #include "backends/hostMemoryBackend.h"
+
+#include <atomic>
 
 namespace kiln
 {
@@ -9,22 +12,43 @@ namespace kiln
 namespace
 {
 
+std::atomic<int64_t> gTimedRuns{0};
+
 class NullKernel final : public Kernel
 {
 public:
+    explicit NullKernel(bool timed)
+        : mTimed(timed)
+    {
+    }
     Status run(std::vector<TensorView> const&, std::vector<TensorView> const&, RunContext const&) override
     {
+        if (mTimed)
+        {
+            gTimedRuns.fetch_add(1);
+            return Status::ok();
+        }
         return unsupported("the null backend runs no kernels (it exists for builder tests)");
     }
+
+private:
+    bool mTimed;
 };
 
 class NullSession final : public BackendSession
 {
 public:
+    explicit NullSession(bool timed)
+        : mTimed(timed)
+    {
+    }
     StatusOr<std::unique_ptr<Kernel>> createKernel(KernelSetup const&) override
     {
-        return std::unique_ptr<Kernel>(std::make_unique<NullKernel>());
+        return std::unique_ptr<Kernel>(std::make_unique<NullKernel>(mTimed));
     }
+
+private:
+    bool mTimed;
 };
 
 class NullBackend final : public HostMemoryBackend
@@ -44,11 +68,15 @@ public:
     bool implements(nvinfer1::LayerType kind) const override { return cpuBackend().implements(kind); }
     std::vector<std::string> tactics(KernelSetup const& setup) const override
     {
-        return implements(setup.node->kind) ? std::vector<std::string>{"null"} : std::vector<std::string>{};
+        if (!implements(setup.node->kind))
+        {
+            return {};
+        }
+        return mCapabilities.timesTactics ? std::vector<std::string>{"null", "null-b"} : std::vector<std::string>{"null"};
     }
     StatusOr<std::unique_ptr<BackendSession>> createSession() const override
     {
-        return std::unique_ptr<BackendSession>(std::make_unique<NullSession>());
+        return std::unique_ptr<BackendSession>(std::make_unique<NullSession>(mCapabilities.timesTactics));
     }
 
 
@@ -58,6 +86,11 @@ private:
 };
 
 } // namespace
+
+int64_t nullKernelRuns()
+{
+    return gTimedRuns.load();
+}
 
 std::unique_ptr<Backend> createNullBackend(BackendCapabilities const& capabilities, std::string name)
 {

@@ -5,6 +5,7 @@
 
 #include "backends/backend.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -12,7 +13,11 @@ namespace kiln
 {
 
 //! A null backend named `name` (recorded in engines built for it) with `capabilities`. It implements every layer
-//! kind the CPU backend implements, with the single tactic "null".
+//! kind the CPU backend implements, with the single tactic "null"; when the capabilities claim tactic timing
+//! (timesTactics), with two, "null" and "null-b", whose kernels run as no-ops so that the builder can time them.
 std::unique_ptr<Backend> createNullBackend(BackendCapabilities const& capabilities, std::string name = "null");
+
+//! How many times kernels of timing null backends have run in this process (builder tests count timing runs).
+int64_t nullKernelRuns();
 
 } // namespace kiln
