@@ -6,6 +6,9 @@
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
 
+#include <limits>
+#include <string>
+
 namespace kiln
 {
 using nvinfer1::DataType;
@@ -151,6 +154,7 @@ Status PluginConfigurator::configure(PluginAdapter& plugin, std::vector<int32_t>
     }
     else
     {
+        std::string tooLarge; // a tensor whose bytes do not fit in int64_t
         auto timing = [&](std::vector<int32_t> const& tensors) {
             std::vector<TimingTensor> out;
             for (int32_t t : tensors)
@@ -164,12 +168,24 @@ Status PluginConfigurator::configure(PluginAdapter& plugin, std::vector<int32_t>
                 // Data-dependent outputs may be written up to their upper bound.
                 Dims const size = dependsOnData(mDataDependent, pt.dims) ? evalDims(pt, 0, 2) : tt.desc.dims;
                 std::vector<int64_t> const extents(size.d, size.d + size.nbDims);
-                tt.bytes = byteSize(pt.type, formattedVolume(pt.format, extents));
+                int64_t const volume = formattedVolume(pt.format, extents);
+                if (volume < 0 || volume > std::numeric_limits<int64_t>::max() / 8)
+                {
+                    tooLarge = pt.name;
+                }
+                tt.bytes = tooLarge.empty() ? byteSize(pt.type, volume) : 0;
                 out.push_back(tt);
             }
             return out;
         };
-        KILN_ASSIGN_OR_RETURN(tactic, timePluginTactics(plugin, tactics, timing(ins), timing(outs),
+        std::vector<TimingTensor> const timedInputs = timing(ins);
+        std::vector<TimingTensor> const timedOutputs = timing(outs);
+        if (!tooLarge.empty())
+        {
+            return invalidArgument("tensor '" + tooLarge + "' has more elements than memory can address at the opt "
+                "shapes (plugin tactic timing)");
+        }
+        KILN_ASSIGN_OR_RETURN(tactic, timePluginTactics(plugin, tactics, timedInputs, timedOutputs,
             workspace.empty() ? 0 : workspace[0], mCtx.backend != nullptr ? *mCtx.backend : cpuBackend(), mCtx.logger));
     }
     KILN_RETURN_IF_ERROR(plugin.setTactic(tactic));

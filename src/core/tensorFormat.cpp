@@ -3,6 +3,8 @@
 
 #include "core/dataType.h"
 
+#include <algorithm>
+
 namespace kiln
 {
 
@@ -145,6 +147,10 @@ int64_t formattedVolume(TensorFormat format, std::vector<int64_t> const& dims)
 {
     FormatLayout layout;
     bool const known = formatLayout(format, static_cast<int32_t>(dims.size()), layout);
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+    {
+        return 0; // empty, whatever the other extents (their product alone may not fit)
+    }
     int64_t volume = 1;
     for (size_t i = 0; i < dims.size(); ++i)
     {
@@ -153,7 +159,10 @@ int64_t formattedVolume(TensorFormat format, std::vector<int64_t> const& dims)
         {
             d = (d + layout.vector - 1) / layout.vector * layout.vector;
         }
-        volume *= d;
+        if (__builtin_mul_overflow(volume, d, &volume))
+        {
+            return -1;
+        }
     }
     return volume;
 }

@@ -54,7 +54,8 @@ struct FormatLayout
 //! channel formats on too small a rank).
 bool formatLayout(nvinfer1::TensorFormat format, int32_t rank, FormatLayout& layout);
 
-//! Elements a tensor of `dims` occupies in `format` (the channel dimension padded to the vector size).
+//! Elements a tensor of `dims` occupies in `format` (the channel dimension padded to the vector size); -1 when the
+//! count does not fit in int64_t.
 int64_t formattedVolume(nvinfer1::TensorFormat format, std::vector<int64_t> const& dims);
 
 } // namespace kiln

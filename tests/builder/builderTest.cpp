@@ -25,6 +25,20 @@ TEST(BuilderTest, NetworkWithoutOutputsFails)
     EXPECT_TRUE(r.logger().hasError("no outputs")) << r.logger().allErrors();
 }
 
+// A tensor whose element count does not fit in int64_t is a build error naming it (the first such tensor: here the
+// input), not an overflowed arena size (undefined behaviour found by onnxStructureFuzz).
+TEST(BuilderTest, TensorBeyondAddressableMemoryIsNamed)
+{
+    NetworkRunner r;
+    ITensor* x = r.addInput("x", DataType::kFLOAT, {int64_t{1} << 31, int64_t{1} << 31, 8});
+    auto* relu = r.network().addActivation(*x, ActivationType::kRELU);
+    relu->getOutput(0)->setName("huge");
+    auto* sigmoid = r.network().addActivation(*relu->getOutput(0), ActivationType::kSIGMOID);
+    r.markOutput(sigmoid->getOutput(0), "y");
+    EXPECT_FALSE(r.build());
+    EXPECT_TRUE(r.logger().hasError("tensor 'x' has more elements than memory can address")) << r.logger().allErrors();
+}
+
 TEST(BuilderTest, DanglingTensorIsNamed)
 {
     NetworkRunner r;

@@ -126,4 +126,16 @@ TEST(TensorFormatTest, LayoutVolumeAndVectorizedDimMatchTheTable)
     }
 }
 
+// A count that does not fit in int64_t is -1; an empty tensor is 0 elements even where its other extents' product
+// alone would overflow (onnxStructureFuzz: a Transpose of an empty initializer of extents [2^31, 2, 2^62, 0]).
+TEST(TensorFormatTest, FormattedVolumeOverflowAndEmptyTensors)
+{
+    int64_t const big = int64_t{1} << 62;
+    EXPECT_EQ(kiln::formattedVolume(TensorFormat::kLINEAR, {int64_t{1} << 31, 2, big, 0}), 0);
+    EXPECT_EQ(kiln::formattedVolume(TensorFormat::kHWC8, {int64_t{1} << 31, 0, big, 3}), 0);
+    EXPECT_EQ(kiln::formattedVolume(TensorFormat::kLINEAR, {int64_t{1} << 31, int64_t{1} << 33}), -1);
+    EXPECT_EQ(kiln::formattedVolume(TensorFormat::kHWC8, {2, (int64_t{1} << 62) - 1, 1, 1}), -1); // padded to 2^62
+    EXPECT_EQ(kiln::formattedVolume(TensorFormat::kLINEAR, {int64_t{1} << 31, int64_t{1} << 31}), int64_t{1} << 62);
+}
+
 } // namespace
