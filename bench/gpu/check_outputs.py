@@ -23,7 +23,10 @@ Verdict (THRESHOLDS below, one table from model_table.py, stated in the table no
 norm in eval mode with random weights can make the logits large, so the rule is relative) and the same top-1 class
 in every row (a "near tie", where the reference's logits of the two classes differ by less than 1% of the range,
 counts as agreement and is marked); BERT and GPT-2 outputs: max abs diff <= 0.05 (the values are O(1), after a
-layer norm). A model not in the table: max abs diff <= 0.05 × max(1, max |ref|). Any NaN/Inf in Kiln's output where the reference is finite, a shape mismatch, a missing output
+layer norm). A model not in the table: max abs diff <= 0.05 × max(1, max |ref|).
+--precision bf16: Kiln builds the FP32 export (<model>_fp32.onnx, EXPORT_FP32=1) with --bf16 (the FP16 export's
+tensors are typed FP16 and stay FP16 whatever the flag), never reuses run_kiln.py's FP16 engines, and the
+tolerances and near-tie gaps are BF16_FACTOR (4) times the FP16 ones: BF16 keeps 8 significand bits to FP16's 11. Any NaN/Inf in Kiln's output where the reference is finite, a shape mismatch, a missing output
 or a failed run is a failure.
 
 check.json is rewritten after every case (a run cut short by run.sh's timeout keeps the finished cases; the others
@@ -51,10 +54,21 @@ CLASSIFIERS = {m: model_table.classifier_output(m) for m in model_table.MODELS i
 THRESHOLDS = {m: model_table.threshold(m) for m in model_table.MODELS}
 DEFAULT_THRESHOLD = {"kind": "scale", "value": 5e-2}   # <= value * max(1, max |ref|) for any other model
 REL_FLOOR = 0.1                                          # max rel diff over |ref| >= REL_FLOOR * max |ref|
+BF16_FACTOR = 4.0                                        # BF16 tolerances: 2^-8 against FP16's 2^-11 spacing, 8x,
+                                                         # of which half is kept (errors partly average out)
 
 
-def threshold_text(model):
-    t = THRESHOLDS.get(model, DEFAULT_THRESHOLD)
+def threshold_for(model, precision="fp16"):
+    """The model's threshold, scaled by BF16_FACTOR for BF16 engines."""
+    t = dict(THRESHOLDS.get(model, DEFAULT_THRESHOLD))
+    if precision == "bf16":
+        t["value"] = t["value"] * BF16_FACTOR
+        t["tie"] = t.get("tie", 0.0) * BF16_FACTOR
+    return t
+
+
+def threshold_text(model, precision="fp16"):
+    t = threshold_for(model, precision)
     if t["kind"] == "range":
         text = f"max abs diff <= {t['value']:g} × reference range"
     elif t["kind"] == "abs":
@@ -142,7 +156,7 @@ def read_kiln_outputs(path):
     return out
 
 
-def compare(model, name, ref, kiln_dims, kiln_values):
+def compare(model, name, ref, kiln_dims, kiln_values, precision="fp16"):
     """Figures and verdict of one output."""
     ref = np.asarray(ref, dtype=np.float64)
     entry = {"output": name, "shape": list(ref.shape), "kiln_shape": kiln_dims}
@@ -159,7 +173,7 @@ def compare(model, name, ref, kiln_dims, kiln_values):
     floor = REL_FLOOR * ref_abs_max
     big = both & (np.abs(ref) >= floor) & (np.abs(ref) > 0)
     rel = (np.abs(kiln - ref)[big] / np.abs(ref[big])) if big.any() else np.zeros(0)
-    t = THRESHOLDS.get(model, DEFAULT_THRESHOLD)
+    t = threshold_for(model, precision)
     if t["kind"] == "range":
         tolerance = t["value"] * ref_range
     elif t["kind"] == "abs":
@@ -224,10 +238,12 @@ def run_case(args, manifest, kiln, reference, case, deadline):
     if spec is None:
         case.update(status="skipped", reason=f"{model} is not in models.json")
         return
-    kiln_precision = "fp32" if args.precision == "fp32" else "fp16"
+    # BF16 engines come from the FP32 export: the FP16 export's tensors are typed FP16 and stay FP16 under --bf16.
+    kiln_precision = "fp16" if args.precision == "fp16" else "fp32"
     info = spec["files"].get(kiln_precision)
     if info is None:
-        case.update(status="failed", reason=f"no {kiln_precision} export of {model}")
+        why = " (the BF16 check builds the FP32 export: run.sh with EXPORT_FP32=1)" if args.precision == "bf16" else ""
+        case.update(status="failed", reason=f"no {kiln_precision} export of {model}{why}")
         return
     onnx_path = os.path.join(args.models, info["file"])
     float_dtype = np.float16 if kiln_precision == "fp16" else np.float32
@@ -244,7 +260,8 @@ def run_case(args, manifest, kiln, reference, case, deadline):
     if os.path.exists(out_json):
         os.remove(out_json)
 
-    engine = find_engine(kiln, model, batch)
+    # run_kiln.py's saved engines are FP16 ones: only the FP16 check reuses them.
+    engine = find_engine(kiln, model, batch) if args.precision == "fp16" else None
     if engine:
         cmd = [args.kilnexec, f"--loadEngine={engine}"]
         case["engine"] = os.path.basename(engine)
@@ -306,7 +323,7 @@ def run_case(args, manifest, kiln, reference, case, deadline):
         elif name not in outputs:
             results.append({"output": name, "passed": False, "reason": "not in kilnexec's --exportOutput file"})
         else:
-            results.append(compare(model, name, ref[name], *outputs[name]))
+            results.append(compare(model, name, ref[name], *outputs[name], precision=args.precision))
     case["outputs"] = results
     failed = [f"{r['output']}: {r['reason']}" for r in results if not r["passed"]]
     case["status"] = "failed" if failed else "passed"
@@ -391,7 +408,7 @@ def main(argv=None):
 
     deadline = time.monotonic() + args.budget_s
     result = {"backend": args.backend, "precision": args.precision, "seed": args.seed, "cases": cases,
-              "thresholds": {m: threshold_text(m) for m in sorted({c["model"] for c in cases})},
+              "thresholds": {m: threshold_text(m, args.precision) for m in sorted({c["model"] for c in cases})},
               "rel_floor": f"over the reference values with |ref| >= {REL_FLOOR:g} × max |ref|"}
     if kiln_error:
         result["kiln_json_error"] = kiln_error

@@ -245,11 +245,11 @@ def floor_tables(kiln_data, system, models, batches, top, notes):
     return lines
 
 
-def check_section(check_data):
+def check_section(check_data, title="Output check", file="check.json"):
     """The "Output check" section from check_outputs.py's check.json: one row per model, batch and output."""
-    lines = ["### Output check", ""]
+    lines = [f"### {title}", ""]
     if check_data is None:
-        return lines + ["Not run or no result: check.json is missing (see logs/check.log): **FAILED**.", ""]
+        return lines + [f"Not run or no result: {file} is missing (see logs/): **FAILED**.", ""]
     lines += ["| model | batch | output | max abs diff | max rel diff | top-1 agreement | verdict |",
               "|---|---|---|---|---|---|---|"]
     notes, references = [], []
@@ -282,7 +282,8 @@ def check_section(check_data):
                  f"--exportOutput`, backend {check_data.get('backend') or 'default'}, "
                  f"{check_data.get('precision', '?')}) and to the reference: "
                  + ("; ".join(references) if references else "onnxruntime on the CPU") + ". "
-                 f"Max rel diff: {check_data.get('rel_floor', '?')}. Pass thresholds (FP16 end to end): "
+                 f"Max rel diff: {check_data.get('rel_floor', '?')}. Pass thresholds "
+                 f"({str(check_data.get('precision', 'fp16')).upper()} end to end): "
                  + "; ".join(f"{MODEL_TITLES.get(m, m)}: {t}" for m, t in check_data.get("thresholds", {}).items())
                  + ". A failed run, a missing output, a shape mismatch or a NaN/Inf where the reference is finite "
                  "is a failure; the weights are random, so this checks agreement, not accuracy.")
@@ -320,7 +321,8 @@ def notes_for(torch_data, kiln_data):
     return notes
 
 
-def make_markdown(system, torch_data, kiln_data, top=8, check_data=None, with_check=False):
+def make_markdown(system, torch_data, kiln_data, top=8, check_data=None, with_check=False, bf16_data=None,
+                  with_bf16=False):
     models = []
     for source in ((kiln_data or {}).get("runs", []), (torch_data or {}).get("runs", [])):
         for r in source:
@@ -340,6 +342,8 @@ def make_markdown(system, torch_data, kiln_data, top=8, check_data=None, with_ch
     lines += floor_tables(kiln_data, system, models, batches, top, notes)
     if with_check:
         lines += check_section(check_data)
+    if with_bf16:
+        lines += check_section(bf16_data, "Output check in BF16 (FP32 exports built with --bf16)", "check-bf16.json")
     if notes:
         lines += ["### Notes from the run", ""] + [f"- {n}" for n in notes] + [""]
     return "\n".join(lines)
@@ -351,11 +355,13 @@ def main(argv=None):
     parser.add_argument("--torch", default=None)
     parser.add_argument("--kiln", default=None)
     parser.add_argument("--check", default=None, help="check_outputs.py's check.json (adds the Output check)")
+    parser.add_argument("--check-bf16", default=None, help="check_outputs.py --precision bf16's result (adds a section)")
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     text = make_markdown(load(args.system), load(args.torch), load(args.kiln), args.top, load(args.check),
-                         with_check=args.check is not None)
+                         with_check=args.check is not None, bf16_data=load(args.check_bf16),
+                         with_bf16=args.check_bf16 is not None)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")

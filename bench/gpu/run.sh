@@ -30,6 +30,9 @@
 #                       CHECK_BUDGET_S (default 20 s + 10 s per model) taken from Kiln's share; CHECK_CASES=model:batch,...
 #                       (default: one case per model of MODELS at batch 1, and bert:2 with BERT; a case with no saved
 #                       engine is built only when run_kiln.py's build time for the model fits); CHECK=0 skips it
+#   CHECK_BF16=1        also the output check of BF16 engines (check_outputs.py --precision bf16: the FP32 exports,
+#                       so EXPORT_FP32=1 too, built with --bf16), given CHECK_BF16_BUDGET_S (default 30 s + 20 s per
+#                       model) taken from Kiln's share; written to check-bf16.json and its own table section
 #   KILN_BACKEND=cuda, TORCH_DEVICE=cuda, KILN_ITERATIONS=100, TORCH_ITERS=50, PYTHON=python3
 #                       (KILN_BACKEND= and TORCH_DEVICE=cpu only to try the script on a machine without a GPU)
 # The whole run (without the kilnexec build) stays within TOTAL_BUDGET_S: every step runs under `timeout` against
@@ -133,7 +136,9 @@ fi
 
 checkBudget="${CHECK_BUDGET_S:-$(( 20 + 10 * nModels ))}"
 [[ "${CHECK:-1}" == "1" ]] || checkBudget=0
-kilnLimit="$(left $(( ${TORCH_RESERVE_S:-200} + checkBudget )))"
+bf16Budget=0
+[[ "${CHECK_BF16:-0}" == "1" ]] && bf16Budget="${CHECK_BF16_BUDGET_S:-$(( 30 + 20 * nModels ))}"
+kilnLimit="$(left $(( ${TORCH_RESERVE_S:-200} + checkBudget + bf16Budget )))"
 stamp "Kiln runs (${kilnLimit} s)"
 timeout "$kilnLimit" "$python" "$here/run_kiln.py" --kilnexec "$kilnexec" --models "$work/models" \
     --work "$work/kiln" --out "$work/kiln.json" --batches "$batches" --model-batches "$modelBatches" \
@@ -149,6 +154,13 @@ if [[ "${CHECK:-1}" == "1" ]]; then
         --kiln-json "$work/kiln.json" --work "$work/check" --out "$work/check.json" --budget-s "$checkBudget" \
         --cases "${CHECK_CASES:-}" --backend "${KILN_BACKEND-cuda}" 2>&1 | tee "$work/check.log" \
         || echo "run.sh: check_outputs.py did not finish: the table shows what it wrote" >&2
+fi
+if [[ "${CHECK_BF16:-0}" == "1" ]]; then
+    stamp "BF16 output check (${bf16Budget} s)"
+    timeout "$(( bf16Budget + 10 ))" "$python" "$here/check_outputs.py" --kilnexec "$kilnexec" --models "$work/models" \
+        --kiln-json "$work/kiln.json" --work "$work/check-bf16" --out "$work/check-bf16.json" --budget-s "$bf16Budget" \
+        --cases "${CHECK_CASES:-}" --backend "${KILN_BACKEND-cuda}" --precision bf16 2>&1 | tee "$work/check-bf16.log" \
+        || echo "run.sh: the BF16 check did not finish: the table shows what it wrote" >&2
 fi
 
 # PyTorch gets what is left; no new torch.compile compilation starts in its last 60 seconds (a default-mode
@@ -168,6 +180,7 @@ fi
 stamp "table"
 checkArgs=()
 [[ "${CHECK:-1}" == "1" ]] && checkArgs=(--check "$work/check.json")
+[[ "${CHECK_BF16:-0}" == "1" ]] && checkArgs+=(--check-bf16 "$work/check-bf16.json")
 "$python" "$here/make_table.py" --system "$work/system.json" --torch "$work/torch.json" --kiln "$work/kiln.json" \
     "${checkArgs[@]}" --out "$work/gpu-table.md"
 

@@ -340,6 +340,18 @@ def test_constant_reference():
     check(entry["passed"], "an equal, varying output passes")
 
 
+def test_bf16_thresholds():
+    """BF16 checks allow BF16_FACTOR times the FP16 difference: an error between the two passes only in BF16."""
+    ref = np.linspace(-1.0, 1.0, 10).reshape(1, 10)
+    fp16_tol = check_outputs.compare("mobilenetv3", "logits", ref, [1, 10], ref.reshape(10).copy())["tolerance"]
+    off = ref.reshape(10).copy()
+    off[3] += 2.0 * fp16_tol  # above the FP16 tolerance, below the BF16 one; top-1 unchanged (element 9)
+    check(not check_outputs.compare("mobilenetv3", "logits", ref, [1, 10], off)["passed"], "2x the tolerance fails in FP16")
+    entry = check_outputs.compare("mobilenetv3", "logits", ref, [1, 10], off, precision="bf16")
+    check(entry["passed"] and abs(entry["tolerance"] - check_outputs.BF16_FACTOR * fp16_tol) < 1e-12,
+          f"2x the FP16 tolerance passes in BF16 at {check_outputs.BF16_FACTOR}x it")
+
+
 def test_model_table():
     """Per-model batches and the model list of run.sh's MODELS/BATCHES/BATCHES_<model>."""
     check(model_table.model_names("all") == ["resnet50", "bert", "mobilenetv3", "efficientnet", "gpt2"], "MODELS=all")
@@ -524,6 +536,20 @@ def test_check(tmp, kilnexec, kiln):
                  "MobileNetV3-Large: max abs diff <= 0.05 × reference range", "GPT-2 (seq 512): max abs diff <= 0.05"):
         check(want in section, f"output check section has '{want}'")
     check("FAILED" not in section, "no failed case in the output check section")
+    # BF16: the FP32 export is required (these models have FP16 ones only), and no FP16 engine is reused.
+    out16 = os.path.join(tmp, "check-bf16.json")
+    check_outputs.main(["--kilnexec", kilnexec, "--models", os.path.join(tmp, "models"), "--kiln-json",
+                        os.path.join(tmp, "kiln.json"), "--work", os.path.join(tmp, "check-bf16"), "--out", out16,
+                        "--backend", "", "--budget-s", "60", "--cases", "gpt2:1", "--precision", "bf16"])
+    with open(out16) as f:
+        bf16 = json.load(f)
+    case = bf16["cases"][0]
+    check(case.get("status") == "failed" and "EXPORT_FP32" in case.get("reason", ""),
+          f"a BF16 check without the FP32 export fails and says why: {case}")
+    check(bf16["thresholds"].get("gpt2") == f"max abs diff <= {0.05 * check_outputs.BF16_FACTOR:g}",
+          f"BF16 thresholds: {bf16['thresholds']}")
+    check("BF16 end to end" in "\n".join(make_table.check_section(bf16, "Output check in BF16")),
+          "the BF16 section names its precision")
 
 
 def main(argv=None):
@@ -536,6 +562,7 @@ def main(argv=None):
     try:
         test_model_table()
         test_constant_reference()
+        test_bf16_thresholds()
         test_floors(tmp)
         kiln = test_run_kiln(tmp, args.kilnexec)
         if FAILURES:
