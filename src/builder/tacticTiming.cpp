@@ -3,13 +3,16 @@
 #include "builder/tacticTiming.h"
 
 #include "builder/dataDependentShapes.h"
+#include "builder/timingCache.h"
 #include "core/dataType.h"
+#include "core/runtimeTypeInfo.h"
 #include "runtime/arena.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 namespace kiln
@@ -66,6 +69,35 @@ std::string timingSignature(Plan const& plan, PlanNode const& node, KernelSetup 
     addTensors('i', node.inputs, inputs, setup.inputFormats);
     addTensors('o', node.outputs, outputs, setup.outputFormats);
     return key;
+}
+
+//! 64-bit FNV-1a of `text`, from `basis`.
+uint64_t fnv1a(std::string const& text, uint64_t basis = 0xcbf29ce484222325ULL)
+{
+    uint64_t h = basis;
+    for (char c : text)
+    {
+        h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+//! The timing-cache key of a signature on `backend`'s device: two 64-bit hashes of different bases.
+nvinfer1::TimingCacheKey cacheKey(std::string const& signature, Backend const& backend)
+{
+    std::string const text = signature + "|" + backend.name() + "|" + backend.deviceName();
+    uint64_t const halves[2]{fnv1a(text), fnv1a(text, 0x84222325cbf29ce4ULL)};
+    nvinfer1::TimingCacheKey key{};
+    std::memcpy(key.data, halves, sizeof(halves));
+    return key;
+}
+
+//! The config's timing cache when it is Kiln's (the builder adds to it, as TensorRT's builder does to the cache it
+//! is given), else nullptr.
+TimingCache* configCache(BuildContext const& ctx)
+{
+    auto const* cache = safeDynamicCast<TimingCache const>(ctx.config.getTimingCache());
+    return const_cast<TimingCache*>(cache);
 }
 
 std::string formatMs(double ms)
@@ -128,8 +160,32 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
             return Status::ok();
         }
     }
-    std::string const signature = timingSignature(plan, node, setup, tactics, inputs, outputs);
-    if (auto const seen = ctx.timedTactics.find(signature); seen != ctx.timedTactics.end())
+    // kDISABLE_TIMING_CACHE: every node is timed, nothing is read from or written to a cache.
+    bool const reuse = !ctx.config.getFlag(nvinfer1::BuilderFlag::kDISABLE_TIMING_CACHE);
+    std::string const signature = reuse ? timingSignature(plan, node, setup, tactics, inputs, outputs) : std::string();
+    TimingCache* const cache = reuse ? configCache(ctx) : nullptr;
+    nvinfer1::TimingCacheKey const key = cacheKey(signature, backend);
+    if (cache != nullptr && ctx.timedTactics.count(signature) == 0)
+    {
+        nvinfer1::TimingCacheValue const cached = cache->query(key);
+        for (std::string const& tactic : tactics)
+        {
+            if (cached.timingMSec >= 0.0F && cached.tacticHash == fnv1a(tactic))
+            {
+                std::string const report = "from the timing cache: " + tactic + " " + formatMs(cached.timingMSec);
+                ctx.timedTactics[signature] = TimedTactic{tactic, report, cache->detail(key), node.name};
+                node.tactic = tactic;
+                node.attrs.setString("tactic.timing", report);
+                if (std::string const tuning = cache->detail(key); !tuning.empty())
+                {
+                    node.attrs.setString("autotune", tuning);
+                }
+                ctx.logger.verbose("layer '" + node.name + "': " + report + "; chose '" + tactic + "'");
+                return Status::ok();
+            }
+        }
+    }
+    if (auto const seen = ctx.timedTactics.find(signature); reuse && seen != ctx.timedTactics.end())
     {
         TimedTactic const& t = seen->second;
         node.tactic = t.tactic;
@@ -275,7 +331,17 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
     {
         node.attrs.setString("autotune", recorded);
     }
-    ctx.timedTactics[signature] = TimedTactic{best, report, recorded, node.name};
+    if (reuse)
+    {
+        ctx.timedTactics[signature] = TimedTactic{best, report, recorded, node.name};
+    }
+    if (cache != nullptr)
+    {
+        nvinfer1::TimingCacheValue value{};
+        value.tacticHash = fnv1a(best);
+        value.timingMSec = static_cast<float>(bestMs);
+        (void) cache->updateWithDetail(key, value, recorded);
+    }
     ctx.logger.verbose("layer '" + node.name + "': timed tactics at the opt shapes of profile 0: " + report + "; chose '"
         + best + "'");
     return Status::ok();

@@ -1,5 +1,7 @@
-// TimingCache: Kiln's ITimingCache. The CPU backend does not time tactics yet, but trtexec-style tools create,
-// load, combine and save caches, so the cache is a real key/value store with a small serialized form.
+// TimingCache: Kiln's ITimingCache, a key/value store with a small serialized form. The builder's tactic timing
+// (builder/tacticTiming.h) reads and fills the cache set in the builder config: key = the node's configuration and
+// the backend's device, value = the chosen tactic's hash and time, plus a Kiln detail (the chosen library
+// configurations, the node's "autotune" text) so that a rebuild from the cache times nothing.
 #pragma once
 
 #include "NvInfer.h"
@@ -26,9 +28,20 @@ public:
     nvinfer1::TimingCacheValue query(nvinfer1::TimingCacheKey const& key) const noexcept override;
     bool update(nvinfer1::TimingCacheKey const& key, nvinfer1::TimingCacheValue const& value) noexcept override;
 
+    //! update() with Kiln's detail text for the entry (serialized with it).
+    bool updateWithDetail(nvinfer1::TimingCacheKey const& key, nvinfer1::TimingCacheValue const& value,
+        std::string detail);
+    //! The entry's detail text; empty when there is none.
+    std::string detail(nvinfer1::TimingCacheKey const& key) const;
+
 private:
+    struct Entry
+    {
+        nvinfer1::TimingCacheValue value{};
+        std::string detail;
+    };
     mutable std::mutex mMutex;
-    std::map<std::string, nvinfer1::TimingCacheValue> mEntries; // key: the 16 key bytes
+    std::map<std::string, Entry> mEntries; // key: the 16 key bytes
 };
 
 } // namespace kiln

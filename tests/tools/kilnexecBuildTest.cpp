@@ -377,6 +377,35 @@ TEST_F(KilnexecBuildTest, ParserErrorsNameNodeAndOp)
     EXPECT_NE(out.output.find("kilnexec: failed to parse ONNX model"), std::string::npos);
 }
 
+TEST_F(KilnexecBuildTest, TimingCacheFileIsCreatedLoadedAndChecked)
+{
+    std::string const cache = mDir.file("timing.cache");
+    RunOutput const first = run({"--onnx=" + mDir.file("addRelu.onnx"), "--shapes=x:3x4", "--skipInference",
+        "--timingCacheFile=" + cache}, false);
+    ASSERT_EQ(first.exitCode, 0) << first.output;
+    EXPECT_NE(first.output.find("[I] Timing cache: " + cache), std::string::npos) << first.output;
+    EXPECT_NE(first.output.find("[I] Timing cache created: 0 entries"), std::string::npos) << first.output;
+    EXPECT_NE(first.output.find("[I] Timing cache saved to " + cache), std::string::npos) << first.output;
+    ASSERT_TRUE(fs::exists(cache));
+    RunOutput const second = run({"--onnx=" + mDir.file("addRelu.onnx"), "--shapes=x:3x4", "--skipInference",
+        "--timingCacheFile=" + cache}, false);
+    ASSERT_EQ(second.exitCode, 0) << second.output;
+    EXPECT_NE(second.output.find("[I] Timing cache loaded"), std::string::npos) << second.output;
+    // Not a cache: the build stops with a message naming the file.
+    std::string const junk = "not a timing cache";
+    writeBytes(cache, junk.data(), junk.size());
+    RunOutput const bad = run({"--onnx=" + mDir.file("addRelu.onnx"), "--shapes=x:3x4", "--skipInference",
+        "--timingCacheFile=" + cache}, false);
+    EXPECT_NE(bad.exitCode, 0) << bad.output;
+    EXPECT_NE(bad.output.find("--timingCacheFile: '" + cache + "' is not a timing cache"), std::string::npos)
+        << bad.output;
+    RunOutput const disabled = run({"--onnx=" + mDir.file("addRelu.onnx"), "--shapes=x:3x4", "--skipInference",
+        "--noBuilderCache"}, false);
+    ASSERT_EQ(disabled.exitCode, 0) << disabled.output;
+    EXPECT_NE(disabled.output.find("[I] Timing cache: disabled (--noBuilderCache)"), std::string::npos)
+        << disabled.output;
+}
+
 TEST_F(KilnexecBuildTest, UsageErrorsExitTwo)
 {
     struct Case
@@ -393,7 +422,8 @@ TEST_F(KilnexecBuildTest, UsageErrorsExitTwo)
         {{"--loadEngine=e.plan", "--fp16"}, "build flags"},
         {{"--exportOutput=o.json"}, "--exportOutput needs an engine"},
         {{"--fp16"}, "nothing to do"},
-        {{"--onnx=a.onnx", "--timingCacheFile=c"}, "--timingCacheFile is a trtexec flag that is not supported"},
+        {{"--onnx=a.onnx", "--calib=c"}, "--calib is a trtexec flag that is not supported"},
+        {{"--loadEngine=e.plan", "--timingCacheFile=c"}, "build flags"},
         {{"--onnx=a.onnx", "--loadInputs=x"}, "'x' is not name:file"},
         {{"--onnx=a.onnx", "--profilingVerbosity=max"}, "expected layer_names_only, detailed or none"},
         {{"model.onnx"}, "unexpected argument 'model.onnx'"}};

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <unistd.h>
@@ -394,6 +395,28 @@ int buildEngine(Options const& options, nvinfer1::ILogger& logger, std::vector<c
     {
         return code;
     }
+    if (options.noBuilderCache)
+    {
+        config->setFlag(nvinfer1::BuilderFlag::kDISABLE_TIMING_CACHE);
+    }
+    std::unique_ptr<nvinfer1::ITimingCache> timingCache;
+    if (!options.timingCacheFile.empty() && !options.noBuilderCache)
+    {
+        std::vector<char> blob;
+        if (std::ifstream file(options.timingCacheFile, std::ios::binary); file)
+        {
+            blob.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+        }
+        timingCache.reset(config->createTimingCache(blob.data(), blob.size()));
+        if (timingCache == nullptr || !config->setTimingCache(*timingCache, false))
+        {
+            error = "kilnexec: --timingCacheFile: '" + options.timingCacheFile + "' is not a timing cache Kiln can read "
+                "(see the messages above)";
+            return kEXIT_FAILED;
+        }
+        std::printf("[I] Timing cache %s: %lld entries\n", blob.empty() ? "created" : "loaded",
+            static_cast<long long>(timingCache->queryKeys(nullptr, 0)));
+    }
     ProgressBar progress(stdout, isatty(STDOUT_FILENO) != 0);
     config->setProgressMonitor(&progress);
     auto const buildStart = std::chrono::steady_clock::now();
@@ -407,6 +430,23 @@ int buildEngine(Options const& options, nvinfer1::ILogger& logger, std::vector<c
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - buildStart).count();
     plan.assign(static_cast<char const*>(serialized->data()), static_cast<char const*>(serialized->data()) + serialized->size());
     std::printf("[I] Engine built in %.6g sec.\n", seconds);
+    if (timingCache != nullptr)
+    {
+        std::unique_ptr<nvinfer1::IHostMemory> blob(timingCache->serialize());
+        std::ofstream file(options.timingCacheFile, std::ios::binary | std::ios::trunc);
+        if (blob != nullptr)
+        {
+            file.write(static_cast<char const*>(blob->data()), static_cast<std::streamsize>(blob->size()));
+        }
+        file.close();
+        if (blob == nullptr || !file)
+        {
+            error = "kilnexec: --timingCacheFile: cannot write '" + options.timingCacheFile + "': " + std::strerror(errno);
+            return kEXIT_FAILED;
+        }
+        std::printf("[I] Timing cache saved to %s (%lld entries)\n", options.timingCacheFile.c_str(),
+            static_cast<long long>(timingCache->queryKeys(nullptr, 0)));
+    }
     std::printf("[I] Created engine with size: %.6g MiB\n", static_cast<double>(plan.size()) / (1024.0 * 1024.0));
     if (!options.saveEngine.empty())
     {

@@ -1,6 +1,7 @@
 // Building an engine from an ONNX model for kilnexec (--onnx): the parser (each IParserError printed with its
 // node, op and description), the builder configuration from the precision/memory/plugin/backend flags, optimization
-// profiles from the shape flags (trtexec's completion rules), the build with a progress monitor, --saveEngine.
+// profiles from the shape flags (trtexec's completion rules), the build with a progress monitor, --timingCacheFile and
+// --noBuilderCache, --saveEngine.
 #pragma once
 
 #include "NvInfer.h"

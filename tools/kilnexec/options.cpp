@@ -16,7 +16,7 @@ std::map<std::string, char const*> const& unsupportedFlags()
     static std::map<std::string, char const*> const flags = [] {
         std::map<std::string, char const*> m;
         for (char const* name : {"fp8", "int4", "calib", "precisionConstraints", "layerPrecisions",
-                 "layerOutputTypes", "inputIOFormats", "outputIOFormats", "timingCacheFile", "noBuilderCache",
+                 "layerOutputTypes", "inputIOFormats", "outputIOFormats",
                  "builderOptimizationLevel", "maxTactics", "tacticSources", "versionCompatible", "vc",
                  "excludeLeanRuntime", "leanDLLPath", "hardwareCompatibilityLevel", "runtimePlatform", "refit",
                  "stripWeights", "cpuOnly", "ignoreParsedPluginLibs", "useRuntime", "asyncFileReader",
@@ -294,6 +294,9 @@ Build options:
                              tensors placeholder ranges, as trtexec does.
   --stronglyTyped            Create the network with NetworkDefinitionCreationFlag::kSTRONGLY_TYPED.
   --noTF32                   Clear BuilderFlag::kTF32.
+  --timingCacheFile=file     Tactic timings: read from the file before the build when it exists, written back after
+                             it (a rebuild of the same layers on the same device times nothing).
+  --noBuilderCache           BuilderFlag::kDISABLE_TIMING_CACHE: time every layer, even identical ones; no cache.
   --memPoolSize=pool:size    e.g. workspace:1024M (suffix B, K, M, G; MiB without one).
   --setPluginsToSerialize=lib.so
                              Embed plugin libraries into the engine (then loading needs no --dynamicPlugins).

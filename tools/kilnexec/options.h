@@ -65,6 +65,8 @@ struct Options
     bool best{false};
     bool stronglyTyped{false};
     bool noTF32{false};
+    std::string timingCacheFile; //!< --timingCacheFile: loaded before the build (if it exists), saved after it
+    bool noBuilderCache{false};  //!< --noBuilderCache: BuilderFlag::kDISABLE_TIMING_CACHE
     std::vector<std::pair<std::string, double>> memPools; //!< --memPoolSize: pool name, bytes
     std::vector<std::string> pluginsToSerialize;           //!< --setPluginsToSerialize
     std::string profilingVerbosity;                        //!< --profilingVerbosity ("" = default)

@@ -154,6 +154,8 @@ void printOptionSections(std::FILE* out, Options const& options, SystemInfo cons
         }
         std::fprintf(out, "[I] Plugins to serialize: %s\n", orNone(joined(options.pluginsToSerialize)).c_str());
         std::fprintf(out, "[I] Save engine: %s\n", orNone(options.saveEngine).c_str());
+        std::fprintf(out, "[I] Timing cache: %s\n",
+            options.noBuilderCache ? "disabled (--noBuilderCache)" : orNone(options.timingCacheFile).c_str());
     }
     else
     {

@@ -144,7 +144,8 @@ std::map<std::string, bool Options::*> const& switches()
         {"noTF32", &Options::noTF32}, {"skipInference", &Options::skipInference},
         {"useCudaGraph", &Options::useCudaGraph}, {"noDataTransfers", &Options::noDataTransfers},
         {"separateProfileRun", &Options::separateProfileRun}, {"dumpOutput", &Options::dumpOutput},
-        {"dumpProfile", &Options::dumpProfile}, {"dumpLayerInfo", &Options::dumpLayerInfo}};
+        {"dumpProfile", &Options::dumpProfile}, {"dumpLayerInfo", &Options::dumpLayerInfo},
+        {"noBuilderCache", &Options::noBuilderCache}};
     return m;
 }
 
@@ -154,7 +155,8 @@ std::map<std::string, std::string Options::*> const& fileFlags()
     static std::map<std::string, std::string Options::*> const m = {{"onnx", &Options::onnxFile},
         {"saveEngine", &Options::saveEngine}, {"loadEngine", &Options::loadEngine},
         {"exportOutput", &Options::exportOutput}, {"exportProfile", &Options::exportProfile},
-        {"exportTimes", &Options::exportTimes}, {"exportLayerInfo", &Options::exportLayerInfo}};
+        {"exportTimes", &Options::exportTimes}, {"exportLayerInfo", &Options::exportLayerInfo},
+        {"timingCacheFile", &Options::timingCacheFile}};
     return m;
 }
 
@@ -489,12 +491,12 @@ bool validateRunOptions(Options const& options, std::string& error)
         }
         bool const buildFlags = shapeFlags || options.fp16 || options.bf16 || options.int8
             || options.best || options.stronglyTyped || !options.memPools.empty() || !options.saveEngine.empty()
-            || !options.pluginsToSerialize.empty();
+            || !options.pluginsToSerialize.empty() || !options.timingCacheFile.empty() || options.noBuilderCache;
         if (buildFlags)
         {
             error = "kilnexec: build flags (--minShapes/--optShapes/--maxShapes, precision, --memPoolSize, "
-                    "--saveEngine, --setPluginsToSerialize) need --onnx; with --loadEngine the engine is already "
-                    "built";
+                    "--saveEngine, --setPluginsToSerialize, --timingCacheFile, --noBuilderCache) need --onnx; with "
+                    "--loadEngine the engine is already built";
             return false;
         }
     }
