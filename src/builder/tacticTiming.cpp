@@ -100,6 +100,18 @@ TimingCache* configCache(BuildContext const& ctx)
     return const_cast<TimingCache*>(cache);
 }
 
+//! Takes a recorded choice for `node`: its tactic, its timing report (with `note` appended) and its library choices.
+void applyChoice(BuildContext& ctx, PlanNode& node, TimedTactic const& choice, std::string const& note)
+{
+    node.tactic = choice.tactic;
+    node.attrs.setString("tactic.timing", choice.report + note);
+    if (!choice.autotune.empty())
+    {
+        node.attrs.setString("autotune", choice.autotune);
+    }
+    ctx.logger.verbose("layer '" + node.name + "': " + choice.report + note + "; chose '" + choice.tactic + "'");
+}
+
 std::string formatMs(double ms)
 {
     char text[32];
@@ -165,37 +177,23 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
     std::string const signature = reuse ? timingSignature(plan, node, setup, tactics, inputs, outputs) : std::string();
     TimingCache* const cache = reuse ? configCache(ctx) : nullptr;
     nvinfer1::TimingCacheKey const key = cacheKey(signature, backend);
+    // A choice made before: from the config's timing cache (an earlier build), else from a node of this build.
     if (cache != nullptr && ctx.timedTactics.count(signature) == 0)
     {
         nvinfer1::TimingCacheValue const cached = cache->query(key);
-        for (std::string const& tactic : tactics)
+        auto const hit = std::find_if(tactics.begin(), tactics.end(),
+            [&](std::string const& t) { return cached.timingMSec >= 0.0F && cached.tacticHash == fnv1a(t); });
+        if (hit != tactics.end())
         {
-            if (cached.timingMSec >= 0.0F && cached.tacticHash == fnv1a(tactic))
-            {
-                std::string const report = "from the timing cache: " + tactic + " " + formatMs(cached.timingMSec);
-                ctx.timedTactics[signature] = TimedTactic{tactic, report, cache->detail(key), node.name};
-                node.tactic = tactic;
-                node.attrs.setString("tactic.timing", report);
-                if (std::string const tuning = cache->detail(key); !tuning.empty())
-                {
-                    node.attrs.setString("autotune", tuning);
-                }
-                ctx.logger.verbose("layer '" + node.name + "': " + report + "; chose '" + tactic + "'");
-                return Status::ok();
-            }
+            ctx.timedTactics[signature] = TimedTactic{*hit,
+                "from the timing cache: " + *hit + " " + formatMs(cached.timingMSec), cache->detail(key), node.name};
+            applyChoice(ctx, node, ctx.timedTactics[signature], "");
+            return Status::ok();
         }
     }
     if (auto const seen = ctx.timedTactics.find(signature); reuse && seen != ctx.timedTactics.end())
     {
-        TimedTactic const& t = seen->second;
-        node.tactic = t.tactic;
-        node.attrs.setString("tactic.timing", t.report + " (timed at layer '" + t.layer + "', the same configuration)");
-        if (!t.autotune.empty())
-        {
-            node.attrs.setString("autotune", t.autotune);
-        }
-        ctx.logger.verbose("layer '" + node.name + "': the same configuration as layer '" + t.layer + "', timed before: "
-            + t.report + "; chose '" + t.tactic + "'");
+        applyChoice(ctx, node, seen->second, " (timed at layer '" + seen->second.layer + "', the same configuration)");
         return Status::ok();
     }
     // Buffers: constants from the weights; other inputs a random block of kPATTERN elements repeated (the values do
