@@ -27,6 +27,12 @@ std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup);
 //! that must know the packed path ran (always 0 in a build without oneDNN).
 uint64_t matrixMultiplyPackCount();
 std::vector<std::string> poolingTactics(KernelSetup const& setup);
+//! {"rows"} where the row kernel serves the node (float storage types, trailing normalized axes, no groups), else
+//! {"reference"} (the general walk).
+std::vector<std::string> normalizationTactics(KernelSetup const& setup);
+//! {"rows"} for softmax along the innermost axis (vectorised rows, BF16/FP16 converted a row at a time), else
+//! {"reference"} (strided slices).
+std::vector<std::string> softMaxTactics(KernelSetup const& setup);
 //! Plugin nodes run the plugin's own enqueue(); the builder records "plugin" or "plugin:<tactic>" itself.
 
 //! "<kind> node '<name>'", how the CPU kernels name their node in messages.

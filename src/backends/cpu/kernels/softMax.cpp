@@ -1,9 +1,12 @@
-// CPU reference kernel of ISoftMaxLayer: numerically stable softmax (max subtracted) along one axis; FP16/BF16
-// storage computes in float, sums accumulate in double. The slices (outer x inner) are split over the CPU thread
-// pool; a slice along the innermost axis is computed in place in the output, others through per-task scratch.
+// CPU kernel of ISoftMaxLayer: numerically stable softmax (max subtracted) along one axis; FP16/BF16 storage computes
+// in float, sums accumulate in double. The slices (outer x inner) are split over the CPU thread pool. Tactic "rows"
+// (softmax along the innermost axis): vectorised rows (fastMath.h's exponential), FP32 in the output itself, BF16/FP16
+// through a per-task float row (reducedFloat.h). Tactic "reference": strided slices through per-task scratch with
+// std::exp.
 #include "backends/common/softMaxParams.h"
 #include "backends/cpu/kernels/fastMath.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/reducedFloat.h"
 #include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
 #include "core/threadPool.h"
@@ -11,6 +14,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -116,13 +120,30 @@ KILN_CPU_CLONES void softMaxRows(float const* in, float* out, int64_t begin, int
     }
 }
 
+//! BF16/FP16 rows [begin, end) along the innermost axis: each converted into `row` (n floats), softMaxRows there,
+//! rounded back to nearest even.
+void softMaxConvertedRows(TensorView const& in, TensorView const& out, int64_t begin, int64_t end, int64_t n,
+    float* row)
+{
+    for (int64_t r = begin; r < end; ++r)
+    {
+        loadFloatRow(in.data, in.type, r * n, n, row);
+        softMaxRows(row, row, 0, 1, n);
+        storeFloatRow(row, out.type, r * n, n, out.data);
+    }
+}
+
+constexpr char const* kTACTIC_ROWS = "rows";
+constexpr char const* kTACTIC_REFERENCE_SLICES = "reference";
+
 //! create: the axis (and the storage type, FLOAT/HALF/BF16); reshape: outer x n x inner and the row scratch.
 class SoftMaxKernel final : public Kernel
 {
 public:
-    SoftMaxKernel(KernelSetup const& setup, int32_t axis)
+    SoftMaxKernel(KernelSetup const& setup, int32_t axis, bool rowTactic)
         : mSetup(setup)
         , mAxis(axis)
+        , mRowTactic(rowTactic)
     {
     }
 
@@ -152,11 +173,19 @@ public:
         int64_t const n = mSplit.n;
         int64_t const slices = mSplit.outer * mSplit.inner;
         int64_t const grain = std::max<int64_t>(1, 4096 / n);
-        if (in.type == DataType::kFLOAT && mSplit.inner == 1 && in.data != out.data)
+        if (mRowTactic && mSplit.inner == 1 && in.type == DataType::kFLOAT)
         {
+            // In place too: each row's maximum is taken before the row is written.
             auto const* x = static_cast<float const*>(in.data);
             auto* y = static_cast<float*>(out.data);
             parallelFor(slices, grain, [&](int64_t begin, int64_t end) { softMaxRows(x, y, begin, end, n); });
+            return Status::ok();
+        }
+        if (mRowTactic && mSplit.inner == 1)
+        {
+            parallelForTasks(slices, grain, mTasks, [&](int32_t task, int64_t begin, int64_t end) {
+                softMaxConvertedRows(in, out, begin, end, n, mRow.data() + task * n);
+            });
             return Status::ok();
         }
         dispatchType(in.type, [&](auto tag) {
@@ -176,6 +205,7 @@ public:
 private:
     KernelSetup mSetup;
     int32_t mAxis;
+    bool mRowTactic; //!< tactic "rows": softMaxRows along the innermost axis
     SoftMaxParams mSplit;
     int32_t mTasks{1};       //!< thread-pool tasks that mRow has room for
     std::vector<float> mRow; //!< one slice along the axis per task
@@ -200,7 +230,24 @@ StatusOr<std::unique_ptr<Kernel>> createSoftMaxKernel(KernelSetup const& setup)
         return softMaxError(setup, std::string("type ") + dataTypeName(type) + " is not supported");
     }
     KILN_ASSIGN_OR_RETURN(int32_t const axis, readSoftMaxAxis(setup, setup.inputRanks[0]));
-    return std::unique_ptr<Kernel>(std::make_unique<SoftMaxKernel>(setup, axis));
+    std::string const& tactic = setup.node->tactic;
+    if (!tactic.empty() && tactic != kTACTIC_ROWS && tactic != kTACTIC_REFERENCE_SLICES)
+    {
+        return softMaxError(setup, "unknown CPU tactic '" + tactic + "' (expected 'rows' or 'reference')");
+    }
+    bool const rows = tactic != kTACTIC_REFERENCE_SLICES && axis == setup.inputRanks[0] - 1;
+    return std::unique_ptr<Kernel>(std::make_unique<SoftMaxKernel>(setup, axis, rows));
+}
+
+std::vector<std::string> softMaxTactics(KernelSetup const& setup)
+{
+    if (setup.node == nullptr || setup.inputRanks.size() != 1 || setup.inputTypes.size() != 1
+        || !isFloatStorage(setup.inputTypes[0]))
+    {
+        return {kTACTIC_REFERENCE_SLICES};
+    }
+    StatusOr<int32_t> axis = readSoftMaxAxis(setup, setup.inputRanks[0]);
+    return {axis.isOk() && *axis == setup.inputRanks[0] - 1 ? kTACTIC_ROWS : kTACTIC_REFERENCE_SLICES};
 }
 
 } // namespace kiln
