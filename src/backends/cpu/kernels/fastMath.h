@@ -4,6 +4,9 @@
 //   -87; anything below e^-87, and -inf, gives 0.
 //   erfInto(x, r, n): r[i] = erf(x[i]), absolute error below 2e-7 (relative below 1e-6): an odd Taylor polynomial for
 //   |x| < 0.5, Abramowitz and Stegun's 7.1.26 with the exponential above beyond. NaN stays NaN.
+//   rowSumDouble(x, n): the sum of x[i] in double; rowSquaredDeviations(x, n, mean): the sum of (x[i] - mean)^2 in
+//   double; rowMax(x, n): the largest x[i] (-inf for n = 0; NaN is skipped). All keep four independent vector
+//   accumulators, so that a row's reduction is not one chain of dependent operations.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,55 @@ namespace detail
 {
 typedef float Float8 __attribute__((vector_size(32)));
 typedef int32_t Int8 __attribute__((vector_size(32)));
+typedef double Double8 __attribute__((vector_size(64)));
+
+//! Independent accumulators of the row reductions.
+constexpr int64_t kCHAINS = 4;
+
+//! Eight doubles from eight floats at p (by reference, as above).
+__attribute__((always_inline)) inline void loadAsDouble8(float const* p, Double8& d)
+{
+    Float8 v;
+    std::memcpy(&v, p, sizeof(v));
+    d = __builtin_convertvector(v, Double8);
+}
+
+//! The sum of x[i] - center (kSQUARED: of its square) over a row, in double.
+template <bool kSQUARED>
+__attribute__((always_inline)) inline double rowMoment(float const* x, int64_t n, double center)
+{
+    Double8 acc[kCHAINS] = {};
+    int64_t i = 0;
+    for (; i + 8 * kCHAINS <= n; i += 8 * kCHAINS)
+    {
+        for (int64_t k = 0; k < kCHAINS; ++k)
+        {
+            Double8 d;
+            loadAsDouble8(x + i + 8 * k, d);
+            d -= center;
+            acc[k] += kSQUARED ? d * d : d;
+        }
+    }
+    for (; i + 8 <= n; i += 8)
+    {
+        Double8 d;
+        loadAsDouble8(x + i, d);
+        d -= center;
+        acc[0] += kSQUARED ? d * d : d;
+    }
+    double sum = 0.0;
+    for (; i < n; ++i)
+    {
+        double const d = static_cast<double>(x[i]) - center;
+        sum += kSQUARED ? d * d : d;
+    }
+    // Horizontal steps in registers (subscripting each lane went through memory: a store-forwarding stall a row).
+    Double8 t = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    t += __builtin_shufflevector(t, t, 4, 5, 6, 7, 0, 1, 2, 3);
+    t += __builtin_shufflevector(t, t, 2, 3, 0, 1, 4, 5, 6, 7);
+    t += __builtin_shufflevector(t, t, 1, 0, 2, 3, 4, 5, 6, 7);
+    return sum + t[0];
+}
 
 //! In place on eight values (by reference: a 32-byte vector passed by value would depend on the AVX ABI).
 __attribute__((always_inline)) inline void expNonPositive8(Float8& v)
@@ -91,6 +143,51 @@ __attribute__((always_inline)) inline void eachEight(float const* x, float* r, i
     }
 }
 } // namespace detail
+
+__attribute__((always_inline)) inline double rowSumDouble(float const* x, int64_t n)
+{
+    return detail::rowMoment<false>(x, n, 0.0);
+}
+
+__attribute__((always_inline)) inline double rowSquaredDeviations(float const* x, int64_t n, double mean)
+{
+    return detail::rowMoment<true>(x, n, mean);
+}
+
+__attribute__((always_inline)) inline float rowMax(float const* x, int64_t n)
+{
+    using detail::Float8;
+    Float8 acc[detail::kCHAINS];
+    for (Float8& a : acc)
+    {
+        a = Float8{} - __builtin_inff();
+    }
+    int64_t i = 0;
+    for (; i + 8 * detail::kCHAINS <= n; i += 8 * detail::kCHAINS)
+    {
+        for (int64_t k = 0; k < detail::kCHAINS; ++k)
+        {
+            Float8 v;
+            std::memcpy(&v, x + i + 8 * k, sizeof(v));
+            acc[k] = v > acc[k] ? v : acc[k];
+        }
+    }
+    float result = -__builtin_inff();
+    for (; i < n; ++i)
+    {
+        result = x[i] > result ? x[i] : result;
+    }
+    Float8 const a = acc[0] > acc[1] ? acc[0] : acc[1];
+    Float8 const b = acc[2] > acc[3] ? acc[2] : acc[3];
+    Float8 m = a > b ? a : b;
+    Float8 h = __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
+    m = h > m ? h : m;
+    h = __builtin_shufflevector(m, m, 2, 3, 0, 1, 4, 5, 6, 7);
+    m = h > m ? h : m;
+    h = __builtin_shufflevector(m, m, 1, 0, 2, 3, 4, 5, 6, 7);
+    m = h > m ? h : m;
+    return m[0] > result ? m[0] : result;
+}
 
 __attribute__((always_inline)) inline void expNonPositiveInPlace(float* v, int64_t n)
 {

@@ -8,6 +8,7 @@
 // rounded back to nearest even. Tactic "reference", and shapes the row kernel does not serve, run the general
 // per-element walk.
 #include "backends/common/normalizationParams.h"
+#include "backends/cpu/kernels/fastMath.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/reducedFloat.h"
 #include "backends/cpu/kernels/simd.h"
@@ -15,6 +16,7 @@
 #include "core/threadPool.h"
 
 #include <cmath>
+#include <cstring>
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -25,35 +27,6 @@ namespace kiln
 namespace
 {
 using nvinfer1::DataType;
-
-//! Partial sums that break the dependency chain of a long reduction (and give the compiler independent lanes).
-constexpr int64_t kLANES = 8;
-
-//! Sum of f(x[i]) over a row, in double. Always inlined, so that it is compiled for the instruction set of the
-//! normalizeRows clone calling it (an outlined copy ran the baseline's scalar code: 2 ns an element).
-template <typename F>
-[[gnu::always_inline]] inline double rowSum(float const* x, int64_t n, F&& f)
-{
-    double lanes[kLANES] = {};
-    int64_t i = 0;
-    for (; i + kLANES <= n; i += kLANES)
-    {
-        for (int64_t j = 0; j < kLANES; ++j)
-        {
-            lanes[j] += f(static_cast<double>(x[i + j]));
-        }
-    }
-    double sum = 0.0;
-    for (; i < n; ++i)
-    {
-        sum += f(static_cast<double>(x[i]));
-    }
-    for (double lane : lanes)
-    {
-        sum += lane;
-    }
-    return sum;
-}
 
 //! Rows of `length` elements normalized one by one; scale/bias at scaleIndex[p]/biasIndex[p] for position p of every
 //! row (or directly at p when dense). FP32 rows are read and written in place; BF16/FP16 rows are converted into a
@@ -75,12 +48,26 @@ struct RowNormalization
 {
     int64_t const length = plan.length;
     double const n = static_cast<double>(length);
-    double const mean = rowSum(xr, length, [](double v) { return v; }) / n;
-    double const var = rowSum(xr, length, [mean](double v) { return (v - mean) * (v - mean); }) / n;
+    double const mean = rowSumDouble(xr, length) / n;
+    double const var = rowSquaredDeviations(xr, length, mean) / n;
     double const invStd = 1.0 / std::sqrt(var + plan.eps);
     if (plan.scaleDense && plan.biasDense)
     {
-        for (int64_t i = 0; i < length; ++i)
+        using detail::Double8;
+        using detail::Float8;
+        int64_t i = 0;
+        for (; i + 8 <= length; i += 8)
+        {
+            Double8 v;
+            Double8 s;
+            Double8 b;
+            detail::loadAsDouble8(xr + i, v);
+            detail::loadAsDouble8(scale + i, s);
+            detail::loadAsDouble8(bias + i, b);
+            Float8 const r = __builtin_convertvector((v - mean) * invStd * s + b, Float8);
+            std::memcpy(yr + i, &r, sizeof(r));
+        }
+        for (; i < length; ++i)
         {
             yr[i] = static_cast<float>((static_cast<double>(xr[i]) - mean) * invStd * scale[i] + bias[i]);
         }

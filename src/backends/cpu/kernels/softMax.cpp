@@ -65,55 +65,21 @@ void softMaxSlices(T const* in, T* out, int64_t begin, int64_t end, int64_t n, i
 //! output row and the maximum taken in independent lanes.
 KILN_CPU_CLONES void softMaxRows(float const* in, float* out, int64_t begin, int64_t end, int64_t n)
 {
-    constexpr int64_t kLANES = 8;
     for (int64_t r = begin; r < end; ++r)
     {
         float const* x = in + r * n;
         float* y = out + r * n;
-        float lanes[kLANES];
-        std::fill(lanes, lanes + kLANES, -INFINITY);
-        int64_t j = 0;
-        for (; j + kLANES <= n; j += kLANES)
-        {
-            for (int64_t l = 0; l < kLANES; ++l)
-            {
-                lanes[l] = x[j + l] > lanes[l] ? x[j + l] : lanes[l];
-            }
-        }
-        float maxValue = -INFINITY;
-        for (; j < n; ++j)
-        {
-            maxValue = x[j] > maxValue ? x[j] : maxValue;
-        }
-        for (float lane : lanes)
-        {
-            maxValue = lane > maxValue ? lane : maxValue;
-        }
-        for (j = 0; j < n; ++j)
+        // Both reductions in independent vector chains (fastMath.h): one chain of dependent operations cost more
+        // than the exponentials.
+        float const maxValue = rowMax(x, n);
+        for (int64_t j = 0; j < n; ++j)
         {
             y[j] = x[j] - maxValue;
         }
         expNonPositiveInPlace(y, n); // vectorised (fastMath.h); NaN rows stay NaN
-        // The sum in independent lanes too: one chain of dependent additions cost more than the exponentials.
-        double sums[kLANES] = {};
-        for (j = 0; j + kLANES <= n; j += kLANES)
-        {
-            for (int64_t l = 0; l < kLANES; ++l)
-            {
-                sums[l] += static_cast<double>(y[j + l]);
-            }
-        }
-        double sum = 0.0;
-        for (; j < n; ++j)
-        {
-            sum += static_cast<double>(y[j]);
-        }
-        for (double lane : sums)
-        {
-            sum += lane;
-        }
+        double const sum = rowSumDouble(y, n);
         float const scale = static_cast<float>(1.0 / sum);
-        for (j = 0; j < n; ++j)
+        for (int64_t j = 0; j < n; ++j)
         {
             y[j] *= scale;
         }
