@@ -420,7 +420,7 @@ std::vector<std::string> normalizationTactics(KernelSetup const& setup)
     StatusOr<NormalizationParams> params = readNormalizationParams(setup);
     if (params.isOk() && rowKernelApplies(setup, *params))
     {
-        return {kTACTIC_ROWS};
+        return {kTACTIC_ROWS, kTACTIC_REFERENCE_WALK}; // "reference": KILN_CPU_TACTIC, or no workspace allowed
     }
     return {kTACTIC_REFERENCE_WALK};
 }

@@ -213,7 +213,11 @@ std::vector<std::string> softMaxTactics(KernelSetup const& setup)
         return {kTACTIC_REFERENCE_SLICES};
     }
     StatusOr<int32_t> axis = readSoftMaxAxis(setup, setup.inputRanks[0]);
-    return {axis.isOk() && *axis == setup.inputRanks[0] - 1 ? kTACTIC_ROWS : kTACTIC_REFERENCE_SLICES};
+    if (axis.isOk() && *axis == setup.inputRanks[0] - 1)
+    {
+        return {kTACTIC_ROWS, kTACTIC_REFERENCE_SLICES}; // "reference": KILN_CPU_TACTIC, or no workspace allowed
+    }
+    return {kTACTIC_REFERENCE_SLICES};
 }
 
 } // namespace kiln
