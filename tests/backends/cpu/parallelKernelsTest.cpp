@@ -3,6 +3,7 @@
 // bit-identical to those with 1 thread and match a naive oracle (layer norm and softmax also in BF16 and FP16, with
 // the tactics they get); two execution contexts running on two threads at once give the same bits as one context
 // alone.
+#include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "common/networkRunner.h"
 #include "common/scopedEnv.h"
@@ -251,20 +252,30 @@ TEST(ParallelCpuKernels, LayerNormalizationRows)
                 expected.set(flat, (x.at(flat) - mean) / std::sqrt(var + 1e-5) * s + b);
             }
         }
-        checkThreadCounts(
-            [&](NetworkRunner& r) {
-                auto* layer = r.network().addNormalizationV2(*r.addInput("x", type, c.shape),
-                    *r.addInput("s", type, c.scaleShape), *r.addInput("b", type, c.scaleShape), c.mask);
-                layer->setEpsilon(1e-5F);
-                r.markOutput(layer->getOutput(0), "y");
-            },
-            {{"x", x}, {"s", scale}, {"b", bias}}, expected, tolerance(type));
+        // BF16 builds pick oneDNN's layer norm where it applies; Kiln's rows (forced) serve the same layer too.
+        for (char const* tactic : {static_cast<char const*>(nullptr), "rows"})
+        {
+            if (tactic != nullptr && type != DataType::kBF16)
+            {
+                continue;
+            }
+            ScopedEnv const forced("KILN_CPU_TACTIC", tactic);
+            checkThreadCounts(
+                [&](NetworkRunner& r) {
+                    auto* layer = r.network().addNormalizationV2(*r.addInput("x", type, c.shape),
+                        *r.addInput("s", type, c.scaleShape), *r.addInput("b", type, c.scaleShape), c.mask);
+                    layer->setEpsilon(1e-5F);
+                    r.markOutput(layer->getOutput(0), "y");
+                },
+                {{"x", x}, {"s", scale}, {"b", bias}}, expected, tolerance(type));
+        }
     }
     }
 }
 
-//! The tactics a BF16 layer norm and softmax get (engine inspector): the row kernels, not the reference walks; a
-//! softmax along a middle axis and a group norm stay on "reference". A tactic name the kernels do not know fails.
+//! The tactics a BF16 layer norm and softmax get (engine inspector): oneDNN's layer norm (BF16, where oneDNN is built)
+//! or the row kernels, not the reference walks; a softmax along a middle axis and a group norm stay on "reference".
+//! A tactic name the kernels do not know fails.
 TEST(ParallelCpuKernels, ReducedPrecisionRowsAreNotOnTheReferenceTactic)
 {
     for (DataType type : {DataType::kBF16, DataType::kHALF, DataType::kFLOAT})
@@ -308,7 +319,8 @@ TEST(ParallelCpuKernels, ReducedPrecisionRowsAreNotOnTheReferenceTactic)
         {
             EXPECT_EQ(info.find("linear FP32"), std::string::npos) << info;
         }
-        EXPECT_EQ(tacticOf("layerNorm"), "rows") << info;
+        bool const oneDnn = kiln::oneDnnBuilt() && type == DataType::kBF16;
+        EXPECT_EQ(tacticOf("layerNorm"), oneDnn ? "onednn" : "rows") << info;
         EXPECT_EQ(tacticOf("softMaxLast"), "rows") << info;
         EXPECT_EQ(tacticOf("groupNorm"), "reference") << info;
         EXPECT_EQ(tacticOf("softMaxMiddle"), "reference") << info;
@@ -326,7 +338,9 @@ TEST(ParallelCpuKernels, ReducedPrecisionRowsAreNotOnTheReferenceTactic)
     setup.inputRanks = {3, 3, 3};
     setup.outputTypes = {DataType::kBF16};
     setup.outputRanks = {3};
-    EXPECT_EQ(kiln::normalizationTactics(setup), (std::vector<std::string>{"rows", "reference"}));
+    EXPECT_EQ(kiln::normalizationTactics(setup), kiln::oneDnnBuilt()
+            ? (std::vector<std::string>{"onednn", "rows", "reference"})
+            : (std::vector<std::string>{"rows", "reference"}));
     auto badNorm = kiln::createNormalizationKernel(setup);
     ASSERT_FALSE(badNorm.isOk());
     EXPECT_NE(badNorm.status().message().find("unknown CPU tactic 'fastest'"), std::string::npos);

@@ -8,6 +8,7 @@
 // rounded back to nearest even. Tactic "reference", and shapes the row kernel does not serve, run the general
 // per-element walk.
 #include "backends/common/normalizationParams.h"
+#include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fastMath.h"
 #include "backends/cpu/kernels/kernelFactories.h"
 #include "backends/cpu/kernels/reducedFloat.h"
@@ -180,6 +181,14 @@ std::optional<RowNormalization> planRows(NormalizationParams const& p, std::vect
 
 constexpr char const* kTACTIC_ROWS = "rows";
 constexpr char const* kTACTIC_REFERENCE_WALK = "reference";
+constexpr char const* kTACTIC_ONEDNN_ROWS = "onednn";
+
+//! oneDNN's layer normalization serves BF16 x and y (its source and destination share one type; FP16 it has not on
+//! the CPU, and FP32 stays on Kiln's rows, which keep the statistics in double).
+bool oneDnnRowsApply(KernelSetup const& setup)
+{
+    return oneDnnBuilt() && setup.inputTypes[0] == DataType::kBF16 && setup.outputTypes[0] == DataType::kBF16;
+}
 
 //! Whether the row kernel serves the node: float storage types (FP32, FP16, BF16) everywhere, no groups, and the
 //! normalized axes a trailing block (rank from the setup; at reshape scale and bias must also not vary across rows,
@@ -202,10 +211,11 @@ bool rowKernelApplies(KernelSetup const& setup, NormalizationParams const& p)
 class NormalizationKernel final : public Kernel
 {
 public:
-    NormalizationKernel(KernelSetup const& setup, NormalizationParams params, bool rowTactic)
+    NormalizationKernel(KernelSetup const& setup, NormalizationParams params, bool rowTactic, bool oneDnnTactic)
         : mSetup(setup)
         , mParams(params)
         , mRowTactic(rowTactic)
+        , mOneDnnTactic(oneDnnTactic)
     {
     }
 
@@ -221,6 +231,9 @@ public:
             if (mRows.has_value())
             {
                 prepareRowScratch(inputs, outputs);
+#if KILN_HAVE_ONEDNN
+                mUseOneDnn = mOneDnnTactic && prepareOneDnn(inputs);
+#endif
                 mReady = true;
                 return Status::ok();
             }
@@ -297,6 +310,12 @@ public:
         TensorView const& scale = inputs[1];
         TensorView const& bias = inputs[2];
         TensorView const& y = outputs[0];
+#if KILN_HAVE_ONEDNN
+        if (mRows.has_value() && mUseOneDnn)
+        {
+            return runOneDnn(x, scale, bias, y);
+        }
+#endif
         if (mRows.has_value())
         {
             runRows(x, scale, bias, y);
@@ -377,6 +396,80 @@ private:
         });
     }
 
+#if KILN_HAVE_ONEDNN
+    //! oneDNN's layer normalization over the row plan's rows x length (dense scale and bias, read as FP32 copies);
+    //! false where it does not apply or oneDNN offers only its reference implementation.
+    bool prepareOneDnn(std::vector<TensorView> const& inputs)
+    {
+        RowNormalization const& plan = *mRows;
+        if (!plan.scaleDense || !plan.biasDense || plan.rows == 0)
+        {
+            return false;
+        }
+        try
+        {
+            using Tag = dnnl::memory::format_tag;
+            dnnl::engine& engine = oneDnnEngine();
+            dnnl::memory::desc const data({plan.rows, plan.length}, oneDnnType(inputs[0].type), Tag::ab);
+            dnnl::memory::desc const weights({plan.length}, dnnl::memory::data_type::f32, Tag::a);
+            dnnl::layer_normalization_forward::desc const desc(dnnl::prop_kind::forward_inference, data,
+                static_cast<float>(plan.eps), dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift);
+            dnnl::layer_normalization_forward::primitive_desc const pd(desc, engine);
+            if (isOneDnnReferenceImpl(pd))
+            {
+                return false;
+            }
+            mScaleF32.resize(static_cast<size_t>(plan.length));
+            mBiasF32.resize(static_cast<size_t>(plan.length));
+            mDnnSrc = dnnl::memory(data, engine, DNNL_MEMORY_NONE);
+            mDnnDst = dnnl::memory(data, engine, DNNL_MEMORY_NONE);
+            mDnnScale = dnnl::memory(weights, engine, mScaleF32.data());
+            mDnnShift = dnnl::memory(weights, engine, mBiasF32.data());
+            mDnnStep = OneDnnStep(dnnl::layer_normalization_forward(pd), {{DNNL_ARG_SRC, mDnnSrc},
+                {DNNL_ARG_DST, mDnnDst}, {DNNL_ARG_SCALE, mDnnScale}, {DNNL_ARG_SHIFT, mDnnShift}});
+            if (!mStream.has_value())
+            {
+                mStream.emplace(engine);
+            }
+            return true;
+        }
+        catch (dnnl::error const&)
+        {
+            return false; // the rows kernel serves it
+        }
+    }
+
+    Status runOneDnn(TensorView const& x, TensorView const& scale, TensorView const& bias, TensorView const& y)
+    {
+        int64_t const length = mRows->length;
+        loadFloatRow(scale.data, scale.type, 0, length, mScaleF32.data());
+        loadFloatRow(bias.data, bias.type, 0, length, mBiasF32.data());
+        try
+        {
+            mDnnSrc.set_data_handle(x.data);
+            mDnnDst.set_data_handle(y.data);
+            mDnnStep.execute(*mStream);
+            mStream->wait();
+        }
+        catch (dnnl::error const& e)
+        {
+            return internalError(cpuNodeLabel(mSetup, "Normalization") + ": oneDNN layer normalization failed: "
+                + e.what());
+        }
+        return Status::ok();
+    }
+
+    bool mUseOneDnn{false};        //!< oneDNN at the current shapes
+    std::vector<float> mScaleF32;  //!< scale as oneDNN reads it
+    std::vector<float> mBiasF32;   //!< bias as oneDNN reads it (its shift)
+    dnnl::memory mDnnSrc; //!< the step's arguments (it holds their handles only)
+    dnnl::memory mDnnDst;
+    dnnl::memory mDnnScale;
+    dnnl::memory mDnnShift;
+    OneDnnStep mDnnStep;
+    std::optional<dnnl::stream> mStream;
+#endif
+
     KernelSetup mSetup;
     NormalizationParams mParams;
     std::vector<int64_t> mKeyOf;      //!< per element: its statistics key
@@ -388,6 +481,7 @@ private:
     std::vector<double> mMean;
     std::vector<double> mInvStd;
     bool mRowTactic;                       //!< tactic "rows": the row kernel wherever the shapes allow it
+    bool mOneDnnTactic;                    //!< tactic "onednn": oneDNN's layer norm where it applies, else rows
     std::optional<RowNormalization> mRows; //!< the row kernel's plan, when it applies at the current shapes
     int32_t mTasks{1};                     //!< thread-pool tasks that mRowScratch has room for
     std::vector<float> mRowScratch;        //!< one float row per task (BF16/FP16 x or y)
@@ -406,18 +500,23 @@ StatusOr<std::unique_ptr<Kernel>> createNormalizationKernel(KernelSetup const& s
     }
     KILN_ASSIGN_OR_RETURN(NormalizationParams const params, readNormalizationParams(setup));
     std::string const& tactic = setup.node->tactic;
-    if (!tactic.empty() && tactic != kTACTIC_ROWS && tactic != kTACTIC_REFERENCE_WALK)
+    if (!tactic.empty() && tactic != kTACTIC_ROWS && tactic != kTACTIC_REFERENCE_WALK && tactic != kTACTIC_ONEDNN_ROWS)
     {
         return invalidArgument("layer '" + setup.node->name + "': unknown CPU tactic '" + tactic
-            + "' (expected 'rows' or 'reference')");
+            + "' (expected 'onednn', 'rows' or 'reference')");
     }
     bool const rows = tactic != kTACTIC_REFERENCE_WALK && rowKernelApplies(setup, params);
-    return std::unique_ptr<Kernel>(std::make_unique<NormalizationKernel>(setup, params, rows));
+    bool const oneDnn = rows && (tactic.empty() || tactic == kTACTIC_ONEDNN_ROWS) && oneDnnRowsApply(setup);
+    return std::unique_ptr<Kernel>(std::make_unique<NormalizationKernel>(setup, params, rows, oneDnn));
 }
 
 std::vector<std::string> normalizationTactics(KernelSetup const& setup)
 {
     StatusOr<NormalizationParams> params = readNormalizationParams(setup);
+    if (params.isOk() && rowKernelApplies(setup, *params) && oneDnnRowsApply(setup))
+    {
+        return {kTACTIC_ONEDNN_ROWS, kTACTIC_ROWS, kTACTIC_REFERENCE_WALK};
+    }
     if (params.isOk() && rowKernelApplies(setup, *params))
     {
         return {kTACTIC_ROWS, kTACTIC_REFERENCE_WALK}; // "reference": KILN_CPU_TACTIC, or no workspace allowed
