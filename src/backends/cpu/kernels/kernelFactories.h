@@ -28,7 +28,8 @@ std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup);
 uint64_t matrixMultiplyPackCount();
 std::vector<std::string> poolingTactics(KernelSetup const& setup);
 //! {"rows", "reference"} where the row kernel serves the node (float storage types, trailing normalized axes, no
-//! groups), else {"reference"} (the general walk). Neither needs workspace; "reference" is the oracle.
+//! groups), led by "onednn" (oneDNN's layer normalization) for BF16 x and y; else {"reference"} (the general walk).
+//! "reference" is the oracle.
 std::vector<std::string> normalizationTactics(KernelSetup const& setup);
 //! {"rows", "reference"} for softmax along the innermost axis (vectorised rows, BF16/FP16 converted a row at a
 //! time), else {"reference"} (strided slices with std::exp).
