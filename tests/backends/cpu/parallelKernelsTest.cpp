@@ -195,13 +195,22 @@ TEST(ParallelCpuKernels, SoftMaxAlongTheLastAndAMiddleAxis)
                 expected.set(base + j * inner, std::exp(x.at(base + j * inner)) / sum);
             }
         }
-        checkThreadCounts(
-            [&](NetworkRunner& r) {
-                auto* layer = r.network().addSoftMax(*r.addInput("x", type, c.shape));
-                layer->setAxes(1U << c.axis);
-                r.markOutput(layer->getOutput(0), "y");
-            },
-            {{"x", x}}, expected, tolerance(type));
+        // BF16 along the last axis picks oneDNN's softmax; Kiln's rows (forced) serve the same layer too.
+        for (char const* tactic : {static_cast<char const*>(nullptr), "rows"})
+        {
+            if (tactic != nullptr && type != DataType::kBF16)
+            {
+                continue;
+            }
+            ScopedEnv const forced("KILN_CPU_TACTIC", tactic);
+            checkThreadCounts(
+                [&](NetworkRunner& r) {
+                    auto* layer = r.network().addSoftMax(*r.addInput("x", type, c.shape));
+                    layer->setAxes(1U << c.axis);
+                    r.markOutput(layer->getOutput(0), "y");
+                },
+                {{"x", x}}, expected, tolerance(type));
+        }
     }
 }
 
@@ -273,8 +282,8 @@ TEST(ParallelCpuKernels, LayerNormalizationRows)
     }
 }
 
-//! The tactics a BF16 layer norm and softmax get (engine inspector): oneDNN's layer norm (BF16, where oneDNN is built)
-//! or the row kernels, not the reference walks; a softmax along a middle axis and a group norm stay on "reference".
+//! The tactics a BF16 layer norm and softmax get (engine inspector): oneDNN's (BF16, where oneDNN is built) or the
+//! row kernels, not the reference walks; a softmax along a middle axis and a group norm stay on "reference".
 //! A tactic name the kernels do not know fails.
 TEST(ParallelCpuKernels, ReducedPrecisionRowsAreNotOnTheReferenceTactic)
 {
@@ -321,7 +330,7 @@ TEST(ParallelCpuKernels, ReducedPrecisionRowsAreNotOnTheReferenceTactic)
         }
         bool const oneDnn = kiln::oneDnnBuilt() && type == DataType::kBF16;
         EXPECT_EQ(tacticOf("layerNorm"), oneDnn ? "onednn" : "rows") << info;
-        EXPECT_EQ(tacticOf("softMaxLast"), "rows") << info;
+        EXPECT_EQ(tacticOf("softMaxLast"), oneDnn ? "onednn" : "rows") << info;
         EXPECT_EQ(tacticOf("groupNorm"), "reference") << info;
         EXPECT_EQ(tacticOf("softMaxMiddle"), "reference") << info;
     }
@@ -347,7 +356,9 @@ TEST(ParallelCpuKernels, ReducedPrecisionRowsAreNotOnTheReferenceTactic)
     setup.inputTypes = {DataType::kBF16};
     setup.inputPresent = {true};
     setup.inputRanks = {3};
-    EXPECT_EQ(kiln::softMaxTactics(setup), (std::vector<std::string>{"rows", "reference"}));
+    EXPECT_EQ(kiln::softMaxTactics(setup), kiln::oneDnnBuilt()
+            ? (std::vector<std::string>{"onednn", "rows", "reference"})
+            : (std::vector<std::string>{"rows", "reference"}));
     auto badSoftMax = kiln::createSoftMaxKernel(setup);
     ASSERT_FALSE(badSoftMax.isOk());
     EXPECT_NE(badSoftMax.status().message().find("unknown CPU tactic 'fastest'"), std::string::npos);

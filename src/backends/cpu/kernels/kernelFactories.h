@@ -32,7 +32,7 @@ std::vector<std::string> poolingTactics(KernelSetup const& setup);
 //! "reference" is the oracle.
 std::vector<std::string> normalizationTactics(KernelSetup const& setup);
 //! {"rows", "reference"} for softmax along the innermost axis (vectorised rows, BF16/FP16 converted a row at a
-//! time), else {"reference"} (strided slices with std::exp).
+//! time), led by "onednn" (oneDNN's softmax) for BF16; else {"reference"} (strided slices with std::exp).
 std::vector<std::string> softMaxTactics(KernelSetup const& setup);
 //! Plugin nodes run the plugin's own enqueue(); the builder records "plugin" or "plugin:<tactic>" itself.
 
