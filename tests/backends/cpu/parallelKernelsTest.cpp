@@ -84,6 +84,23 @@ void checkThreadCounts(std::function<void(NetworkRunner&)> const& make,
     }
 }
 
+//! checkThreadCounts with the tactic the builder picks (tolerance by type) and, for BF16, also with Kiln's rows
+//! forced (oneDNN serves BF16 layer norm and softmax by default where it is built).
+void checkTacticsAndThreadCounts(DataType type, std::function<void(NetworkRunner&)> const& make,
+    std::map<std::string, HostTensor> const& inputs, HostTensor const& oracle)
+{
+    std::vector<char const*> tactics{nullptr};
+    if (type == DataType::kBF16)
+    {
+        tactics.push_back("rows");
+    }
+    for (char const* tactic : tactics)
+    {
+        ScopedEnv const forced("KILN_CPU_TACTIC", tactic);
+        checkThreadCounts(make, inputs, oracle, tolerance(type));
+    }
+}
+
 void checkBinary(std::vector<int64_t> const& a, std::vector<int64_t> const& b, std::vector<int64_t> const& out,
     ElementWiseOperation op, std::mt19937& rng)
 {
@@ -195,22 +212,14 @@ TEST(ParallelCpuKernels, SoftMaxAlongTheLastAndAMiddleAxis)
                 expected.set(base + j * inner, std::exp(x.at(base + j * inner)) / sum);
             }
         }
-        // BF16 along the last axis picks oneDNN's softmax; Kiln's rows (forced) serve the same layer too.
-        for (char const* tactic : {static_cast<char const*>(nullptr), "rows"})
-        {
-            if (tactic != nullptr && type != DataType::kBF16)
-            {
-                continue;
-            }
-            ScopedEnv const forced("KILN_CPU_TACTIC", tactic);
-            checkThreadCounts(
-                [&](NetworkRunner& r) {
-                    auto* layer = r.network().addSoftMax(*r.addInput("x", type, c.shape));
-                    layer->setAxes(1U << c.axis);
-                    r.markOutput(layer->getOutput(0), "y");
-                },
-                {{"x", x}}, expected, tolerance(type));
-        }
+        checkTacticsAndThreadCounts(
+            type,
+            [&](NetworkRunner& r) {
+                auto* layer = r.network().addSoftMax(*r.addInput("x", type, c.shape));
+                layer->setAxes(1U << c.axis);
+                r.markOutput(layer->getOutput(0), "y");
+            },
+            {{"x", x}}, expected);
     }
 }
 
@@ -261,23 +270,15 @@ TEST(ParallelCpuKernels, LayerNormalizationRows)
                 expected.set(flat, (x.at(flat) - mean) / std::sqrt(var + 1e-5) * s + b);
             }
         }
-        // BF16 builds pick oneDNN's layer norm where it applies; Kiln's rows (forced) serve the same layer too.
-        for (char const* tactic : {static_cast<char const*>(nullptr), "rows"})
-        {
-            if (tactic != nullptr && type != DataType::kBF16)
-            {
-                continue;
-            }
-            ScopedEnv const forced("KILN_CPU_TACTIC", tactic);
-            checkThreadCounts(
-                [&](NetworkRunner& r) {
-                    auto* layer = r.network().addNormalizationV2(*r.addInput("x", type, c.shape),
-                        *r.addInput("s", type, c.scaleShape), *r.addInput("b", type, c.scaleShape), c.mask);
-                    layer->setEpsilon(1e-5F);
-                    r.markOutput(layer->getOutput(0), "y");
-                },
-                {{"x", x}, {"s", scale}, {"b", bias}}, expected, tolerance(type));
-        }
+        checkTacticsAndThreadCounts(
+            type,
+            [&](NetworkRunner& r) {
+                auto* layer = r.network().addNormalizationV2(*r.addInput("x", type, c.shape),
+                    *r.addInput("s", type, c.scaleShape), *r.addInput("b", type, c.scaleShape), c.mask);
+                layer->setEpsilon(1e-5F);
+                r.markOutput(layer->getOutput(0), "y");
+            },
+            {{"x", x}, {"s", scale}, {"b", bias}}, expected);
     }
     }
 }
