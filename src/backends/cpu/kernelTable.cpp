@@ -95,12 +95,13 @@ CpuTacticsFn cpuKernelTactics(LayerType kind)
     case LayerType::kDECONVOLUTION: return deconvolutionTactics;
     case LayerType::kMATRIX_MULTIPLY: return matrixMultiplyTactics;
     case LayerType::kPOOLING: return poolingTactics;
+    case LayerType::kNORMALIZATION: return normalizationTactics;
+    case LayerType::kSOFTMAX: return softMaxTactics;
     // One implementation each.
     case LayerType::kCAST:
     case LayerType::kACTIVATION:
     case LayerType::kLRN:
     case LayerType::kSCALE:
-    case LayerType::kSOFTMAX:
     case LayerType::kCONCATENATION:
     case LayerType::kELEMENTWISE:
     case LayerType::kUNARY:
@@ -131,7 +132,6 @@ CpuTacticsFn cpuKernelTactics(LayerType kind)
     case LayerType::kGRID_SAMPLE:
     case LayerType::kNMS:
     case LayerType::kREVERSE_SEQUENCE:
-    case LayerType::kNORMALIZATION:
     case LayerType::kSQUEEZE:
     case LayerType::kUNSQUEEZE:
     case LayerType::kCUMULATIVE:

@@ -1,7 +1,10 @@
 // The CPU kernels that split their work over the thread pool (core/threadPool.h): for shapes whose pieces do not
 // divide evenly, 1-element tensors and broadcasts along the split axis, the outputs with 2, 3 and 4 threads are
-// bit-identical to those with 1 thread and match a naive oracle; two execution contexts running on two threads at
-// once give the same bits as one context alone.
+// bit-identical to those with 1 thread and match a naive oracle (layer norm and softmax also in BF16 and FP16, with
+// the tactics they get); two execution contexts running on two threads at once give the same bits as one context
+// alone.
+#include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/cpu/kernels/kernelFactories.h"
 #include "common/networkRunner.h"
 #include "common/scopedEnv.h"
 #include "kiln/KilnCpuThreads.h"
@@ -52,6 +55,13 @@ int64_t broadcastIndex(Dims const& d, std::vector<int64_t> const& c)
     return index;
 }
 
+//! Tolerance against a double oracle computed from the stored (rounded) inputs: FP32 1e-5; BF16 and FP16 about two
+//! units in the last place of the output (8 and 11 significant bits).
+double tolerance(DataType type)
+{
+    return type == DataType::kBF16 ? 1.6e-2 : (type == DataType::kHALF ? 2e-3 : 1e-5);
+}
+
 //! Builds the network with `make`, runs `inputs` with 1 thread, checks the output against `oracle` (atol = rtol =
 //! tol), then with 2, 3 and 4 threads bit for bit against the 1-thread run.
 void checkThreadCounts(std::function<void(NetworkRunner&)> const& make,
@@ -71,6 +81,23 @@ void checkThreadCounts(std::function<void(NetworkRunner&)> const& make,
         std::map<std::string, HostTensor> out;
         ASSERT_TRUE(r.tryRun(inputs, out)) << r.logger().allErrors();
         EXPECT_TRUE(sameBits(out["y"], single["y"])) << threads << " threads";
+    }
+}
+
+//! checkThreadCounts with the tactic the builder picks (tolerance by type) and, for BF16, also with Kiln's rows
+//! forced (oneDNN serves BF16 layer norm and softmax by default where it is built).
+void checkTacticsAndThreadCounts(DataType type, std::function<void(NetworkRunner&)> const& make,
+    std::map<std::string, HostTensor> const& inputs, HostTensor const& oracle)
+{
+    std::vector<char const*> tactics{nullptr};
+    if (type == DataType::kBF16)
+    {
+        tactics.push_back("rows");
+    }
+    for (char const* tactic : tactics)
+    {
+        ScopedEnv const forced("KILN_CPU_TACTIC", tactic);
+        checkThreadCounts(make, inputs, oracle, tolerance(type));
     }
 }
 
@@ -144,10 +171,25 @@ TEST(ParallelCpuKernels, SoftMaxAlongTheLastAndAMiddleAxis)
         std::vector<int64_t> shape;
         int32_t axis;
     };
+    // FP32, and BF16/FP16 (rows converted to float and rounded back: tactic "rows" along the last axis, the strided
+    // slices along a middle one); row lengths 1, 7, 33 (not multiples of the vector width) and long ones.
+    std::vector<std::pair<DataType, Case>> cases;
     for (Case const& c : {Case{{37, 1001}, 1}, Case{{3, 129, 67}, 1}, Case{{1, 1}, 1}, Case{{5, 3, 4111}, 2}})
     {
-        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims(c.shape), rng, -4.0, 4.0);
-        HostTensor expected(DataType::kFLOAT, x.dims);
+        cases.emplace_back(DataType::kFLOAT, c);
+    }
+    for (DataType t : {DataType::kBF16, DataType::kHALF})
+    {
+        for (Case const& c : {Case{{64, 4, 128}, 2}, Case{{3, 129, 33}, 2}, Case{{9, 7}, 1}, Case{{5, 1}, 1},
+                 Case{{3, 33, 5}, 1}})
+        {
+            cases.emplace_back(t, c);
+        }
+    }
+    for (auto const& [type, c] : cases)
+    {
+        HostTensor const x = HostTensor::random(type, makeDims(c.shape), rng, -4.0, 4.0);
+        HostTensor expected(type, x.dims);
         int64_t const n = c.shape[static_cast<size_t>(c.axis)];
         int64_t inner = 1;
         for (size_t d = static_cast<size_t>(c.axis) + 1; d < c.shape.size(); ++d)
@@ -170,13 +212,14 @@ TEST(ParallelCpuKernels, SoftMaxAlongTheLastAndAMiddleAxis)
                 expected.set(base + j * inner, std::exp(x.at(base + j * inner)) / sum);
             }
         }
-        checkThreadCounts(
+        checkTacticsAndThreadCounts(
+            type,
             [&](NetworkRunner& r) {
-                auto* layer = r.network().addSoftMax(*r.addInput("x", DataType::kFLOAT, c.shape));
+                auto* layer = r.network().addSoftMax(*r.addInput("x", type, c.shape));
                 layer->setAxes(1U << c.axis);
                 r.markOutput(layer->getOutput(0), "y");
             },
-            {{"x", x}}, expected, 1e-5);
+            {{"x", x}}, expected);
     }
 }
 
@@ -190,17 +233,21 @@ TEST(ParallelCpuKernels, LayerNormalizationRows)
         std::vector<int64_t> scaleShape;
     };
     for (Case const& c : {Case{{2, 333, 257}, 4U, {1, 1, 257}}, Case{{4, 31, 67}, 6U, {1, 1, 67}},
-             Case{{3, 5, 7}, 6U, {1, 5, 7}}, Case{{1, 1, 1}, 4U, {1, 1, 1}}, Case{{6, 9, 11}, 4U, {1, 1, 1}}})
+             Case{{3, 5, 7}, 6U, {1, 5, 7}}, Case{{1, 1, 1}, 4U, {1, 1, 1}}, Case{{6, 9, 11}, 4U, {1, 1, 1}},
+             Case{{16, 8, 256}, 4U, {1, 1, 256}}, Case{{3, 773}, 2U, {1, 773}}, Case{{5, 33}, 2U, {1, 33}}})
     {
-        HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims(c.shape), rng, -2.0, 3.0);
-        HostTensor const scale = HostTensor::random(DataType::kFLOAT, makeDims(c.scaleShape), rng, 0.5, 1.5);
-        HostTensor const bias = HostTensor::random(DataType::kFLOAT, makeDims(c.scaleShape), rng);
+    for (DataType type : {DataType::kFLOAT, DataType::kBF16, DataType::kHALF})
+    {
+        // BF16/FP16 rows go through a float row each (tactic "rows"); row lengths 257, 2077, 35, 1, 11, 256, 773, 33.
+        HostTensor const x = HostTensor::random(type, makeDims(c.shape), rng, -2.0, 3.0);
+        HostTensor const scale = HostTensor::random(type, makeDims(c.scaleShape), rng, 0.5, 1.5);
+        HostTensor const bias = HostTensor::random(type, makeDims(c.scaleShape), rng);
         int64_t length = 1;
         for (size_t d = 0; d < c.shape.size(); ++d)
         {
             length *= ((c.mask >> d) & 1U) != 0 ? c.shape[d] : 1;
         }
-        HostTensor expected(DataType::kFLOAT, x.dims);
+        HostTensor expected(type, x.dims);
         for (int64_t row = 0; row * length < x.volume(); ++row)
         {
             double mean = 0.0;
@@ -223,16 +270,99 @@ TEST(ParallelCpuKernels, LayerNormalizationRows)
                 expected.set(flat, (x.at(flat) - mean) / std::sqrt(var + 1e-5) * s + b);
             }
         }
-        checkThreadCounts(
+        checkTacticsAndThreadCounts(
+            type,
             [&](NetworkRunner& r) {
-                auto* layer = r.network().addNormalizationV2(*r.addInput("x", DataType::kFLOAT, c.shape),
-                    *r.addInput("s", DataType::kFLOAT, c.scaleShape), *r.addInput("b", DataType::kFLOAT, c.scaleShape),
-                    c.mask);
+                auto* layer = r.network().addNormalizationV2(*r.addInput("x", type, c.shape),
+                    *r.addInput("s", type, c.scaleShape), *r.addInput("b", type, c.scaleShape), c.mask);
                 layer->setEpsilon(1e-5F);
                 r.markOutput(layer->getOutput(0), "y");
             },
-            {{"x", x}, {"s", scale}, {"b", bias}}, expected, 1e-5);
+            {{"x", x}, {"s", scale}, {"b", bias}}, expected);
     }
+    }
+}
+
+//! The tactics a BF16 layer norm and softmax get (engine inspector): oneDNN's (BF16, where oneDNN is built) or the
+//! row kernels, not the reference walks; a softmax along a middle axis and a group norm stay on "reference".
+//! A tactic name the kernels do not know fails.
+TEST(ParallelCpuKernels, ReducedPrecisionRowsAreNotOnTheReferenceTactic)
+{
+    for (DataType type : {DataType::kBF16, DataType::kHALF, DataType::kFLOAT})
+    {
+        NetworkRunner r(kiln::BackendKind::kCPU, 0);
+        ITensor* x = r.addInput("x", type, {2, 4, 24});
+        auto* norm = r.network().addNormalizationV2(
+            *x, *r.addInput("s", type, {1, 1, 24}), *r.addInput("b", type, {1, 1, 24}), 4U);
+        norm->setName("layerNorm");
+        auto* group = r.network().addNormalizationV2(
+            *x, *r.addInput("gs", type, {1, 4, 1}), *r.addInput("gb", type, {1, 4, 1}), 4U);
+        group->setNbGroups(2);
+        group->setName("groupNorm");
+        auto* last = r.network().addSoftMax(*norm->getOutput(0));
+        last->setAxes(4U);
+        last->setName("softMaxLast");
+        auto* middle = r.network().addSoftMax(*group->getOutput(0));
+        middle->setAxes(2U);
+        middle->setName("softMaxMiddle");
+        r.markOutput(last->getOutput(0), "y");
+        r.markOutput(middle->getOutput(0), "z");
+        r.config().setProfilingVerbosity(ProfilingVerbosity::kDETAILED);
+        ASSERT_TRUE(r.build()) << r.logger().allErrors();
+        std::unique_ptr<IEngineInspector> inspector(r.engine().createEngineInspector());
+        ASSERT_NE(inspector, nullptr);
+        std::string const info = inspector->getEngineInformation(LayerInformationFormat::kJSON);
+        auto tacticOf = [&](std::string const& layer) {
+            size_t const at = info.find("\"Name\": \"" + layer + "\"");
+            size_t const tactic = info.find("\"TacticName\": \"", at);
+            if (at == std::string::npos || tactic == std::string::npos)
+            {
+                return std::string("<missing>");
+            }
+            size_t const begin = tactic + 15;
+            return info.substr(begin, info.find('"', begin) - begin);
+        };
+        // The layers run on the network's type (no conversion to FP32 before them).
+        char const* typeName = type == DataType::kBF16 ? "BF16" : (type == DataType::kHALF ? "FP16" : "FP32");
+        EXPECT_NE(info.find(std::string("linear ") + typeName), std::string::npos) << info;
+        if (type != DataType::kFLOAT)
+        {
+            EXPECT_EQ(info.find("linear FP32"), std::string::npos) << info;
+        }
+        bool const oneDnn = kiln::oneDnnBuilt() && type == DataType::kBF16;
+        EXPECT_EQ(tacticOf("layerNorm"), oneDnn ? "onednn" : "rows") << info;
+        EXPECT_EQ(tacticOf("softMaxLast"), oneDnn ? "onednn" : "rows") << info;
+        EXPECT_EQ(tacticOf("groupNorm"), "reference") << info;
+        EXPECT_EQ(tacticOf("softMaxMiddle"), "reference") << info;
+    }
+    kiln::PlanNode node;
+    node.name = "n";
+    node.tactic = "fastest";
+    node.attrs.setFloat("epsilon", 1e-5);
+    node.attrs.setInt("axes", 4);
+    node.attrs.setInt("nbGroups", 1);
+    kiln::KernelSetup setup;
+    setup.node = &node;
+    setup.inputTypes = {DataType::kBF16, DataType::kBF16, DataType::kBF16};
+    setup.inputPresent = {true, true, true};
+    setup.inputRanks = {3, 3, 3};
+    setup.outputTypes = {DataType::kBF16};
+    setup.outputRanks = {3};
+    EXPECT_EQ(kiln::normalizationTactics(setup), kiln::oneDnnBuilt()
+            ? (std::vector<std::string>{"onednn", "rows", "reference"})
+            : (std::vector<std::string>{"rows", "reference"}));
+    auto badNorm = kiln::createNormalizationKernel(setup);
+    ASSERT_FALSE(badNorm.isOk());
+    EXPECT_NE(badNorm.status().message().find("unknown CPU tactic 'fastest'"), std::string::npos);
+    setup.inputTypes = {DataType::kBF16};
+    setup.inputPresent = {true};
+    setup.inputRanks = {3};
+    EXPECT_EQ(kiln::softMaxTactics(setup), kiln::oneDnnBuilt()
+            ? (std::vector<std::string>{"onednn", "rows", "reference"})
+            : (std::vector<std::string>{"rows", "reference"}));
+    auto badSoftMax = kiln::createSoftMaxKernel(setup);
+    ASSERT_FALSE(badSoftMax.isOk());
+    EXPECT_NE(badSoftMax.status().message().find("unknown CPU tactic 'fastest'"), std::string::npos);
 }
 
 TEST(ParallelCpuKernels, ReduceSplitsTheLeadingKeptAxes)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "backends/common/elementWiseChecks.h"
+#include "backends/cpu/kernels/reducedFloat.h"
 #include "backends/kernel.h"
 #include "core/dataType.h"
 #include "core/threadPool.h"
@@ -276,6 +277,20 @@ template <typename C>
 void loadChunk(void const* data, nvinfer1::DataType type, int64_t offset, int64_t stride, int64_t n, C* dst)
 {
     using nvinfer1::DataType;
+    if constexpr (std::is_same_v<C, float>)
+    {
+        if (stride == 1 && (type == DataType::kBF16 || type == DataType::kHALF))
+        {
+            loadFloatRow(data, type, offset, n, dst); // a row at a time (BF16: vectorised)
+            return;
+        }
+    }
+    if (stride == 0 && n > 1)
+    {
+        loadChunk(data, type, offset, 1, 1, dst); // a broadcast operand: one conversion
+        std::fill(dst + 1, dst + n, dst[0]);
+        return;
+    }
     auto const loop = [&](auto const* p, auto&& convert) {
         p += offset;
         if (stride == 1)
@@ -340,6 +355,14 @@ template <typename C>
 void storeChunk(void* data, nvinfer1::DataType type, int64_t offset, int64_t n, C const* src)
 {
     using nvinfer1::DataType;
+    if constexpr (std::is_same_v<C, float>)
+    {
+        if (type == DataType::kBF16 || type == DataType::kHALF)
+        {
+            storeFloatRow(src, type, offset, n, data); // a row at a time (BF16: vectorised)
+            return;
+        }
+    }
     auto const loop = [&](auto* p, auto&& convert) {
         p += offset;
         for (int64_t i = 0; i < n; ++i)

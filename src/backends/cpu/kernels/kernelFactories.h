@@ -27,6 +27,13 @@ std::vector<std::string> matrixMultiplyTactics(KernelSetup const& setup);
 //! that must know the packed path ran (always 0 in a build without oneDNN).
 uint64_t matrixMultiplyPackCount();
 std::vector<std::string> poolingTactics(KernelSetup const& setup);
+//! {"rows", "reference"} where the row kernel serves the node (float storage types, trailing normalized axes, no
+//! groups), led by "onednn" (oneDNN's layer normalization) for BF16 x and y; else {"reference"} (the general walk).
+//! "reference" is the oracle.
+std::vector<std::string> normalizationTactics(KernelSetup const& setup);
+//! {"rows", "reference"} for softmax along the innermost axis (vectorised rows, BF16/FP16 converted a row at a
+//! time), led by "onednn" (oneDNN's softmax) for BF16; else {"reference"} (strided slices with std::exp).
+std::vector<std::string> softMaxTactics(KernelSetup const& setup);
 //! Plugin nodes run the plugin's own enqueue(); the builder records "plugin" or "plugin:<tactic>" itself.
 
 //! "<kind> node '<name>'", how the CPU kernels name their node in messages.
