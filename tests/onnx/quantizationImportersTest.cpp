@@ -18,16 +18,6 @@ namespace
 using nvinfer1::DataType;
 using nvinfer1::LayerType;
 
-int32_t countLayers(nvinfer1::INetworkDefinition& net, LayerType kind)
-{
-    int32_t n = 0;
-    for (int32_t i = 0; i < net.getNbLayers(); ++i)
-    {
-        n += net.getLayer(i)->getType() == kind ? 1 : 0;
-    }
-    return n;
-}
-
 //! saturate(round_half_even(x / scale)) to INT8, in float as ONNX defines it.
 double quantizeInt8(double x, double scale)
 {
