@@ -3,9 +3,16 @@
 //   dequantize: y = q * scale, rounded to the output type.
 // The scale is per-tensor or per-axis (FP32/FP16/BF16); a zero point must be zero (backends/common/quantizeParams.h).
 // The tensor is cut into pieces of at least kGRAIN elements on the thread pool; inside a piece each run of elements
-// sharing one scale is a plain loop the compiler vectorises (FP32 data).
+// sharing one scale is a plain loop the compiler vectorises (FP32 data: one clone per instruction set, simd.h).
+//
+// GCC vectorises the clamp and the NaN select only without -ftrapping-math (with it, a float comparison may trap and
+// stays a branch): this file is compiled without it. Floating-point exception flags are not part of Kiln's results.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
 #include "backends/common/quantizeParams.h"
 #include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/simd.h"
 #include "core/dataType.h"
 #include "core/threadPool.h"
 
@@ -47,6 +54,16 @@ void dequantizeRun(int8_t const* q, T* y, int64_t count, float scale)
     {
         y[i] = static_cast<T>(static_cast<float>(q[i]) * scale);
     }
+}
+
+KILN_CPU_CLONES void quantizeFloat(float const* x, int8_t* q, int64_t count, float scale)
+{
+    quantizeRun(x, q, count, scale);
+}
+
+KILN_CPU_CLONES void dequantizeFloat(int8_t const* q, float* y, int64_t count, float scale)
+{
+    dequantizeRun(q, y, count, scale);
 }
 
 //! create: params and types; reshape: shape checks, geometry and room for the scales; run: the scales to FP32,
@@ -124,7 +141,18 @@ private:
         {
             int64_t const stop = std::min(end, (i / inner + 1) * inner);
             float const s = mScales[static_cast<size_t>((i / inner) % mGeometry.n)];
-            if (mParams.quantize)
+            if constexpr (std::is_same_v<T, float>)
+            {
+                if (mParams.quantize)
+                {
+                    quantizeFloat(static_cast<float const*>(src) + i, static_cast<int8_t*>(dst) + i, stop - i, s);
+                }
+                else
+                {
+                    dequantizeFloat(static_cast<int8_t const*>(src) + i, static_cast<float*>(dst) + i, stop - i, s);
+                }
+            }
+            else if (mParams.quantize)
             {
                 quantizeRun(static_cast<T const*>(src) + i, static_cast<int8_t*>(dst) + i, stop - i, s);
             }
