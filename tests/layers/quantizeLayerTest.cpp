@@ -349,4 +349,39 @@ TEST_P(QuantizeLayerTest, ZeroZeroPointIsAccepted)
     EXPECT_TRUE(kiln::test::allClose(out["q"], want, 0, 0));
 }
 
+TEST_P(QuantizeLayerTest, RunTimeZeroPointIsCheckedAtEachRun)
+{
+    KILN_CPU_BACKEND_ONLY("the CUDA kernels need a constant zero point (refused at creation)");
+    std::mt19937 rng(433);
+    NetworkRunner r;
+    ConstantStore store;
+    ITensor* in = r.addInput("q", DataType::kINT8, {3, 4});
+    ITensor* zp = r.addInput("zp", DataType::kINT8, {4});
+    HostTensor const scale = makeScales(DataType::kFLOAT, 4, false, rng);
+    IDequantizeLayer* dq = r.network().addDequantize(*in, *store.add(r.network(), scale), DataType::kFLOAT);
+    ASSERT_NE(dq, nullptr);
+    dq->setAxis(1);
+    dq->setInput(2, *zp);
+    r.markOutput(dq->getOutput(0), "y");
+    ASSERT_TRUE(r.build()) << r.logger().allErrors();
+    Dims const d = kiln::test::makeDims({3, 4});
+    HostTensor const q = HostTensor::random(DataType::kINT8, d, rng, -128, 127);
+    HostTensor zeros(DataType::kINT8, kiln::test::makeDims({4}));
+    for (int64_t i = 0; i < 4; ++i)
+    {
+        zeros.set(i, 0.0);
+    }
+    auto out = r.run({{"q", q}, {"zp", zeros}});
+    HostTensor want(DataType::kFLOAT, d);
+    for (int64_t e = 0; e < q.volume(); ++e)
+    {
+        want.set(e, static_cast<double>(static_cast<float>(q.at(e)) * static_cast<float>(scale.at(e % 4))));
+    }
+    EXPECT_TRUE(kiln::test::allClose(out["y"], want, 0, 1e-7));
+    HostTensor nonZero = zeros;
+    nonZero.set(3, -2.0);
+    EXPECT_TRUE(r.runFails({{"q", q}, {"zp", nonZero}}));
+    EXPECT_TRUE(r.logger().hasError("non-zero zero points are not supported")) << r.logger().allErrors();
+}
+
 } // namespace
