@@ -12,6 +12,11 @@ Method (robust on a shared machine):
 - --precision bf16 builds Kiln's engines with kBF16 (kilnexec --bf16, KILN_PRECISION=1 so that FP32 layers lower to
   BF16 where the CPU runs it natively: AMX / AVX-512-BF16) against ORT's FP32 run of the same model; the output check
   then allows --tolerance 3e-2 by default (BF16 keeps 8 bits of mantissa).
+- --precision int8 runs both engines on a QDQ form of each model (<model>-int8.onnx next to it, written when
+  missing by onnxruntime's quantize_static: QDQ format, INT8 activations and per-channel INT8 weights, symmetric,
+  calibrated on 4 random batch-1 inputs of the same distribution as the timed ones). ORT runs its INT8 kernels; Kiln
+  runs the Q/DQ layers and computes between them in FP32 (docs/precision.md). The output check allows --tolerance
+  5e-2 by default (ORT requantizes inside its INT8 kernels, Kiln where the model's Q nodes are).
 - Each figure (one model, one batch, one engine) is measured --repeats times (default 5), Kiln's and ORT's runs
   interleaved (alternating which goes first). One measurement is the median of at least --iterations inferences
   lasting at least --seconds, after a --warmup (ms) of inferences. The table gives the median of the per-repeat Kiln/ORT ratios and
@@ -25,7 +30,7 @@ Method (robust on a shared machine):
 
 Usage:
   python3 bench/onnx/compareOrt.py --kilnexec build/bin/kilnexec [--models cnn,mlp,...] [--repeats N]
-      [--threads N] [--precision fp32|bf16] [--quick] [--markdown F] [--modelDir DIR]
+      [--threads N] [--precision fp32|bf16|int8] [--quick] [--markdown F] [--modelDir DIR]
 Needs: pip install onnx onnxruntime numpy
 """
 import argparse
@@ -50,6 +55,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = {"cnn": ("image", (3, 112, 112)), "mlp": ("features", (784,)), "encoder": ("tokens", (128, 256)),
           "resnet50": ("image", (3, 224, 224)), "bert": ("tokens", (128, 768))}
 BATCHES = (1, 16)
+
+
+def make_qdq(fp32_path, qdq_path, input_name, shape):
+    """Writes the QDQ form of fp32_path (see --precision int8) to qdq_path."""
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,  # noqa: E402
+                                          quantize_static)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            rng = np.random.default_rng(11)
+            self.batches = iter([{input_name: rng.uniform(-1.0, 1.0, (1,) + shape).astype(np.float32)}
+                                 for _ in range(4)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    quantize_static(fp32_path, qdq_path, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+                    extra_options={"ActivationSymmetric": True, "WeightSymmetric": True})
 
 
 def ort_measure(session, feeds, seconds, iterations, warmup_ms=300):
@@ -223,16 +247,17 @@ def main():
     parser.add_argument("--seconds", type=float, default=1.0, help="least duration of one measurement")
     parser.add_argument("--iterations", type=int, default=5, help="least inferences of one measurement")
     parser.add_argument("--warmup", type=int, default=300, help="warm-up of each measurement (ms)")
-    parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
-                        help="Kiln's engines (ORT always runs FP32)")
+    parser.add_argument("--precision", choices=["fp32", "bf16", "int8"], default="fp32",
+                        help="Kiln's engines (ORT runs FP32, or the same QDQ model with int8)")
     parser.add_argument("--tolerance", type=float, default=None,
-                        help="largest relative output difference (default 1e-4 in FP32, 3e-2 in BF16)")
+                        help="largest relative output difference (default 1e-4 in FP32, 3e-2 in BF16, 5e-2 "
+                             "in INT8)")
     parser.add_argument("--slowest", type=int, default=5, help="slowest layers listed per model (0: no profile)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 2 repeats, 1 iteration, 0.1 s, no profile")
     parser.add_argument("--markdown", default=None, help="also write the tables to this file")
     args = parser.parse_args()
     if args.tolerance is None:
-        args.tolerance = 1e-4 if args.precision == "fp32" else 3e-2
+        args.tolerance = {"fp32": 1e-4, "bf16": 3e-2, "int8": 5e-2}[args.precision]
     if args.quick:
         args.repeats, args.iterations, args.seconds, args.slowest, args.warmup = 2, 1, 0.1, 0, 50
     names = [m for m in args.models.split(",") if m]
@@ -264,6 +289,11 @@ def run(args, names, workdir):
     for model_name in names:
         input_name, shape = MODELS[model_name]
         path = os.path.join(model_dir, model_name + ".onnx")
+        if args.precision == "int8":
+            qdq = os.path.join(model_dir, model_name + "-int8.onnx")
+            if not os.path.exists(qdq):
+                make_qdq(path, qdq, input_name, shape)
+            path = qdq
         session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
         row = {"model": model_name}
         for batch in BATCHES:
@@ -294,7 +324,8 @@ def run(args, names, workdir):
         rows.append(row)
 
     lines = [f"Machine: {cpu_name()}, {os.cpu_count()} cores ({platform.machine()}, {platform.platform()}); "
-             f"{args.threads} threads for both engines; Kiln {args.precision.upper()}, ORT FP32; "
+             f"{args.threads} threads for both engines; Kiln {args.precision.upper()}, "
+             f"ORT {'INT8 (same QDQ model)' if args.precision == 'int8' else 'FP32'}; "
              f"onnxruntime {ort.__version__}; "
              f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; Kiln commit {git_commit()}; "
              f"{args.repeats} interleaved repeats per figure, each the median of at least {args.iterations} "

@@ -155,12 +155,12 @@ void bindReductions(py::module_& m)
 
 void bindQuantizeAndPlugins(py::module_& m)
 {
-    LayerClass<IQuantizeLayer, ILayer> quantize(m, "IQuantizeLayer", "Quantization (not implemented by Kiln yet).");
+    LayerClass<IQuantizeLayer, ILayer> quantize(m, "IQuantizeLayer", "Quantization (INT8, per-tensor or per-axis scales).");
     quantize.def_property("axis", &IQuantizeLayer::getAxis, &IQuantizeLayer::setAxis)
         .def_property("to_type", &IQuantizeLayer::getToType, &IQuantizeLayer::setToType);
     defBlockShape(quantize);
     LayerClass<IDequantizeLayer, ILayer> dequantize(
-        m, "IDequantizeLayer", "Dequantization (not implemented by Kiln yet).");
+        m, "IDequantizeLayer", "Dequantization (INT8, per-tensor or per-axis scales).");
     dequantize.def_property("axis", &IDequantizeLayer::getAxis, &IDequantizeLayer::setAxis)
         .def_property("to_type", &IDequantizeLayer::getToType, &IDequantizeLayer::setToType);
     defBlockShape(dequantize);

@@ -43,8 +43,8 @@ InferFn inferFunction(LayerType kind)
     case LayerType::kLOOP_OUTPUT: return inferLoopOutput;
     case LayerType::kSELECT: return inferSelect;
     case LayerType::kFILL: return inferFill;
-    case LayerType::kQUANTIZE: return nullptr; // not supported yet (the network refuses to add it)
-    case LayerType::kDEQUANTIZE: return nullptr; // not supported yet (the network refuses to add it)
+    case LayerType::kQUANTIZE: return inferQuantize;
+    case LayerType::kDEQUANTIZE: return inferDequantize;
     case LayerType::kCONDITION: return inferCondition;
     case LayerType::kCONDITIONAL_INPUT: return inferConditionalInput;
     case LayerType::kCONDITIONAL_OUTPUT: return inferConditionalOutput;

@@ -416,10 +416,6 @@ bool NetworkDefinition::areWeightsMarkedRefittable(char const*) const noexcept
 
 // ---- Layer kinds Kiln declares but does not implement yet ----
 nvinfer1::IRaggedSoftMaxLayer* NetworkDefinition::addRaggedSoftMax(ITensor&, ITensor&) noexcept { return notSupported("addRaggedSoftMax"); }
-nvinfer1::IDequantizeLayer* NetworkDefinition::addDequantize(ITensor&, ITensor&) noexcept { return notSupported("addDequantize"); }
-nvinfer1::IDequantizeLayer* NetworkDefinition::addDequantize(ITensor&, ITensor&, DataType) noexcept { return notSupported("addDequantize"); }
-nvinfer1::IQuantizeLayer* NetworkDefinition::addQuantize(ITensor&, ITensor&) noexcept { return notSupported("addQuantize"); }
-nvinfer1::IQuantizeLayer* NetworkDefinition::addQuantize(ITensor&, ITensor&, DataType) noexcept { return notSupported("addQuantize"); }
 nvinfer1::IDynamicQuantizeLayer* NetworkDefinition::addDynamicQuantize(ITensor&, int32_t, int32_t, DataType, DataType) noexcept { return notSupported("addDynamicQuantize"); }
 nvinfer1::IDynamicQuantizeLayer* NetworkDefinition::addDynamicQuantizeV2(ITensor&, Dims const&, DataType, DataType) noexcept { return notSupported("addDynamicQuantizeV2"); }
 nvinfer1::IAttention* NetworkDefinition::addAttention(ITensor&, ITensor&, ITensor&, nvinfer1::AttentionNormalizationOp, bool) noexcept { return notSupported("addAttention"); }

@@ -371,4 +371,14 @@ std::map<std::string, HostTensor> runOnnxModel(
     return runner.run(inputs);
 }
 
+int32_t countLayers(nvinfer1::INetworkDefinition& network, nvinfer1::LayerType type)
+{
+    int32_t n = 0;
+    for (int32_t i = 0; i < network.getNbLayers(); ++i)
+    {
+        n += network.getLayer(i)->getType() == type ? 1 : 0;
+    }
+    return n;
+}
+
 } // namespace kiln::test

@@ -83,6 +83,9 @@ struct ParserErrorInfo
     std::string nodeOperator;
 };
 
+//! Number of layers of `type` in `network`.
+int32_t countLayers(nvinfer1::INetworkDefinition& network, nvinfer1::LayerType type);
+
 //! Parse `bytes` into a fresh network and return the parser's errors (empty when parsing succeeded).
 struct ParseOutcome
 {

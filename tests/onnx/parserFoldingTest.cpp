@@ -15,16 +15,6 @@ namespace
 using nvinfer1::DataType;
 using nvinfer1::LayerType;
 
-int32_t countLayers(nvinfer1::INetworkDefinition& network, LayerType type)
-{
-    int32_t n = 0;
-    for (int32_t i = 0; i < network.getNbLayers(); ++i)
-    {
-        n += network.getLayer(i)->getType() == type ? 1 : 0;
-    }
-    return n;
-}
-
 TEST(ParserFoldingTest, ShapeChainOnAnInitializerIsFolded)
 {
     std::mt19937 rng(5);

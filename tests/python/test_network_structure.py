@@ -227,11 +227,14 @@ def test_refused_layers_return_none_and_log(builder, logger):
         config = builder.create_builder_config()
         assert builder.build_serialized_network(net, config) is None
     assert logger.errors(), "the reason is logged"
-    # Quantization is not implemented: the add_* returns None with an error naming the API.
+    # A quantize layer with a float output type is refused: the add_* returns None with an error naming the API.
     logger.clear()
     scale = net.add_constant((), np.array(0.5, np.float32)).get_output(0)
-    assert net.add_quantize(x, scale, trt.int8) is None
+    assert net.add_quantize(x, scale, trt.float32) is None
     assert "addQuantize" in logger.errors()
+    q = net.add_quantize(x, scale, trt.int8)
+    assert isinstance(q, trt.IQuantizeLayer)
+    assert q.axis == -1 and q.to_type == trt.int8
 
 
 def test_loops_and_conditionals_bound(builder, logger):

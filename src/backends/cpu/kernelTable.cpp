@@ -58,8 +58,8 @@ KernelFactory cpuKernelFactory(LayerType kind)
     case LayerType::kLOOP_OUTPUT: return createLoopBoundaryKernel;
     case LayerType::kSELECT: return createSelectKernel;
     case LayerType::kFILL: return createFillKernel;
-    case LayerType::kQUANTIZE: return nullptr;   // not implemented on the CPU
-    case LayerType::kDEQUANTIZE: return nullptr; // not implemented on the CPU
+    case LayerType::kQUANTIZE: return createQuantizeKernel;
+    case LayerType::kDEQUANTIZE: return createDequantizeKernel;
     case LayerType::kCONDITION: return nullptr;  // no outputs; its condition is input 2 of kCONDITIONAL_OUTPUT
     case LayerType::kCONDITIONAL_INPUT: return createIdentityKernel;
     case LayerType::kCONDITIONAL_OUTPUT: return createConditionalOutputKernel;
@@ -135,6 +135,8 @@ CpuTacticsFn cpuKernelTactics(LayerType kind)
     case LayerType::kSQUEEZE:
     case LayerType::kUNSQUEEZE:
     case LayerType::kCUMULATIVE:
+    case LayerType::kQUANTIZE:
+    case LayerType::kDEQUANTIZE:
     case LayerType::kATTENTION_OUTPUT: return referenceOnly;
     // Plugin nodes: the builder records "plugin" or "plugin:<tactic>" itself (the backend answers for them).
     case LayerType::kPLUGIN_V2:
@@ -142,8 +144,6 @@ CpuTacticsFn cpuKernelTactics(LayerType kind)
     // Not implemented on the CPU (see cpuKernelFactory).
     case LayerType::kPLUGIN:
     case LayerType::kRAGGED_SOFTMAX:
-    case LayerType::kQUANTIZE:
-    case LayerType::kDEQUANTIZE:
     case LayerType::kCONDITION:
     case LayerType::kDYNAMIC_QUANTIZE:
     case LayerType::kATTENTION_INPUT:

@@ -30,6 +30,8 @@ KindEntry kindEntry(LayerType kind)
     case LayerType::kACTIVATION: return {createActivationCudaKernel, kilnOnly};
     case LayerType::kASSERTION: return {createAssertionCudaKernel, kilnOnly};
     case LayerType::kCAST: return {createCastCudaKernel, kilnOnly};
+    case LayerType::kDEQUANTIZE: return {createDequantizeCudaKernel, kilnOnly};
+    case LayerType::kQUANTIZE: return {createQuantizeCudaKernel, kilnOnly};
     case LayerType::kCONCATENATION: return {createConcatenationCudaKernel, kilnOnly};
     case LayerType::kCONDITIONAL_INPUT: return {createIdentityCudaKernel, kilnOnly}; // an identity
     case LayerType::kCONDITIONAL_OUTPUT: return {createConditionalOutputCudaKernel, kilnOnly};
@@ -84,12 +86,10 @@ KindEntry kindEntry(LayerType kind)
     // Not implemented on the GPU yet.
     case LayerType::kATTENTION_INPUT: return {nullptr, nullptr};
     case LayerType::kATTENTION_OUTPUT: return {createAttentionOutputCudaKernel, kilnOnly}; // fused attention (cuDNN SDPA)
-    case LayerType::kDEQUANTIZE: return {nullptr, nullptr};
     case LayerType::kDIST_COLLECTIVE: return {nullptr, nullptr};
     case LayerType::kDYNAMIC_QUANTIZE: return {nullptr, nullptr};
     case LayerType::kKVCACHE_UPDATE: return {nullptr, nullptr};
     case LayerType::kMOE: return {nullptr, nullptr};
-    case LayerType::kQUANTIZE: return {nullptr, nullptr};
     case LayerType::kRAGGED_SOFTMAX: return {nullptr, nullptr};
     case LayerType::kROTARY_EMBEDDING: return {nullptr, nullptr};
     }

@@ -1,4 +1,7 @@
-// Importers of the quantization op family, composed from elementwise layers in float: QuantizeLinear
+// Importers of the quantization op family. QuantizeLinear / DequantizeLinear with an INT8 quantized type, a constant
+// scale and a zero (or absent) zero point become IQuantizeLayer / IDequantizeLayer, as TensorRT's parser maps them
+// (explicit quantization, which the backends run in INT8). Every other form is composed from elementwise layers in
+// float: QuantizeLinear
 // (round(x / scale) half to even, plus the zero point, saturated to INT8/UINT8), DequantizeLinear
 // ((x - zero_point) * scale), both per tensor or per axis; DynamicQuantizeLinear (UINT8 scale and zero point from
 // the range of x, which always includes 0); MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv (integer
@@ -8,6 +11,8 @@
 #include "onnx/importers/quantizationUtils.h"
 #include "onnx/onnxAttributes.h"
 #include "onnx/opImporters.h"
+
+#include <algorithm>
 
 namespace kiln
 {
@@ -27,6 +32,58 @@ StatusOr<int32_t> quantAxis(::onnx::NodeProto const& node, ITensor* scale, int32
         return 0;
     }
     return normalizeAxis(node, attrInt(node, "axis", 1), rank);
+}
+
+//! Whether the node's zero point (input 2) is absent, or a constant whose values are all zero.
+bool zeroPointIsZero(ImporterContext& ctx, ::onnx::NodeProto const& node)
+{
+    if (!ctx.hasInput(node, 2))
+    {
+        return true;
+    }
+    OnnxConstant const* zp = ctx.constant(node, 2);
+    if (zp == nullptr)
+    {
+        return false;
+    }
+    StatusOr<std::vector<int64_t>> values = zp->toInt64();
+    return values.isOk() && std::all_of(values->begin(), values->end(), [](int64_t v) { return v == 0; });
+}
+
+//! The IQuantizeLayer / IDequantizeLayer form of a Q/DQ node: INT8, a constant FP32/FP16/BF16 scale of rank 0 or 1
+//! and a zero (or absent) zero point. nullptr (no layer) when the node has another form, which is then composed in
+//! float. `x` is the data input; `axis` the normalised axis (0 for a per-tensor scale).
+StatusOr<ITensor*> explicitQuantization(ImporterContext& ctx, ::onnx::NodeProto const& node, ITensor* x, ITensor* scale,
+    int32_t axis, bool quantize, DataType quantizedType)
+{
+    DataType const scaleType = scale->getType();
+    bool const floatScale = scaleType == DataType::kFLOAT || scaleType == DataType::kHALF || scaleType == DataType::kBF16;
+    bool const floatData = x->getType() == DataType::kFLOAT || x->getType() == DataType::kHALF
+        || x->getType() == DataType::kBF16;
+    bool const fits = quantizedType == DataType::kINT8 && floatScale && (quantize ? floatData : true)
+        && ctx.constant(node, 1) != nullptr && scale->getDimensions().nbDims <= 1 && zeroPointIsZero(ctx, node);
+    if (!fits)
+    {
+        return static_cast<ITensor*>(nullptr);
+    }
+    bool const perAxis = scale->getDimensions().nbDims == 1 && scale->getDimensions().d[0] != 1;
+    nvinfer1::INetworkDefinition& net = ctx.network();
+    nvinfer1::ILayer* layer = nullptr;
+    if (quantize)
+    {
+        nvinfer1::IQuantizeLayer* q = net.addQuantize(*x, *scale, DataType::kINT8);
+        KILN_RETURN_IF_ERROR(checkLayer(ctx, node, q, "addQuantize"));
+        q->setAxis(perAxis ? axis : -1);
+        layer = q;
+    }
+    else
+    {
+        nvinfer1::IDequantizeLayer* dq = net.addDequantize(*x, *scale, scaleType);
+        KILN_RETURN_IF_ERROR(checkLayer(ctx, node, dq, "addDequantize"));
+        dq->setAxis(perAxis ? axis : -1);
+        layer = dq;
+    }
+    return layer->getOutput(0);
 }
 
 Status importQuantizeLinear(ImporterContext& ctx, ::onnx::NodeProto const& node, std::vector<OnnxValue>& outputs)
@@ -60,7 +117,11 @@ Status importQuantizeLinear(ImporterContext& ctx, ::onnx::NodeProto const& node,
         }
     }
     KILN_RETURN_IF_ERROR(quant::checkQuantizedType(node, outType, "the zero point (input 2)"));
-    KILN_ASSIGN_OR_RETURN(ITensor * y, quant::quantize(ctx, node, x, scale, zeroPoint, axis, outType, ""));
+    KILN_ASSIGN_OR_RETURN(ITensor * y, explicitQuantization(ctx, node, x, scale, axis, true, outType));
+    if (y == nullptr)
+    {
+        KILN_ASSIGN_OR_RETURN(y, quant::quantize(ctx, node, x, scale, zeroPoint, axis, outType, ""));
+    }
     outputs = {OnnxValue(y)};
     return Status::ok();
 }
@@ -79,6 +140,12 @@ Status importDequantizeLinear(ImporterContext& ctx, ::onnx::NodeProto const& nod
     }
     int32_t const rank = rankOf(x);
     KILN_ASSIGN_OR_RETURN(int32_t const axis, quantAxis(node, scale, rank));
+    KILN_ASSIGN_OR_RETURN(ITensor * explicitY, explicitQuantization(ctx, node, x, scale, axis, false, x->getType()));
+    if (explicitY != nullptr)
+    {
+        outputs = {OnnxValue(explicitY)};
+        return Status::ok();
+    }
     ITensor* zeroPoint = nullptr;
     if (ctx.hasInput(node, 2))
     {

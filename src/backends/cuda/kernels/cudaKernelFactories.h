@@ -16,11 +16,13 @@ StatusOr<std::unique_ptr<Kernel>> createCastCudaKernel(KernelSetup const& setup)
 StatusOr<std::unique_ptr<Kernel>> createConcatenationCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createConstantCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createCumulativeCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<Kernel>> createDequantizeCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createElementWiseCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createFillCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createIdentityCudaKernel(KernelSetup const& setup); //!< also kCONDITIONAL_INPUT
 StatusOr<std::unique_ptr<Kernel>> createMatrixMultiplyCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createParametricReLUCudaKernel(KernelSetup const& setup);
+StatusOr<std::unique_ptr<Kernel>> createQuantizeCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createReduceCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createResizeCudaKernel(KernelSetup const& setup);
 StatusOr<std::unique_ptr<Kernel>> createScaleCudaKernel(KernelSetup const& setup);
