@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <list>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,10 +49,10 @@ ITensor* silu(INetworkDefinition& n, ITensor& x)
         ->getOutput(0);
 }
 
-//! x[N, 16, 12, 12] → the block → "y" [N, 16, 12, 12]. The weights are drawn in the same order for every build.
-void buildBlock(NetworkRunner& r, uint32_t seed, bool direct)
+//! x[N, 16, 12, 12] → the block → "y" [N, 16, 12, 12], with weights from `w` (which must outlive the build, as
+//! TensorRT requires of weights given to a network). A fresh store of the same seed draws the same weights.
+void buildBlock(NetworkRunner& r, WeightStore& w, bool direct)
 {
-    WeightStore w{std::mt19937(seed), {}};
     INetworkDefinition& n = r.network();
     Weights const none{DataType::kFLOAT, nullptr, 0};
     ITensor* x = r.addInput("x", DataType::kFLOAT, {-1, kIN, 12, 12});
@@ -85,7 +86,8 @@ protected:
     {
         std::mt19937 rng(direct ? 77 : 78);
         kiln::test::ReducedPrecisionCheck c;
-        c.build = [&](NetworkRunner& r) { buildBlock(r, 5, direct); };
+        std::list<WeightStore> stores; // one per build, alive until the check is done
+        c.build = [&](NetworkRunner& r) { buildBlock(r, stores.emplace_back(WeightStore{std::mt19937(5), {}}), direct); };
         c.input = "x";
         c.inputDims = {kIN, 12, 12};
         c.outputs = {"y"};
