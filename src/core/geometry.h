@@ -11,13 +11,24 @@
 namespace kiln
 {
 
-//! Product of d.d[from..to) (1 for an empty range).
+//! a * b for non-negative a and b, or -1 when the product does not fit in int64_t.
+inline int64_t checkedMul(int64_t a, int64_t b)
+{
+    int64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? -1 : r;
+}
+
+//! Product of d.d[from..to) (1 for an empty range). Saturates at INT64_MAX: the extents of an empty tensor outside
+//! the range may leave a product that no tensor in memory has.
 inline int64_t dimsProduct(nvinfer1::Dims const& d, int32_t from, int32_t to)
 {
     int64_t p = 1;
     for (int32_t i = from; i < to; ++i)
     {
-        p *= d.d[i];
+        if (__builtin_mul_overflow(p, d.d[i], &p))
+        {
+            return INT64_MAX;
+        }
     }
     return p;
 }

@@ -2,6 +2,7 @@
 #include "network/layers/concatenationLayer.h"
 
 #include "core/dataType.h"
+#include "core/geometry.h"
 #include "network/layerTable.h"
 #include "network/layers/softMaxLayer.h"
 #include "network/networkDefinition.h"
@@ -165,13 +166,17 @@ Status inferConcatenation(InferContext& ctx)
     {
         int64_t outer = 1;
         int64_t inner = 1;
-        for (int32_t d = 0; d < axis; ++d)
+        for (int32_t d = 0; d < axis && outer >= 0; ++d)
         {
-            outer *= dims[static_cast<size_t>(d)].constant();
+            outer = checkedMul(outer, dims[static_cast<size_t>(d)].constant());
         }
-        for (int32_t d = axis + 1; d < rank; ++d)
+        for (int32_t d = axis + 1; d < rank && inner >= 0; ++d)
         {
-            inner *= dims[static_cast<size_t>(d)].constant();
+            inner = checkedMul(inner, dims[static_cast<size_t>(d)].constant());
+        }
+        if (outer < 0 || inner < 0)
+        {
+            return Status::ok(); // an empty tensor whose other extents do not multiply within int64_t: no values
         }
         std::vector<DimExpr> values;
         for (int64_t o = 0; o < outer; ++o)
@@ -179,12 +184,14 @@ Status inferConcatenation(InferContext& ctx)
             for (int32_t i = 0; i < nb; ++i)
             {
                 TensorInfo const& in = ctx.input(i);
-                int64_t const chunk = in.dims[static_cast<size_t>(axis)].constant() * inner;
+                int64_t const chunk = checkedMul(in.dims[static_cast<size_t>(axis)].constant(), inner);
+                int64_t const total = chunk < 0 ? -1 : checkedMul(outer, chunk);
                 std::vector<DimExpr> const& v = *in.values;
-                if (static_cast<int64_t>(v.size()) != outer * chunk)
+                if (total < 0 || static_cast<int64_t>(v.size()) != total)
                 {
                     return ctx.error("input " + std::to_string(i) + " '" + in.name + "' carries "
-                        + std::to_string(v.size()) + " values but its shape holds " + std::to_string(outer * chunk));
+                        + std::to_string(v.size()) + " values but its shape holds "
+                        + (total < 0 ? std::string("more than int64_t counts") : std::to_string(total)));
                 }
                 for (int64_t k = 0; k < chunk; ++k)
                 {

@@ -2,6 +2,7 @@
 #include "network/layers/gatherLayer.h"
 
 #include "core/dataType.h"
+#include "core/geometry.h"
 #include "network/layerTable.h"
 #include "network/networkDefinition.h"
 
@@ -67,27 +68,32 @@ Status gatherValues(InferContext& ctx, int32_t axis, TensorInfo const& data, Ten
         return Status::ok();
     }
     int32_t const rank = data.rank();
+    // Products checked: an empty tensor's other extents may not multiply within int64_t (no values then).
     int64_t outer = 1;
     int64_t inner = 1;
-    for (int32_t d = 0; d < axis; ++d)
+    for (int32_t d = 0; d < axis && outer >= 0; ++d)
     {
-        outer *= data.dims[static_cast<size_t>(d)].constant();
+        outer = checkedMul(outer, data.dims[static_cast<size_t>(d)].constant());
     }
-    for (int32_t d = axis + 1; d < rank; ++d)
+    for (int32_t d = axis + 1; d < rank && inner >= 0; ++d)
     {
-        inner *= data.dims[static_cast<size_t>(d)].constant();
+        inner = checkedMul(inner, data.dims[static_cast<size_t>(d)].constant());
     }
     int64_t const extent = data.dims[static_cast<size_t>(axis)].constant();
+    int64_t indexCount = 1;
+    for (DimExpr const& d : indices.dims)
+    {
+        indexCount = indexCount < 0 ? -1 : checkedMul(indexCount, d.constant());
+    }
+    if (outer < 0 || inner < 0 || checkedMul(checkedMul(outer, extent), inner) < 0 || indexCount < 0)
+    {
+        return Status::ok();
+    }
     std::vector<DimExpr> const& dv = *data.values;
     if (static_cast<int64_t>(dv.size()) != outer * extent * inner)
     {
         return ctx.error("data '" + data.name + "' carries " + std::to_string(dv.size())
             + " values but its shape holds " + std::to_string(outer * extent * inner));
-    }
-    int64_t indexCount = 1;
-    for (DimExpr const& d : indices.dims)
-    {
-        indexCount *= d.constant();
     }
     if (static_cast<int64_t>(indices.values->size()) != indexCount)
     {

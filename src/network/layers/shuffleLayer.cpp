@@ -80,10 +80,14 @@ int64_t smallVolume(std::vector<int64_t> const& dims)
 }
 
 //! For each element of transpose(x, perm) (x of dims `dims`, row-major, of a volume smallVolume accepts), the flat
-//! index of its source in x.
+//! index of its source in x; none for an empty x.
 std::vector<int64_t> transposeSources(std::vector<int64_t> const& dims, std::vector<int32_t> const& perm)
 {
     size_t const rank = dims.size();
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end())
+    {
+        return {}; // empty: no sources, and the other extents' strides alone may not fit in int64_t
+    }
     std::vector<int64_t> stride(rank, 1);
     for (size_t i = rank; i-- > 1;)
     {

@@ -47,9 +47,12 @@ StatusOr<ITensor*> scalarInput(ImporterContext& ctx, ::onnx::NodeProto const& no
     KILN_ASSIGN_OR_RETURN(ITensor * t, ctx.tensor(node, index));
     Dims const d = t->getDimensions();
     int64_t count = 1;
-    for (int32_t i = 0; i < d.nbDims; ++i)
+    for (int32_t i = 0; i < d.nbDims && count >= 0; ++i)
     {
-        count *= d.d[i];
+        if (d.d[i] < 0 || __builtin_mul_overflow(count, d.d[i], &count))
+        {
+            count = -1; // unknown or beyond int64_t: not a scalar
+        }
     }
     if (d.nbDims > 1 || count != 1)
     {
