@@ -19,43 +19,9 @@ namespace
 
 using nvinfer1::DataType;
 
-//! x [64]; mask = (a == b) AND NOT (a > c) over int64 initializers (folded at parse time); y = Where(mask, x, -x).
-struct MaskModel
-{
-    std::vector<int64_t> a, b, c;
-    std::string bytes;
-    bool mask(size_t i) const { return a[i] == b[i] && !(a[i] > c[i]); }
-};
-
-MaskModel maskModel(std::mt19937& rng)
-{
-    std::uniform_int_distribution<int64_t> small(0, 3);
-    MaskModel m;
-    for (int32_t i = 0; i < 64; ++i)
-    {
-        m.a.push_back(small(rng));
-        m.b.push_back(small(rng));
-        m.c.push_back(small(rng));
-    }
-    OnnxModelBuilder model(13);
-    model.addInput("x", DataType::kFLOAT, {64});
-    model.addInitializer("a", OnnxConstant::fromInt64(m.a, {64}));
-    model.addInitializer("b", OnnxConstant::fromInt64(m.b, {64}));
-    model.addInitializer("c", OnnxConstant::fromInt64(m.c, {64}));
-    model.addNode("Equal", {"a", "b"}, {"same"});
-    model.addNode("Greater", {"a", "c"}, {"above"});
-    model.addNode("Not", {"above"}, {"notAbove"});
-    model.addNode("And", {"same", "notAbove"}, {"mask"});
-    model.addNode("Neg", {"x"}, {"negX"});
-    model.addNode("Where", {"mask", "x", "negX"}, {"y"});
-    model.addOutput("y", DataType::kFLOAT);
-    m.bytes = model.serialize();
-    return m;
-}
-
 //! The CUDA engine of the model, parsed while the GPU is the process's default backend. The parser owns the folded
 //! mask's weights and outlives the build, as TensorRT requires.
-std::unique_ptr<NetworkRunner> buildMaskEngine(MaskModel const& m)
+std::unique_ptr<NetworkRunner> buildMaskEngine(FoldedMaskModel const& m)
 {
     bool parsed = false;
     std::unique_ptr<nvonnxparser::IParser> parser;
@@ -71,7 +37,7 @@ TEST(OnnxFoldingGpu, ConstantMaskFoldsWhenTheGpuIsTheDefault)
 {
     KILN_REQUIRE_CUDA_BACKEND();
     std::mt19937 rng(31);
-    MaskModel const m = maskModel(rng);
+    FoldedMaskModel const m = foldedMaskModel(rng);
     auto gpu = buildMaskEngine(m);
     ASSERT_NE(gpu, nullptr);
     // The mask was folded (no comparison or logic layer is left), the CUDA context is healthy, and the engine runs.
@@ -94,7 +60,7 @@ TEST(OnnxFoldingGpu, ConstantMaskSelectsElementwise)
 {
     KILN_REQUIRE_CUDA_BACKEND();
     std::mt19937 rng(31);
-    MaskModel const m = maskModel(rng);
+    FoldedMaskModel const m = foldedMaskModel(rng);
     auto gpu = buildMaskEngine(m);
     ASSERT_NE(gpu, nullptr);
     HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({64}), rng);

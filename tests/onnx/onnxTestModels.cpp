@@ -381,4 +381,30 @@ int32_t countLayers(nvinfer1::INetworkDefinition& network, nvinfer1::LayerType t
     return n;
 }
 
+FoldedMaskModel foldedMaskModel(std::mt19937& rng)
+{
+    std::uniform_int_distribution<int64_t> small(0, 3);
+    FoldedMaskModel m;
+    for (int32_t i = 0; i < 64; ++i)
+    {
+        m.a.push_back(small(rng));
+        m.b.push_back(small(rng));
+        m.c.push_back(small(rng));
+    }
+    OnnxModelBuilder model(13);
+    model.addInput("x", nvinfer1::DataType::kFLOAT, {64});
+    model.addInitializer("a", kiln::OnnxConstant::fromInt64(m.a, {64}));
+    model.addInitializer("b", kiln::OnnxConstant::fromInt64(m.b, {64}));
+    model.addInitializer("c", kiln::OnnxConstant::fromInt64(m.c, {64}));
+    model.addNode("Equal", {"a", "b"}, {"same"});
+    model.addNode("Greater", {"a", "c"}, {"above"});
+    model.addNode("Not", {"above"}, {"notAbove"});
+    model.addNode("And", {"same", "notAbove"}, {"mask"});
+    model.addNode("Neg", {"x"}, {"negX"});
+    model.addNode("Where", {"mask", "x", "negX"}, {"y"});
+    model.addOutput("y", nvinfer1::DataType::kFLOAT);
+    m.bytes = model.serialize();
+    return m;
+}
+
 } // namespace kiln::test

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -143,5 +144,15 @@ private:
 //! parse + build + run in one call; adds test failures (and returns an empty map) on any error.
 std::map<std::string, HostTensor> runOnnxModel(
     OnnxModelBuilder const& model, std::map<std::string, HostTensor> const& inputs);
+
+//! x [64] -> y = Where(mask, x, -x) with mask = (a == b) AND NOT (a > c) over int64 initializers in [0, 3] (GPT-2's
+//! causal-mask pattern, folded at parse time); mask(i) is the selection the model must make.
+struct FoldedMaskModel
+{
+    std::vector<int64_t> a, b, c;
+    std::string bytes;
+    bool mask(size_t i) const { return a[i] == b[i] && !(a[i] > c[i]); }
+};
+FoldedMaskModel foldedMaskModel(std::mt19937& rng);
 
 } // namespace kiln::test

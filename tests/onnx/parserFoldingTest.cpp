@@ -107,37 +107,17 @@ TEST(ParserFoldingTest, FoldedValueCanBeAGraphOutput)
 TEST(ParserFoldingTest, FoldedBoolMaskSelects)
 {
     std::mt19937 rng(31);
-    std::uniform_int_distribution<int64_t> small(0, 3);
-    std::vector<int64_t> a, b, c;
-    for (int32_t i = 0; i < 64; ++i)
-    {
-        a.push_back(small(rng));
-        b.push_back(small(rng));
-        c.push_back(small(rng));
-    }
-    OnnxModelBuilder model(13);
-    model.addInput("x", DataType::kFLOAT, {64});
-    model.addInitializer("a", OnnxConstant::fromInt64(a, {64}));
-    model.addInitializer("b", OnnxConstant::fromInt64(b, {64}));
-    model.addInitializer("c", OnnxConstant::fromInt64(c, {64}));
-    model.addNode("Equal", {"a", "b"}, {"same"});
-    model.addNode("Greater", {"a", "c"}, {"above"});
-    model.addNode("Not", {"above"}, {"notAbove"});
-    model.addNode("And", {"same", "notAbove"}, {"mask"});
-    model.addNode("Neg", {"x"}, {"negX"});
-    model.addNode("Where", {"mask", "x", "negX"}, {"y"});
-    model.addOutput("y", DataType::kFLOAT);
+    FoldedMaskModel const m = foldedMaskModel(rng);
     OnnxRunner runner;
-    ASSERT_TRUE(runner.parse(model));
+    ASSERT_TRUE(runner.parse(m.bytes));
     EXPECT_EQ(countLayers(runner.network(), LayerType::kELEMENTWISE), 0);
     ASSERT_TRUE(runner.build());
     HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({64}), rng);
     auto outputs = runner.run({{"x", x}});
     for (int64_t i = 0; i < 64; ++i)
     {
-        bool const mask = a[i] == b[i] && !(a[i] > c[i]);
         float const xv = static_cast<float>(x.at(i));
-        EXPECT_EQ(static_cast<float>(outputs["y"].at(i)), mask ? xv : -xv) << "element " << i;
+        EXPECT_EQ(static_cast<float>(outputs["y"].at(i)), m.mask(static_cast<size_t>(i)) ? xv : -xv) << "element " << i;
     }
 }
 
