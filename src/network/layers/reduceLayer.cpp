@@ -3,6 +3,7 @@
 
 #include "core/dataType.h"
 #include "network/layerTable.h"
+#include "network/layers/elementWiseLayer.h"
 #include "network/networkDefinition.h"
 
 #include <limits>
@@ -188,6 +189,12 @@ Status inferReduce(InferContext& ctx)
     {
         return ctx.error("input '" + in.name + "' carries " + std::to_string(v.size()) + " values but its shape holds "
             + std::to_string(volume));
+    }
+    // Shape values stay small; an empty input reduced over its empty axis may still ask for a huge output (the
+    // identities): no values then, rather than an allocation of that size.
+    if (outVolume > kMAX_SHAPE_VALUES)
+    {
+        return Status::ok();
     }
     int64_t const lowest = t == DataType::kINT32 ? std::numeric_limits<int32_t>::min()
                                                   : std::numeric_limits<int64_t>::min();
