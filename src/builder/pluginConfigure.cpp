@@ -6,7 +6,6 @@
 #include "core/dataType.h"
 #include "core/tensorFormat.h"
 
-#include <limits>
 #include <string>
 
 namespace kiln
@@ -168,12 +167,12 @@ Status PluginConfigurator::configure(PluginAdapter& plugin, std::vector<int32_t>
                 // Data-dependent outputs may be written up to their upper bound.
                 Dims const size = dependsOnData(mDataDependent, pt.dims) ? evalDims(pt, 0, 2) : tt.desc.dims;
                 std::vector<int64_t> const extents(size.d, size.d + size.nbDims);
-                int64_t const volume = formattedVolume(pt.format, extents);
-                if (volume < 0 || volume > std::numeric_limits<int64_t>::max() / 8)
+                tt.bytes = formattedBytes(pt.type, pt.format, extents);
+                if (tt.bytes < 0)
                 {
                     tooLarge = pt.name;
+                    tt.bytes = 0;
                 }
-                tt.bytes = tooLarge.empty() ? byteSize(pt.type, volume) : 0;
                 out.push_back(tt);
             }
             return out;

@@ -176,7 +176,7 @@ Status timeTactics(BuildContext& ctx, PlanNode& node, KernelSetup const& setup, 
     bool const reuse = !ctx.config.getFlag(nvinfer1::BuilderFlag::kDISABLE_TIMING_CACHE);
     std::string const signature = reuse ? timingSignature(plan, node, setup, tactics, inputs, outputs) : std::string();
     TimingCache* const cache = reuse ? configCache(ctx) : nullptr;
-    nvinfer1::TimingCacheKey const key = cacheKey(signature, backend);
+    nvinfer1::TimingCacheKey const key = cache != nullptr ? cacheKey(signature, backend) : nvinfer1::TimingCacheKey{};
     // A choice made before: from the config's timing cache (an earlier build), else from a node of this build.
     if (cache != nullptr && ctx.timedTactics.count(signature) == 0)
     {

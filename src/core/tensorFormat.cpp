@@ -4,6 +4,7 @@
 #include "core/dataType.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace kiln
 {
@@ -165,6 +166,12 @@ int64_t formattedVolume(TensorFormat format, std::vector<int64_t> const& dims)
         }
     }
     return volume;
+}
+
+int64_t formattedBytes(nvinfer1::DataType type, TensorFormat format, std::vector<int64_t> const& dims)
+{
+    int64_t const volume = formattedVolume(format, dims);
+    return volume < 0 || volume > std::numeric_limits<int64_t>::max() / 8 ? -1 : byteSize(type, volume);
 }
 
 } // namespace kiln

@@ -58,4 +58,8 @@ bool formatLayout(nvinfer1::TensorFormat format, int32_t rank, FormatLayout& lay
 //! count does not fit in int64_t.
 int64_t formattedVolume(nvinfer1::TensorFormat format, std::vector<int64_t> const& dims);
 
+//! Bytes a tensor of `type` and `dims` occupies in `format`; -1 when its element count times the widest element
+//! (8 bytes) does not fit in int64_t.
+int64_t formattedBytes(nvinfer1::DataType type, nvinfer1::TensorFormat format, std::vector<int64_t> const& dims);
+
 } // namespace kiln

@@ -15,7 +15,6 @@
 #include "engine/tensorLifetimes.h"
 
 #include <algorithm>
-#include <limits>
 #include <numeric>
 
 namespace kiln
@@ -69,9 +68,8 @@ Status memoryPass(BuildContext& ctx)
                 {
                     extents.push_back(values[static_cast<size_t>(id)]);
                 }
-                int64_t const volume = formattedVolume(plan.tensors[t].format, extents);
-                // 8 bytes is the widest element: the byte count must fit in int64_t too.
-                if (volume < 0 || volume > std::numeric_limits<int64_t>::max() / 8)
+                int64_t const tensorBytes = formattedBytes(plan.tensors[t].type, plan.tensors[t].format, extents);
+                if (tensorBytes < 0)
                 {
                     std::string shape;
                     for (int64_t e : extents)
@@ -81,7 +79,7 @@ Status memoryPass(BuildContext& ctx)
                     return invalidArgument("tensor '" + plan.tensors[t].name + "' has more elements than memory can "
                         "address at a shape of its optimization profile (" + shape + ")");
                 }
-                bytes[t] = std::max(bytes[t], byteSize(plan.tensors[t].type, volume));
+                bytes[t] = std::max(bytes[t], tensorBytes);
             }
         }
         // One interval per group of tensors sharing a slot (a single tensor unless aliased).
