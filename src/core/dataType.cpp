@@ -67,6 +67,11 @@ bool isFloatType(DataType type)
     return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kBF16 || type == DataType::kFP8;
 }
 
+bool isFloatStorageType(DataType type)
+{
+    return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kBF16;
+}
+
 bool isIntegerType(DataType type)
 {
     return type == DataType::kINT8 || type == DataType::kUINT8 || type == DataType::kINT32

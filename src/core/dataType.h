@@ -16,6 +16,7 @@ int64_t elementSize(nvinfer1::DataType type);
 //! "FP32", "FP16", "INT8", ... as TensorRT prints them.
 char const* dataTypeName(nvinfer1::DataType type);
 bool isFloatType(nvinfer1::DataType type);   // kFLOAT, kHALF, kBF16, kFP8
+bool isFloatStorageType(nvinfer1::DataType type); // kFLOAT, kHALF, kBF16: the float types stored unpacked
 bool isIntegerType(nvinfer1::DataType type); // kINT8, kUINT8, kINT32, kINT64, kINT4
 bool isValidDataType(int32_t value);
 //! Bytes for `count` elements (rounds sub-byte types up).

@@ -1,6 +1,7 @@
 // ActivationLayer, INetworkDefinition::addActivation and the activation shape/type inference.
 #include "network/layers/activationLayer.h"
 
+#include "core/dataType.h"
 #include "network/layerTable.h"
 #include "network/layers/elementWiseLayer.h"
 #include "network/networkDefinition.h"

@@ -34,11 +34,6 @@ bool isStorableType(DataType type)
     }
 }
 
-bool isFloatStorageType(DataType type)
-{
-    return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kBF16;
-}
-
 bool isShapeIntType(DataType type)
 {
     return type == DataType::kINT32 || type == DataType::kINT64;

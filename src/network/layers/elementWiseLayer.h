@@ -28,8 +28,6 @@ constexpr int64_t kMAX_SHAPE_VALUES = 64;
 
 //! The types whose elements the CPU backend stores unpacked: FP32, FP16, BF16, INT8, UINT8, INT32, INT64, BOOL.
 bool isStorableType(nvinfer1::DataType type);
-//! kFLOAT, kHALF or kBF16.
-bool isFloatStorageType(nvinfer1::DataType type);
 //! kINT32 or kINT64 (the types of shape tensors).
 bool isShapeIntType(nvinfer1::DataType type);
 

@@ -1,6 +1,7 @@
 // ParametricReLULayer, INetworkDefinition::addParametricReLU and the parametric ReLU shape/type inference.
 #include "network/layers/parametricReLULayer.h"
 
+#include "core/dataType.h"
 #include "network/layerTable.h"
 #include "network/layers/elementWiseLayer.h"
 #include "network/networkDefinition.h"

@@ -1,6 +1,7 @@
 // ScaleLayer, INetworkDefinition::addScale / addScaleNd and the scale shape/type inference.
 #include "network/layers/scaleLayer.h"
 
+#include "core/dataType.h"
 #include "network/layerTable.h"
 #include "network/layers/elementWiseLayer.h"
 #include "network/networkDefinition.h"

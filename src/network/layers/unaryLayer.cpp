@@ -1,6 +1,7 @@
 // UnaryLayer, INetworkDefinition::addUnary and the unary shape/type/value inference.
 #include "network/layers/unaryLayer.h"
 
+#include "core/dataType.h"
 #include "network/layerTable.h"
 #include "network/layers/elementWiseLayer.h"
 #include "network/networkDefinition.h"

@@ -197,8 +197,8 @@ bool oneDnnRowsApply(KernelSetup const& setup)
 //! else that shape takes the general walk).
 bool rowKernelApplies(KernelSetup const& setup, NormalizationParams const& p)
 {
-    bool const types = std::all_of(setup.inputTypes.begin(), setup.inputTypes.end(), isFloatStorage)
-        && setup.outputTypes.size() == 1 && isFloatStorage(setup.outputTypes[0]);
+    bool const types = std::all_of(setup.inputTypes.begin(), setup.inputTypes.end(), isFloatStorageType)
+        && setup.outputTypes.size() == 1 && isFloatStorageType(setup.outputTypes[0]);
     int32_t const rank = setup.inputRanks.empty() ? 0 : setup.inputRanks[0];
     if (!types || p.groups > 1 || rank < 1 || p.mask <= 0 || (p.mask >> rank) != 0)
     {

@@ -63,11 +63,6 @@ KILN_CPU_CLONES void floatRowToBf16(float const* src, int64_t n, uint16_t* dst)
 
 } // namespace
 
-bool isFloatStorage(DataType type)
-{
-    return type == DataType::kFLOAT || type == DataType::kHALF || type == DataType::kBF16;
-}
-
 void loadFloatRow(void const* src, DataType type, int64_t offset, int64_t n, float* dst)
 {
     switch (type)
@@ -85,7 +80,7 @@ void loadFloatRow(void const* src, DataType type, int64_t offset, int64_t n, flo
         }
         break;
     }
-    default: // not a float storage type (callers check isFloatStorage)
+    default: // not a float storage type (callers check isFloatStorageType)
         std::memset(dst, 0, static_cast<size_t>(n) * sizeof(float));
         break;
     }
@@ -108,7 +103,7 @@ void storeFloatRow(float const* src, DataType type, int64_t offset, int64_t n, v
         }
         break;
     }
-    default: break; // not a float storage type (callers check isFloatStorage)
+    default: break; // not a float storage type (callers check isFloatStorageType)
     }
 }
 

@@ -286,7 +286,7 @@ StatusOr<std::unique_ptr<Kernel>> createSoftMaxKernel(KernelSetup const& setup)
 std::vector<std::string> softMaxTactics(KernelSetup const& setup)
 {
     if (setup.node == nullptr || setup.inputRanks.size() != 1 || setup.inputTypes.size() != 1
-        || !isFloatStorage(setup.inputTypes[0]))
+        || !isFloatStorageType(setup.inputTypes[0]))
     {
         return {kTACTIC_REFERENCE_SLICES};
     }
