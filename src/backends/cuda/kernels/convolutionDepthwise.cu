@@ -90,8 +90,10 @@ using DwSharedFn = void (*)(DwArgs, DwTile);
 
 //! kHWC8 launch variants (KILN_DEPTHWISE_VARIANT, read at kernel creation; docs/gpu.md): 0 register tiles of 4
 //! (3x3) or 2 pixels per thread in blocks of 256 threads; 1 one pixel per thread (a warp's loads are contiguous runs of
-//! whole pixels); 2 the tiles of 0 with blocks shrunk to fill every SM; 3 the shared-memory block tile.
-constexpr int32_t kVARIANTS = 4;
+//! whole pixels); 2 the tiles of 0 with blocks shrunk to fill every SM; 3 the shared-memory block tile; 4-7 the
+//! layouts of 0-3 with the sigmoid (SiLU's gate) computed by the approximate __expf and __fdividef.
+constexpr int32_t kVARIANTS = 8;
+constexpr int32_t kLAYOUTS = 4;
 constexpr char const* kVARIANT_ENV = "KILN_DEPTHWISE_VARIANT";
 
 //! The variant the environment asks for, or -1 with `error` set when the value is not one.
@@ -208,7 +210,8 @@ public:
         , mEpilogue(epilogue)
         , mChannelLast(setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0)
         , mType(setup.inputTypes[0])
-        , mVariant(variant)
+        , mVariant(variant % kLAYOUTS)
+        , mFastSigmoid(variant >= kLAYOUTS)
     {
     }
 
@@ -300,6 +303,7 @@ public:
         a.activation = mEpilogue.activation;
         a.alpha = mEpilogue.alpha;
         a.beta = mEpilogue.beta;
+        a.fastSigmoid = mFastSigmoid;
         if (mEpilogue.hasAdd)
         {
             KILN_RETURN_IF_ERROR(addLayout(allInputs.back(), out));
@@ -495,7 +499,8 @@ private:
     FusedEpilogue mEpilogue;
     bool mChannelLast{false};
     DataType mType{DataType::kHALF};
-    int32_t mVariant{0};
+    int32_t mVariant{0};       //!< the layout of KILN_DEPTHWISE_VARIANT (0-3)
+    bool mFastSigmoid{false}; //!< variants 4-7
     int32_t mSmCount{1};
     int32_t mSharedOptin{48 * 1024};
     int64_t mCp{0};

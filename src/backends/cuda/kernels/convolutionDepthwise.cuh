@@ -50,6 +50,7 @@ struct DwArgs
     int64_t addStrides[4]{};    //!< linear: element strides over [N, C, H, W] (0: broadcast)
     bool hasActivation{false};
     bool gated{false}; //!< v · act(v)
+    bool fastSigmoid{false}; //!< kSIGMOID as 1 / (1 + e^-v) with the approximate __expf and __fdividef (variants 4-7)
     nvinfer1::ActivationType activation{nvinfer1::ActivationType::kRELU};
     float alpha{0.F};
     float beta{0.F};
@@ -67,7 +68,9 @@ __device__ __forceinline__ float finishValue(DwArgs const& a, float v, int32_t c
     {
         return v;
     }
-    float const act = applyActivation(a.activation, a.alpha, a.beta, v);
+    float const act = a.fastSigmoid && a.activation == nvinfer1::ActivationType::kSIGMOID
+        ? __fdividef(1.F, 1.F + __expf(-v))
+        : applyActivation(a.activation, a.alpha, a.beta, v);
     return a.gated ? v * act : act;
 }
 
