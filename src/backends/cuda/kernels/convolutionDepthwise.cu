@@ -4,13 +4,13 @@
 // fusedEpilogue.h (bias, added tensor, any activation of activationMath.cuh, gated or not: SiLU and hard-swish are
 // v · sigmoid(v) and v · hard_sigmoid(v)), accumulated in float.
 // - Channel-last nodes (kHWC8: FP16/BF16 data, fused addition and output stored [N, H, W, Cp], Cp = C rounded up
-//   to 8): each thread computes one 16-byte vector of 8 channels for a tile of 2 or 4 output pixels of a row,
-//   loading each input column of the tile's span once per kernel row (registers, no shared memory) and the
-//   weights, stored once at creation as float [R, S, Cp], as two 16-byte vectors per tap. Kernel widths 3, 5 and 7
-//   with strides 1 and 2 and horizontal dilation 1 are compiled for; other geometries run a generic per-vector
-//   loop. Padding channels of the output are written as zero.
+//   to 8): the kernels of convolutionDepthwise.cuh, chosen by KILN_DEPTHWISE_VARIANT (read at creation, default 0):
+//   register tiles of 2 or 4 output pixels per thread (0, 2), one pixel per thread (1), or a 2-D block tile staged in
+//   shared memory (3); 4-7 are 0-3 with an approximate sigmoid. Weights are stored once at creation as float
+//   [R, S, Cp]. Kernel widths 3, 5 and 7 with strides 1 and 2 and horizontal dilation 1 are compiled for; other
+//   geometries run a generic per-vector loop. Padding channels of the output are written as zero.
 // - Linear NCHW nodes (FP32/FP16/BF16): one thread per output value, weights as float [C, R, S]; coalesced along W.
-// Grids are sized from the device's SM count and the kernel's occupancy (grid-stride loops).
+// Grids are sized from the device's SM count and the kernel's occupancy (grid-stride loops), or one block per tile.
 #include "backends/cuda/kernels/activationMath.cuh"
 #include "backends/cuda/kernels/convolution.h"
 #include "backends/cuda/kernels/convolutionDepthwise.cuh"
