@@ -79,12 +79,9 @@ __device__ __forceinline__ uint4 loadVec(void const* base, int64_t element)
     return __ldg(reinterpret_cast<uint4 const*>(static_cast<uint16_t const*>(base) + element));
 }
 
-//! The 8 float weights of tap `tap` ([R, S, Cp] flattened to tap * Cp) for channels c0...c0 + 7.
-__device__ __forceinline__ void loadWeights(float const* w, int32_t tap, int32_t cp, int32_t c0, float (&f)[kVEC])
+//! The 8 floats of two float4 (weights of 8 channels).
+__device__ __forceinline__ void toFloat8(float4 const& lo, float4 const& hi, float (&f)[kVEC])
 {
-    float4 const* p = reinterpret_cast<float4 const*>(w + static_cast<int64_t>(tap) * cp + c0);
-    float4 const lo = __ldg(p);
-    float4 const hi = __ldg(p + 1);
     f[0] = lo.x;
     f[1] = lo.y;
     f[2] = lo.z;
@@ -93,6 +90,34 @@ __device__ __forceinline__ void loadWeights(float const* w, int32_t tap, int32_t
     f[5] = hi.y;
     f[6] = hi.z;
     f[7] = hi.w;
+}
+
+//! The 8 float weights of tap `tap` ([R, S, Cp] flattened to tap * Cp) for channels c0...c0 + 7.
+__device__ __forceinline__ void loadWeights(float const* w, int32_t tap, int32_t cp, int32_t c0, float (&f)[kVEC])
+{
+    float4 const* p = reinterpret_cast<float4 const*>(w + static_cast<int64_t>(tap) * cp + c0);
+    toFloat8(__ldg(p), __ldg(p + 1), f);
+}
+
+//! Input column j of a row's span (8 channels in `xv`) into every (pixel, tap) pair that reads it: pixel t of the
+//! thread's TILE uses tap j - t * SW when it lies in [0, KW).
+template <int32_t KW, int32_t SW, int32_t TILE>
+__device__ __forceinline__ void accumulateColumn(
+    int32_t j, float const (&xv)[kVEC], float const (&wr)[KW][kVEC], float (&acc)[TILE][kVEC])
+{
+#pragma unroll
+    for (int32_t t = 0; t < TILE; ++t)
+    {
+        int32_t const s = j - t * SW;
+        if (s >= 0 && s < KW)
+        {
+#pragma unroll
+            for (int32_t i = 0; i < kVEC; ++i)
+            {
+                acc[t][i] = fmaf(xv[i], wr[s][i], acc[t][i]);
+            }
+        }
+    }
 }
 
 //! Epilogue and store of the 8-channel vector `acc` at output pixel (n, oh, ow); channels >= C are written as zero.
@@ -136,16 +161,7 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Tiled(DwArgs a, int32_
         int32_t const c0 = v * kVEC;
         int32_t const ow0 = tile * TILE;
         int32_t const iw0 = ow0 * SW - g.pw;
-        float acc[TILE][kVEC];
-#pragma unroll
-        for (int32_t t = 0; t < TILE; ++t)
-        {
-#pragma unroll
-            for (int32_t i = 0; i < kVEC; ++i)
-            {
-                acc[t][i] = 0.F;
-            }
-        }
+        float acc[TILE][kVEC]{};
         for (int32_t kr = 0; kr < g.kh; ++kr)
         {
             int32_t const ih = oh * g.sh - g.ph + kr * g.dh;
@@ -170,19 +186,7 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Tiled(DwArgs a, int32_
                 }
                 float xv[kVEC];
                 unpack8<T>(loadVec(a.x, (rowAt + iw) * g.cp + c0), xv);
-#pragma unroll
-                for (int32_t t = 0; t < TILE; ++t)
-                {
-                    int32_t const s = j - t * SW;
-                    if (s >= 0 && s < KW)
-                    {
-#pragma unroll
-                        for (int32_t i = 0; i < kVEC; ++i)
-                        {
-                            acc[t][i] = fmaf(xv[i], wr[s][i], acc[t][i]);
-                        }
-                    }
-                }
+                accumulateColumn<KW, SW, TILE>(j, xv, wr, acc);
             }
         }
 #pragma unroll
@@ -315,16 +319,7 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Shared(DwArgs a, DwTil
         return;
     }
     constexpr int32_t kSPAN = (PW - 1) * SW + KW;
-    float acc[PW][kVEC];
-#pragma unroll
-    for (int32_t t = 0; t < PW; ++t)
-    {
-#pragma unroll
-        for (int32_t i = 0; i < kVEC; ++i)
-        {
-            acc[t][i] = 0.F;
-        }
-    }
+    float acc[PW][kVEC]{};
     for (int32_t kr = 0; kr < g.kh; ++kr)
     {
         uint4 const* in = dwShared + ((row * g.sh + kr * g.dh) * tl.inCols + col * SW) * tl.cv + v;
@@ -332,35 +327,15 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Shared(DwArgs a, DwTil
 #pragma unroll
         for (int32_t s = 0; s < KW; ++s)
         {
-            float4 const lo = ws[((kr * KW + s) * tl.cv + v) * 2];
-            float4 const hi = ws[((kr * KW + s) * tl.cv + v) * 2 + 1];
-            wr[s][0] = lo.x;
-            wr[s][1] = lo.y;
-            wr[s][2] = lo.z;
-            wr[s][3] = lo.w;
-            wr[s][4] = hi.x;
-            wr[s][5] = hi.y;
-            wr[s][6] = hi.z;
-            wr[s][7] = hi.w;
+            float4 const* w = ws + ((kr * KW + s) * tl.cv + v) * 2;
+            toFloat8(w[0], w[1], wr[s]);
         }
 #pragma unroll
         for (int32_t j = 0; j < kSPAN; ++j)
         {
             float xv[kVEC];
             unpack8<T>(in[j * tl.cv], xv);
-#pragma unroll
-            for (int32_t t = 0; t < PW; ++t)
-            {
-                int32_t const s = j - t * SW;
-                if (s >= 0 && s < KW)
-                {
-#pragma unroll
-                    for (int32_t i = 0; i < kVEC; ++i)
-                    {
-                        acc[t][i] = fmaf(xv[i], wr[s][i], acc[t][i]);
-                    }
-                }
-            }
+            accumulateColumn<KW, SW, PW>(j, xv, wr, acc);
         }
     }
 #pragma unroll
