@@ -14,7 +14,8 @@ averageMs of --exportProfile); the row is the convolution layer's time (the refo
 counted). floor = (input + output + weights bytes) / --peak-tbps.
 
 --budget-s stops starting new runs after that long (the table then says which rows are missing); --dry-run writes
-the models and prints the commands without running kilnexec. For a CPU smoke test: --backend cpu --precision fp32
+the models and prints the commands without running kilnexec. --models DIR reuses the models found there (written
+elsewhere with --dry-run, for a machine without the onnx package) and writes the missing ones. For a CPU smoke test: --backend cpu --precision fp32
 (the variants do not exist there; the table shows the CPU's layer times).
 
 Usage: python3 bench/gpu/depthwise_sweep.py --kilnexec build/bin/kilnexec --work /tmp/dw [--variants 0,1,2,3,4,5,6,7]
@@ -132,6 +133,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kilnexec", required=True)
     parser.add_argument("--work", required=True, help="folder for models, engines, logs and JSON files")
+    parser.add_argument("--models", default="",
+                        help="folder of the ONNX models: existing ones are reused, missing ones written (default: --work)")
     parser.add_argument("--variants", default="0,1,2,3,4,5,6,7",
                         help="variants 4-7 (the approximate sigmoid) run only on the SiLU shapes")
     parser.add_argument("--batches", default="32,1")
@@ -147,6 +150,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     os.makedirs(args.work, exist_ok=True)
+    models = args.models or args.work
+    os.makedirs(models, exist_ok=True)
     variants = [v for v in args.variants.split(",") if v != ""]
     batches = [int(b) for b in args.batches.split(",") if b != ""]
     only = set(x for x in args.only.split(",") if x)
@@ -160,8 +165,9 @@ def main(argv=None):
             name = f"{tag}.b{batch}"
             osz = out_size(size, k, s)
             shape = f"{batch}x{c}x{osz}x{osz} ({k}x{k} s{s} from {size}, {act})"
-            model = os.path.join(args.work, f"{name}.onnx")
-            write_model(model, batch, c, size, k, s, act, args.precision, seed)
+            model = os.path.join(models, f"{name}.{args.precision}.onnx")
+            if not os.path.exists(model):
+                write_model(model, batch, c, size, k, s, act, args.precision, seed)
             if time.monotonic() - start > args.budget_s:
                 missing.append(f"{shape}: all variants (budget)")
                 continue

@@ -176,11 +176,13 @@ TEST_P(CumulativeLayerTest, LongAndManyLines)
         {DataType::kFLOAT, {100000}, 0},
         {DataType::kINT64, {100000}, 0},
         {DataType::kFLOAT, {4096, 3}, 0},  // inner stride 3
-        {DataType::kINT32, {2, 700, 5}, 1}, // inner stride 5, a partial second tile
+        {DataType::kINT32, {2, 2100, 5}, 1}, // inner stride 5, a partial second tile of 2048
+        {DataType::kFLOAT, {1, 700}, 1},     // one partial tile
         {DataType::kHALF, {4, 600}, 1},
         {DataType::kBF16, {2, 3000}, 1},
         {DataType::kFLOAT, {40000, 5}, 1}, // many short lines
         {DataType::kINT32, {3, 70000}, 0}, // many lines of 3 (inner 70000)
+        {DataType::kINT64, {33000, 65}, 1}, // many long lines: a thread per line
     };
     for (Case const& c : cases)
     {
