@@ -18,7 +18,7 @@ the models and prints the commands without running kilnexec. --models DIR reuses
 elsewhere with --dry-run, for a machine without the onnx package) and writes the missing ones. For a CPU smoke test: --backend cpu --precision fp32
 (the variants do not exist there; the table shows the CPU's layer times).
 
-Usage: python3 bench/gpu/depthwise_sweep.py --kilnexec build/bin/kilnexec --work /tmp/dw [--variants 0,1,2,3,4,5,6,7]
+Usage: python3 bench/gpu/depthwise_sweep.py --kilnexec build/bin/kilnexec --work /tmp/dw [--variants 0,1,2,3,4,5,6,7,8,9]
            [--batches 32,1] [--budget-s 420] [--peak-tbps 4.8] [--iterations 200] [--out table.md] [--dry-run]
 """
 import argparse
@@ -135,8 +135,8 @@ def main(argv=None):
     parser.add_argument("--work", required=True, help="folder for models, engines, logs and JSON files")
     parser.add_argument("--models", default="",
                         help="folder of the ONNX models: existing ones are reused, missing ones written (default: --work)")
-    parser.add_argument("--variants", default="0,1,2,3,4,5,6,7",
-                        help="variants 4-7 (the approximate sigmoid) run only on the SiLU shapes")
+    parser.add_argument("--variants", default="0,1,2,3,4,5,6,7,8,9",
+                        help="variants 5-9 (the approximate sigmoid) run only on the SiLU shapes")
     parser.add_argument("--batches", default="32,1")
     parser.add_argument("--only", default="", help="comma list of shape tags (default: all)")
     parser.add_argument("--backend", default="cuda")
@@ -187,8 +187,8 @@ def main(argv=None):
                 conv, tactic, fmt = conv_layer(layers)
             floor = floor_us(batch, c, size, k, s, args.peak_tbps, elem_bytes)
             for v in variants:
-                if int(v) >= 4 and act != "silu":
-                    continue  # the same kernel as variant v - 4 without a sigmoid
+                if int(v) >= 5 and act != "silu":
+                    continue  # the same kernel as variant v - 5 without a sigmoid
                 if time.monotonic() - start > args.budget_s:
                     missing.append(f"{shape}: variant {v} (budget)")
                     continue

@@ -908,11 +908,11 @@ std::vector<ConvSpec> depthwiseModelCases(DataType t)
     return cases;
 }
 
-//! Every kHWC8 variant of KILN_DEPTHWISE_VARIANT (0-3 layouts, 4-7 the same with the approximate sigmoid) against
+//! Every kHWC8 variant of KILN_DEPTHWISE_VARIANT (0-4 layouts, 5-9 the same with the approximate sigmoid) against
 //! the CPU reference on every depthwise case (variant 0 also runs DepthwiseHwc8's), FP16 and BF16.
 TEST(CudaParity, DepthwiseHwc8Variants)
 {
-    for (int32_t variant = 0; variant < 8; ++variant)
+    for (int32_t variant = 0; variant < 10; ++variant)
     {
         SCOPED_TRACE("KILN_DEPTHWISE_VARIANT=" + std::to_string(variant));
         DepthwiseVariant const scope(variant);
@@ -1134,7 +1134,7 @@ TEST(CudaKernelTable, DepthwiseTactics)
     ASSERT_FALSE(r.isOk());
     EXPECT_NE(r.status().message().find("FP16 or BF16"), std::string::npos) << r.status().message();
     // An unknown KILN_DEPTHWISE_VARIANT fails the creation with the variable's name (before any device work).
-    for (char const* text : {"8", "x", "12", "-1"})
+    for (char const* text : {"10", "x", "1 ", "-1"})
     {
         DepthwiseVariant const scope(text);
         PlanNode forced = channelLast;

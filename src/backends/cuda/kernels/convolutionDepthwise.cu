@@ -6,7 +6,8 @@
 // - Channel-last nodes (kHWC8: FP16/BF16 data, fused addition and output stored [N, H, W, Cp], Cp = C rounded up
 //   to 8): the kernels of convolutionDepthwise.cuh, chosen by KILN_DEPTHWISE_VARIANT (read at creation, default 0):
 //   register tiles of 2 or 4 output pixels per thread (0, 2), one pixel per thread (1), or a 2-D block tile staged in
-//   shared memory (3); 4-7 are 0-3 with an approximate sigmoid. Weights are stored once at creation as float
+//   shared memory (3), channel pairs down strips of rows with the window in registers (4); 5-9 are 0-4 with an
+//   approximate sigmoid. Weights are stored once at creation as float
 //   [R, S, Cp]. Kernel widths 3, 5 and 7 with strides 1 and 2 and horizontal dilation 1 are compiled for; other
 //   geometries run a generic per-vector loop. Padding channels of the output are written as zero.
 // - Linear NCHW nodes (FP32/FP16/BF16): one thread per output value, weights as float [C, R, S]; coalesced along W.
@@ -87,13 +88,15 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseLinear(DwArgs a, int32_t t
 using DwKernelFn = void (*)(DwArgs, int32_t, int32_t);
 using DwPlainFn = void (*)(DwArgs, int32_t);
 using DwSharedFn = void (*)(DwArgs, DwTile);
+using DwStripFn = void (*)(DwArgs, int32_t, int32_t, int32_t);
 
 //! kHWC8 launch variants (KILN_DEPTHWISE_VARIANT, read at kernel creation; docs/gpu.md): 0 register tiles of 4
 //! (3x3) or 2 pixels per thread in blocks of 256 threads; 1 one pixel per thread (a warp's loads are contiguous runs of
-//! whole pixels); 2 the tiles of 0 with blocks shrunk to fill every SM; 3 the shared-memory block tile; 4-7 the
-//! layouts of 0-3 with the sigmoid (SiLU's gate) computed by the approximate __expf and __fdividef.
-constexpr int32_t kVARIANTS = 8;
-constexpr int32_t kLAYOUTS = 4;
+//! whole pixels); 2 the tiles of 0 with blocks shrunk to fill every SM; 3 the shared-memory block tile; 4 channel
+//! pairs down strips of rows (square 3x3 / 5x5 kernels, equal strides); 5-9 the layouts of 0-4 with the sigmoid
+//! (SiLU's gate) computed by the approximate __expf and __fdividef. Where a layout does not apply, 2 runs.
+constexpr int32_t kVARIANTS = 10;
+constexpr int32_t kLAYOUTS = 5;
 constexpr char const* kVARIANT_ENV = "KILN_DEPTHWISE_VARIANT";
 
 //! The variant the environment asks for, or -1 with `error` set when the value is not one.
@@ -153,6 +156,24 @@ DwSharedFn sharedKernel(int32_t kw, int32_t sw, int32_t& pw)
     case 52: return depthwiseHwc8Shared<T, 5, 2, 4>;
     case 71: return depthwiseHwc8Shared<T, 7, 1, 2>;
     case 72: return depthwiseHwc8Shared<T, 7, 2, 2>;
+    default: return nullptr;
+    }
+}
+
+//! The strip instantiation for a K x K kernel of stride S in both directions, or nullptr.
+template <typename T>
+DwStripFn stripKernel(int32_t kh, int32_t kw, int32_t sh, int32_t sw)
+{
+    if (kh != kw || sh != sw)
+    {
+        return nullptr;
+    }
+    switch (kw * 10 + sw)
+    {
+    case 31: return depthwiseHwc8Strip<T, 3, 1>;
+    case 32: return depthwiseHwc8Strip<T, 3, 2>;
+    case 51: return depthwiseHwc8Strip<T, 5, 1>;
+    case 52: return depthwiseHwc8Strip<T, 5, 2>;
     default: return nullptr;
     }
 }
@@ -348,6 +369,10 @@ public:
         {
             mShared<<<mBlocks, mThreads, mSharedBytes, ctx.stream>>>(a, mTile);
         }
+        else if (mStrip != nullptr)
+        {
+            mStrip<<<mBlocks, mThreads, 0, ctx.stream>>>(a, mStripRows, mStrips, static_cast<int32_t>(mWork));
+        }
         else if (mTiled != nullptr)
         {
             mTiled<<<mBlocks, mThreads, 0, ctx.stream>>>(a, mTilesW, static_cast<int32_t>(mWork));
@@ -402,6 +427,7 @@ private:
         mTiled = nullptr;
         mPlain = nullptr;
         mShared = nullptr;
+        mStrip = nullptr;
         mThreads = kDW_BLOCK;
         if (!mChannelLast)
         {
@@ -412,14 +438,14 @@ private:
             mBlocks = gridBlocks(reinterpret_cast<void const*>(mPlain), mSmCount, mWork);
             return;
         }
-        if (mVariant == 3 && g.dw == 1 && chooseShared())
+        if ((mVariant == 3 && g.dw == 1 && chooseShared()) || (mVariant == 4 && chooseStrip()))
         {
             return;
         }
         int32_t tile = 1;
         if (g.dw == 1)
         {
-            int32_t const variant = mVariant == 3 ? 0 : mVariant;
+            int32_t const variant = mVariant >= 3 ? 2 : mVariant;
             mTiled = mType == DataType::kHALF ? tiledKernel<__half>(variant, g.kw, g.sw, tile)
                                               : tiledKernel<__nv_bfloat16>(variant, g.kw, g.sw, tile);
         }
@@ -436,6 +462,31 @@ private:
         mWork = static_cast<int64_t>(g.n) * g.outH * g.outW * vectors;
         mThreads = mVariant == 0 ? kDW_BLOCK : fillingBlock(mSmCount, mWork);
         mBlocks = gridBlocks(reinterpret_cast<void const*>(mPlain), mSmCount, mWork, mThreads);
+    }
+
+    //! Variant 4: strips of output rows sized so that the threads (channel pairs x columns x strips) fill every SM
+    //! twice over; false when the geometry has no instantiation.
+    bool chooseStrip()
+    {
+        DwGeometry const& g = mArgs.g;
+        if (g.dh != 1 || g.dw != 1)
+        {
+            return false;
+        }
+        mStrip = mType == DataType::kHALF ? stripKernel<__half>(g.kh, g.kw, g.sh, g.sw)
+                                          : stripKernel<__nv_bfloat16>(g.kh, g.kw, g.sh, g.sw);
+        if (mStrip == nullptr)
+        {
+            return false;
+        }
+        int64_t const columns = int64_t{g.n} * g.outW * (g.cp / 2);
+        int64_t const target = 2 * int64_t{mSmCount} * 2048;
+        mStripRows = static_cast<int32_t>(std::clamp<int64_t>(columns * g.outH / target, 1, 16));
+        mStrips = (g.outH + mStripRows - 1) / mStripRows;
+        mWork = columns * mStrips;
+        mThreads = fillingBlock(mSmCount, mWork);
+        mBlocks = gridBlocks(reinterpret_cast<void const*>(mStrip), mSmCount, mWork, mThreads);
+        return true;
     }
 
     //! Variant 3: the block tile (channel vectors, rows, column groups) and its shared memory; false when the
@@ -499,8 +550,8 @@ private:
     FusedEpilogue mEpilogue;
     bool mChannelLast{false};
     DataType mType{DataType::kHALF};
-    int32_t mVariant{0};       //!< the layout of KILN_DEPTHWISE_VARIANT (0-3)
-    bool mFastSigmoid{false}; //!< variants 4-7
+    int32_t mVariant{0};       //!< the layout of KILN_DEPTHWISE_VARIANT (0-4)
+    bool mFastSigmoid{false}; //!< variants 5-9
     int32_t mSmCount{1};
     int32_t mSharedOptin{48 * 1024};
     int64_t mCp{0};
@@ -512,6 +563,9 @@ private:
     DwKernelFn mTiled{nullptr};
     DwPlainFn mPlain{nullptr};
     DwSharedFn mShared{nullptr};
+    DwStripFn mStrip{nullptr};
+    int32_t mStripRows{1};
+    int32_t mStrips{1};
     DwTile mTile;
     int32_t mThreads{kDW_BLOCK};
     int32_t mSharedBytes{0};

@@ -1,8 +1,10 @@
 // Device side of the "depthwise" convolution tactic (convolutionDepthwise.cu) on channel-last kHWC8 tensors: the
 // launch geometry and operands, the fused epilogue and store of one 8-channel vector, and the kernels that the
 // variants of KILN_DEPTHWISE_VARIANT select (docs/gpu.md, "Depthwise convolutions"): the register-tiled kernel
-// (a thread = 8 channels x TILE output pixels of a row), the generic per-vector loop, and the shared-memory kernel
-// (a block = a 2-D output tile x a group of channel vectors, its input tile and weights staged in shared memory).
+// (a thread = 8 channels x TILE output pixels of a row), the generic per-vector loop, the shared-memory kernel
+// (a block = a 2-D output tile x a group of channel vectors, its input tile and weights staged in shared memory) and
+// the strip kernel (a thread = a channel pair of one output column down a strip of rows, weights and a sliding input
+// window in registers).
 #pragma once
 
 #include "backends/cuda/kernels/activationMath.cuh"
@@ -10,6 +12,7 @@
 #include "core/dataType.h"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace kiln::cuda::depthwise
 {
@@ -50,7 +53,7 @@ struct DwArgs
     int64_t addStrides[4]{};    //!< linear: element strides over [N, C, H, W] (0: broadcast)
     bool hasActivation{false};
     bool gated{false}; //!< v · act(v)
-    bool fastSigmoid{false}; //!< kSIGMOID as 1 / (1 + e^-v) with the approximate __expf and __fdividef (variants 4-7)
+    bool fastSigmoid{false}; //!< kSIGMOID as 1 / (1 + e^-v) with the approximate __expf and __fdividef (variants 5-9)
     nvinfer1::ActivationType activation{nvinfer1::ActivationType::kRELU};
     float alpha{0.F};
     float beta{0.F};
@@ -344,6 +347,138 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Shared(DwArgs a, DwTil
         if (ow0 + col + t < g.outW)
         {
             storeVec<T>(a, acc[t], n, oh, ow0 + col + t, c00 + v * kVEC);
+        }
+    }
+}
+
+//! A strip kernel's window value (channels c, c + 1): floats for 3x3 kernels, the stored pair for wider ones (5x5:
+//! 25 fewer registers, one conversion per use).
+template <typename T, int32_t K>
+using WindowCell = std::conditional_t<(K > 3), typename Storage<T>::Pair, float2>;
+
+template <typename T>
+__device__ __forceinline__ float2 cellFloats(float2 v)
+{
+    return v;
+}
+template <typename T, typename P, typename = std::enable_if_t<std::is_same_v<P, typename Storage<T>::Pair>>>
+__device__ __forceinline__ float2 cellFloats(P v)
+{
+    return Storage<T>::toFloat2(v);
+}
+
+//! One row of a strip kernel's window: the K input columns ow * S - pw + s (s < K) of input row `ih`, channels c and
+//! c + 1 (zero outside the image).
+template <typename T, int32_t K, int32_t S>
+__device__ __forceinline__ void loadWindowRow(
+    DwArgs const& a, int32_t n, int32_t ih, int32_t ow, int32_t c, WindowCell<T, K> (&row)[K])
+{
+    using P = typename Storage<T>::Pair;
+    DwGeometry const& g = a.g;
+    bool const inside = ih >= 0 && ih < g.inH;
+    int64_t const rowAt = (static_cast<int64_t>(n) * g.inH + ih) * g.inW;
+#pragma unroll
+    for (int32_t s = 0; s < K; ++s)
+    {
+        int32_t const iw = ow * S - g.pw + s;
+        uint32_t raw = 0U; // +0.0 in FP16 and BF16
+        if (inside && iw >= 0 && iw < g.inW)
+        {
+            raw = __ldg(reinterpret_cast<uint32_t const*>(static_cast<uint16_t const*>(a.x) + (rowAt + iw) * g.cp + c));
+        }
+        P const pair = *reinterpret_cast<P const*>(&raw);
+        if constexpr (K > 3)
+        {
+            row[s] = pair;
+        }
+        else
+        {
+            row[s] = Storage<T>::toFloat2(pair);
+        }
+    }
+}
+
+//! kHWC8, K x K kernel, stride S in both directions, no dilation: one thread = channels c, c + 1 of one output
+//! column for a strip of `rows` output rows. Consecutive threads take consecutive channel pairs, then consecutive
+//! columns, so a warp's 4-byte loads and stores are one contiguous 128-byte run (at stride 1). The thread keeps its
+//! K x K float weights and a K x K window of inputs in registers; each further output row shifts the window by S
+//! rows and loads only S new ones (K x S values), so each input value is read about once per column it feeds.
+template <typename T, int32_t K, int32_t S>
+__global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Strip(DwArgs a, int32_t rows, int32_t strips, int32_t total)
+{
+    DwGeometry const& g = a.g;
+    int32_t const pairs = g.cp / 2;
+    for (int32_t idx = static_cast<int32_t>(blockIdx.x * blockDim.x + threadIdx.x); idx < total;
+         idx += static_cast<int32_t>(gridDim.x * blockDim.x))
+    {
+        int32_t r = idx;
+        int32_t const c = r % pairs * 2;
+        r /= pairs;
+        int32_t const ow = r % g.outW;
+        r /= g.outW;
+        int32_t const strip = r % strips;
+        int32_t const n = r / strips;
+        int32_t const oh0 = strip * rows;
+        int32_t const ohEnd = min(oh0 + rows, g.outH);
+        float2 w[K][K];
+#pragma unroll
+        for (int32_t kr = 0; kr < K; ++kr)
+        {
+#pragma unroll
+            for (int32_t s = 0; s < K; ++s)
+            {
+                w[kr][s] = __ldg(reinterpret_cast<float2 const*>(a.w + static_cast<int64_t>(kr * K + s) * g.cp + c));
+            }
+        }
+        WindowCell<T, K> win[K][K];
+#pragma unroll
+        for (int32_t kr = 0; kr < K; ++kr)
+        {
+            loadWindowRow<T, K, S>(a, n, oh0 * S - g.ph + kr, ow, c, win[kr]);
+        }
+        for (int32_t oh = oh0; oh < ohEnd; ++oh)
+        {
+            if (oh > oh0)
+            {
+#pragma unroll
+                for (int32_t kr = 0; kr < K; ++kr)
+                {
+                    if (kr + S < K)
+                    {
+#pragma unroll
+                        for (int32_t s = 0; s < K; ++s)
+                        {
+                            win[kr][s] = win[kr + S][s];
+                        }
+                    }
+                    else
+                    {
+                        loadWindowRow<T, K, S>(a, n, oh * S - g.ph + kr, ow, c, win[kr]);
+                    }
+                }
+            }
+            float v[2]{};
+#pragma unroll
+            for (int32_t kr = 0; kr < K; ++kr)
+            {
+#pragma unroll
+                for (int32_t s = 0; s < K; ++s)
+                {
+                    float2 const x = cellFloats<T>(win[kr][s]);
+                    v[0] = fmaf(x.x, w[kr][s].x, v[0]);
+                    v[1] = fmaf(x.y, w[kr][s].y, v[1]);
+                }
+            }
+            int64_t const at = ((static_cast<int64_t>(n) * g.outH + oh) * g.outW + ow) * g.cp + c;
+            float2 added = make_float2(0.F, 0.F);
+            if (a.add != nullptr)
+            {
+                uint32_t const raw = __ldg(reinterpret_cast<uint32_t const*>(static_cast<uint16_t const*>(a.add) + at));
+                added = Storage<T>::toFloat2(*reinterpret_cast<typename Storage<T>::Pair const*>(&raw));
+            }
+            v[0] = c < g.c ? finishValue(a, v[0], c, added.x) : 0.F;
+            v[1] = c + 1 < g.c ? finishValue(a, v[1], c + 1, added.y) : 0.F;
+            *reinterpret_cast<typename Storage<T>::Pair*>(static_cast<uint16_t*>(a.y) + at) = Storage<T>::fromFloats(v[0], v[1]);
         }
     }
 }
