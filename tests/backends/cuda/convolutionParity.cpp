@@ -908,6 +908,22 @@ std::vector<ConvSpec> depthwiseModelCases(DataType t)
     return cases;
 }
 
+//! Cases of variant 4 whose strips have several rows: threads = N x outW x Cp / 2 x strips against 2 x 132 x 2048.
+std::vector<ConvSpec> depthwiseStripCases(DataType t)
+{
+    std::vector<ConvSpec> cases;
+    ConvSpec a = depthwiseModelCases(t)[0]; // 3x3 s1, ReLU: 16 x 58 x 56 x 32 pairs -> 3 rows, 20 strips
+    a.in = {16, 64, 58, 56};
+    a.k = a.groups = 64;
+    cases.push_back(a);
+    ConvSpec b = depthwiseModelCases(t)[3]; // 5x5 s2, SiLU: 32 x 59 x 20 x 32 pairs -> 2 rows, 30 strips
+    b.in = {32, 64, 118, 40};
+    b.k = b.groups = 64;
+    b.fuseAdd = true;
+    cases.push_back(b);
+    return cases;
+}
+
 //! Every kHWC8 variant of KILN_DEPTHWISE_VARIANT (0-4 layouts, 5-9 the same with the approximate sigmoid) against
 //! the CPU reference on every depthwise case (variant 0 also runs DepthwiseHwc8's), FP16 and BF16.
 TEST(CudaParity, DepthwiseHwc8Variants)
@@ -925,6 +941,13 @@ TEST(CudaParity, DepthwiseHwc8Variants)
             {
                 std::vector<ConvSpec> const small = depthwiseCases(t);
                 cases.insert(cases.end(), small.begin(), small.end());
+            }
+            if (variant % 5 == 4)
+            {
+                // Large enough for strips of several rows on 132 SMs (3 rows at 3x3 s1, 2 at 5x5 s2), each with a
+                // partial last strip: the sliding window's shifts.
+                std::vector<ConvSpec> const big = depthwiseStripCases(t);
+                cases.insert(cases.end(), big.begin(), big.end());
             }
             for (ConvSpec const& s : cases)
             {
