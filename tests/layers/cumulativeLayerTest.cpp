@@ -1,5 +1,5 @@
 // Tests of ICumulativeLayer: forward/reverse x inclusive/exclusive sums on every axis (positive and negative axis
-// values), FP32/FP16/BF16/INT32/INT64, the axis from a constant and from a runtime tensor, dynamic shapes, the
+// values), FP32/FP16/BF16/INT32/INT64, long lines and many short ones, the axis from a constant and from a runtime tensor, dynamic shapes, the
 // getters/setters and the error paths.
 #include "common/backendTest.h"
 #include "common/networkRunner.h"
@@ -52,6 +52,33 @@ HostTensor cumulativeOracle(HostTensor const& x, int32_t axis, bool exclusive, b
     return y;
 }
 
+//! Reference for long lines: the same sums as cumulativeOracle, as one running double sum per line (linear time).
+HostTensor runningSumOracle(HostTensor const& x, int32_t axis, bool exclusive, bool reverse)
+{
+    HostTensor y(x.type, x.dims);
+    int32_t const a = axis < 0 ? axis + x.dims.nbDims : axis;
+    int64_t inner = 1;
+    for (int32_t d = x.dims.nbDims - 1; d > a; --d)
+    {
+        inner *= x.dims.d[d];
+    }
+    int64_t const n = x.dims.d[a];
+    int64_t const outer = n == 0 ? 0 : x.volume() / (n * inner);
+    for (int64_t line = 0; line < outer * inner; ++line)
+    {
+        int64_t const base = (line / inner) * n * inner + line % inner;
+        double sum = 0;
+        for (int64_t step = 0; step < n; ++step)
+        {
+            int64_t const at = base + (reverse ? n - 1 - step : step) * inner;
+            double const v = x.at(at);
+            y.set(at, exclusive ? sum : sum + v);
+            sum += v;
+        }
+    }
+    return y;
+}
+
 double toleranceFor(DataType t, int64_t n)
 {
     switch (t)
@@ -64,7 +91,7 @@ double toleranceFor(DataType t, int64_t n)
 }
 
 void runCase(std::mt19937& rng, DataType type, std::vector<int64_t> const& shape, int32_t axis, bool exclusive,
-    bool reverse, DataType axisType)
+    bool reverse, DataType axisType, bool longLines = false)
 {
     NetworkRunner r;
     ITensor* in = r.addInput("x", type, shape);
@@ -86,9 +113,13 @@ void runCase(std::mt19937& rng, DataType type, std::vector<int64_t> const& shape
     bool const isInt = type == DataType::kINT32 || type == DataType::kINT64;
     HostTensor x = HostTensor::random(type, kiln::test::makeDims(shape), rng, isInt ? -1000 : -2, isInt ? 1000 : 2);
     auto out = r.run({{"x", x}});
-    HostTensor const want = cumulativeOracle(x, axis, exclusive, reverse);
+    HostTensor const want
+        = longLines ? runningSumOracle(x, axis, exclusive, reverse) : cumulativeOracle(x, axis, exclusive, reverse);
     int32_t const a = axis < 0 ? axis + static_cast<int32_t>(shape.size()) : axis;
-    double const tol = toleranceFor(type, shape[static_cast<size_t>(a)]);
+    // Long float lines: the sums grow to about sqrt(n); FP32 keeps 1e-5 relative, FP16/BF16 one unit of the value's
+    // last place per rounding step is what toleranceFor allows at n = 8 (the scan order differs from the CPU's).
+    double const tol = longLines && type != DataType::kFLOAT ? toleranceFor(type, 8)
+                                                              : toleranceFor(type, shape[static_cast<size_t>(a)]);
     EXPECT_TRUE(kiln::test::allClose(out["y"], want, tol, tol))
         << "axis " << axis << (exclusive ? " exclusive" : " inclusive") << (reverse ? " reverse" : " forward")
         << " shape " << kiln::test::dimsString(x.dims);
@@ -123,6 +154,41 @@ TEST_P(CumulativeLayerTest, HalfBFloatAndIntegerTypes)
         for (int32_t mode = 0; mode < 4; ++mode)
         {
             runCase(rng, t, {3, 7, 2}, 1, (mode & 1) != 0, (mode & 2) != 0, DataType::kINT32);
+        }
+    }
+}
+
+//! Long lines (a block per line on the CUDA backend) and many short ones (a thread per line): GPT-2's position ids
+//! ([8, 512] int64 along axis 1), lines of 4096 and 100000 values, an inner stride > 1, every mode and direction.
+TEST_P(CumulativeLayerTest, LongAndManyLines)
+{
+    std::mt19937 rng(233);
+    struct Case
+    {
+        DataType type;
+        std::vector<int64_t> shape;
+        int32_t axis;
+    };
+    std::vector<Case> const cases{
+        {DataType::kINT64, {8, 512}, 1},
+        {DataType::kINT32, {3, 4096}, -1},
+        {DataType::kFLOAT, {2, 4096}, 1},
+        {DataType::kFLOAT, {100000}, 0},
+        {DataType::kINT64, {100000}, 0},
+        {DataType::kFLOAT, {4096, 3}, 0},  // inner stride 3
+        {DataType::kINT32, {2, 2100, 5}, 1}, // inner stride 5, a partial second tile of 2048
+        {DataType::kFLOAT, {1, 700}, 1},     // one partial tile
+        {DataType::kHALF, {4, 600}, 1},
+        {DataType::kBF16, {2, 3000}, 1},
+        {DataType::kFLOAT, {40000, 5}, 1}, // many short lines
+        {DataType::kINT32, {3, 70000}, 0}, // many lines of 3 (inner 70000)
+        {DataType::kINT64, {33000, 65}, 1}, // many long lines: a thread per line
+    };
+    for (Case const& c : cases)
+    {
+        for (int32_t mode = 0; mode < 4; ++mode)
+        {
+            runCase(rng, c.type, c.shape, c.axis, (mode & 1) != 0, (mode & 2) != 0, DataType::kINT32, true);
         }
     }
 }

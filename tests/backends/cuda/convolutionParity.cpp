@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -81,6 +82,7 @@ struct ConvSpec
     bool fuseAdd{false};
     std::vector<int64_t> addDims; //!< empty: the output's
     int32_t fuseAct{0};           //!< ActivationType + 1, 0 = none
+    bool gate{false};             //!< "fuse.gate": v * act(v) (SiLU, hard-swish)
     float alpha{0.F};
     float beta{0.F};
 };
@@ -125,6 +127,10 @@ PlanNode convNode(ConvSpec const& s, std::string const& tactic)
         node.attrs.setInt("fuse.act", s.fuseAct);
         node.attrs.setFloat("fuse.alpha", s.alpha);
         node.attrs.setFloat("fuse.beta", s.beta);
+        if (s.gate)
+        {
+            node.attrs.setInt("fuse.gate", 1);
+        }
     }
     node.outputs = {static_cast<int32_t>(node.inputs.size())};
     return node;
@@ -691,6 +697,21 @@ struct DeviceTensors
     }
 };
 
+//! The gated activations of MobileNetV3 and EfficientNet on the ungated reference `v`: v * act(v) for SiLU (sigmoid)
+//! and hard-swish (hard-sigmoid with alpha, beta), in double, rounded to the tensor's type.
+void applyGate(ConvSpec const& s, HostTensor& v)
+{
+    auto const a = static_cast<ActivationType>(s.fuseAct - 1);
+    ASSERT_TRUE(a == ActivationType::kSIGMOID || a == ActivationType::kHARD_SIGMOID) << "no host gate for activation " << s.fuseAct;
+    for (int64_t i = 0; i < v.volume(); ++i)
+    {
+        double const x = v.at(i);
+        double const g = a == ActivationType::kSIGMOID ? 1.0 / (1.0 + std::exp(-x))
+                                                       : std::clamp(s.alpha * x + s.beta, 0.0, 1.0);
+        v.set(i, x * g);
+    }
+}
+
 //! Runs spec `s` with `tactic` (depthwise or gemm) on kHWC8 data (and fused addition) and compares with the CPU
 //! reference on NCHW tensors: the real channels within the type's tolerance, the padding channels exactly zero (the
 //! output buffer is poisoned first, the inputs' padding channels hold garbage).
@@ -731,12 +752,22 @@ void runHwc8(ConvSpec const& s, uint32_t seed, char const* tactic = "depthwise")
     PlanNode cpuNode = node;
     cpuNode.tactic.clear();
     cpuNode.attrs.setInt(kCHANNEL_LAST_ATTRIBUTE, 0);
+    if (s.gate)
+    {
+        // The CPU convolution has no gate: it computes v (bias and addition included), the test applies v * act(v).
+        cpuNode.attrs.setInt("fuse.act", 0);
+        cpuNode.attrs.setInt("fuse.gate", 0);
+    }
     KernelSetup cpuSetup = setup;
     cpuSetup.node = &cpuNode;
     auto cpu = cpuKernelFactory(LayerType::kCONVOLUTION)(cpuSetup);
     ASSERT_TRUE(cpu.isOk()) << cpu.status().message();
     Status const ran = kiln::test::reshapeAndRun(**cpu, cpuIns, {TensorView{expected.data(), s.type, expected.dims, nullptr}});
     ASSERT_TRUE(ran.isOk()) << ran.message();
+    if (s.gate)
+    {
+        applyGate(s, expected);
+    }
     std::string why;
     if (!gpuAvailable(why))
     {
@@ -810,6 +841,119 @@ TEST(CudaParity, DepthwiseHwc8)
         ConvSpec wide = depthwiseCases(t)[1]; // FP32 weights for FP16/BF16 tensors
         wide.weightsType = DataType::kFLOAT;
         runHwc8(wide, seed++);
+    }
+}
+
+//! Sets KILN_DEPTHWISE_VARIANT for the kernels created in its scope (the variable is read at kernel creation).
+struct DepthwiseVariant
+{
+    explicit DepthwiseVariant(int32_t v) { setenv("KILN_DEPTHWISE_VARIANT", std::to_string(v).c_str(), 1); }
+    explicit DepthwiseVariant(char const* text) { setenv("KILN_DEPTHWISE_VARIANT", text, 1); }
+    ~DepthwiseVariant() { unsetenv("KILN_DEPTHWISE_VARIANT"); }
+    DepthwiseVariant(DepthwiseVariant const&) = delete;
+    DepthwiseVariant& operator=(DepthwiseVariant const&) = delete;
+};
+
+//! The shapes of the MobileNetV3 / EfficientNet depthwise layers, shrunk to a test's size but keeping what selects
+//! the kHWC8 variants' tiles: channel counts of 9, 15 and 30 vectors (72, 120, 240), one not a multiple of 8 (44),
+//! outputs of several block tiles in both directions, 3x3 and 5x5 at strides 1 and 2, the gated activations SiLU
+//! (v * sigmoid(v)) and hard-swish (v * hard_sigmoid(v)) with and without the residual addition, batch 1 and 3.
+std::vector<ConvSpec> depthwiseModelCases(DataType t)
+{
+    auto make = [t](std::vector<int64_t> in, int64_t kernel, int64_t stride) {
+        ConvSpec s = typed({}, t);
+        s.in = std::move(in);
+        s.k = s.in[1];
+        s.groups = s.k;
+        s.kernel = {kernel, kernel};
+        s.stride = {stride, stride};
+        s.pre = {kernel / 2, kernel / 2};
+        s.post = {kernel / 2, kernel / 2};
+        return s;
+    };
+    std::vector<ConvSpec> cases;
+    ConvSpec a = make({3, 72, 21, 19}, 3, 1);
+    a.fuseAct = act(ActivationType::kRELU);
+    cases.push_back(a);
+    ConvSpec b = make({1, 64, 23, 22}, 3, 2);
+    b.fuseAct = act(ActivationType::kHARD_SIGMOID); // hard-swish
+    b.alpha = 1.F / 6.F;
+    b.beta = 0.5F;
+    b.gate = true;
+    cases.push_back(b);
+    ConvSpec c = make({2, 120, 14, 15}, 5, 1);
+    c.fuseAct = act(ActivationType::kHARD_SIGMOID);
+    c.alpha = 1.F / 6.F;
+    c.beta = 0.5F;
+    c.gate = true;
+    c.fuseAdd = true;
+    cases.push_back(c);
+    ConvSpec d = make({1, 240, 13, 12}, 5, 2);
+    d.fuseAct = act(ActivationType::kSIGMOID); // SiLU
+    d.gate = true;
+    cases.push_back(d);
+    ConvSpec e = make({2, 44, 18, 17}, 7, 1);
+    e.fuseAct = act(ActivationType::kSIGMOID);
+    e.gate = true;
+    e.fuseAdd = true;
+    cases.push_back(e);
+    ConvSpec f = make({1, 16, 40, 37}, 3, 1); // 2 vectors: tiles of 2 channel vectors
+    f.fuseAct = act(ActivationType::kSIGMOID);
+    f.gate = true;
+    cases.push_back(f);
+    ConvSpec g = make({2, 96, 17, 16}, 3, 2);
+    g.bias = false;
+    g.fuseAdd = true;
+    cases.push_back(g);
+    return cases;
+}
+
+//! Cases of variant 4 whose strips have several rows: threads = N x outW x Cp / 2 x strips against 2 x 132 x 2048.
+std::vector<ConvSpec> depthwiseStripCases(DataType t)
+{
+    std::vector<ConvSpec> cases;
+    ConvSpec a = depthwiseModelCases(t)[0]; // 3x3 s1, ReLU: 16 x 58 x 56 x 32 pairs -> 3 rows, 20 strips
+    a.in = {16, 64, 58, 56};
+    a.k = a.groups = 64;
+    cases.push_back(a);
+    ConvSpec b = depthwiseModelCases(t)[3]; // 5x5 s2, SiLU: 32 x 59 x 20 x 32 pairs -> 2 rows, 30 strips
+    b.in = {32, 64, 118, 40};
+    b.k = b.groups = 64;
+    b.fuseAdd = true;
+    cases.push_back(b);
+    return cases;
+}
+
+//! Every kHWC8 variant of KILN_DEPTHWISE_VARIANT (0-4 layouts, 5-9 the same with the approximate sigmoid) against
+//! the CPU reference on every depthwise case (variant 0 also runs DepthwiseHwc8's), FP16 and BF16.
+TEST(CudaParity, DepthwiseHwc8Variants)
+{
+    for (int32_t variant = 0; variant < 10; ++variant)
+    {
+        SCOPED_TRACE("KILN_DEPTHWISE_VARIANT=" + std::to_string(variant));
+        DepthwiseVariant const scope(variant);
+        uint32_t seed = 500;
+        for (DataType t : {DataType::kHALF, DataType::kBF16})
+        {
+            SCOPED_TRACE(dataTypeName(t));
+            std::vector<ConvSpec> cases = depthwiseModelCases(t);
+            if (variant != 0)
+            {
+                std::vector<ConvSpec> const small = depthwiseCases(t);
+                cases.insert(cases.end(), small.begin(), small.end());
+            }
+            if (variant % 5 == 4)
+            {
+                // Large enough for strips of several rows on 132 SMs (3 rows at 3x3 s1, 2 at 5x5 s2), each with a
+                // partial last strip: the sliding window's shifts.
+                std::vector<ConvSpec> const big = depthwiseStripCases(t);
+                cases.insert(cases.end(), big.begin(), big.end());
+            }
+            for (ConvSpec const& s : cases)
+            {
+                runHwc8(s, seed++);
+            }
+        }
     }
 }
 
@@ -1012,6 +1156,16 @@ TEST(CudaKernelTable, DepthwiseTactics)
     r = ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setupOf(fp32, DataType::kFLOAT, 16 * 9, true));
     ASSERT_FALSE(r.isOk());
     EXPECT_NE(r.status().message().find("FP16 or BF16"), std::string::npos) << r.status().message();
+    // An unknown KILN_DEPTHWISE_VARIANT fails the creation with the variable's name (before any device work).
+    for (char const* text : {"10", "x", "1 ", "-1"})
+    {
+        DepthwiseVariant const scope(text);
+        PlanNode forced = channelLast;
+        forced.tactic = "depthwise";
+        r = ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setupOf(forced, DataType::kHALF, 16 * 9, true));
+        ASSERT_FALSE(r.isOk()) << text;
+        EXPECT_NE(r.status().message().find("KILN_DEPTHWISE_VARIANT"), std::string::npos) << r.status().message();
+    }
 }
 
 //! Which nodes get the gemm tactic (after cudnn, before kiln), and its creation errors (no GPU needed).

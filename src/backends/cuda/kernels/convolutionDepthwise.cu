@@ -4,15 +4,17 @@
 // fusedEpilogue.h (bias, added tensor, any activation of activationMath.cuh, gated or not: SiLU and hard-swish are
 // v · sigmoid(v) and v · hard_sigmoid(v)), accumulated in float.
 // - Channel-last nodes (kHWC8: FP16/BF16 data, fused addition and output stored [N, H, W, Cp], Cp = C rounded up
-//   to 8): each thread computes one 16-byte vector of 8 channels for a tile of 2 or 4 output pixels of a row,
-//   loading each input column of the tile's span once per kernel row (registers, no shared memory) and the
-//   weights, stored once at creation as float [R, S, Cp], as two 16-byte vectors per tap. Kernel widths 3, 5 and 7
-//   with strides 1 and 2 and horizontal dilation 1 are compiled for; other geometries run a generic per-vector
-//   loop. Padding channels of the output are written as zero.
+//   to 8): the kernels of convolutionDepthwise.cuh, chosen by KILN_DEPTHWISE_VARIANT (read at creation, default 0):
+//   register tiles of 2 or 4 output pixels per thread (0, 2), one pixel per thread (1), or a 2-D block tile staged in
+//   shared memory (3), channel pairs down strips of rows with the window in registers (4); 5-9 are 0-4 with an
+//   approximate sigmoid. Weights are stored once at creation as float
+//   [R, S, Cp]. Kernel widths 3, 5 and 7 with strides 1 and 2 and horizontal dilation 1 are compiled for; other
+//   geometries run a generic per-vector loop. Padding channels of the output are written as zero.
 // - Linear NCHW nodes (FP32/FP16/BF16): one thread per output value, weights as float [C, R, S]; coalesced along W.
-// Grids are sized from the device's SM count and the kernel's occupancy (grid-stride loops).
+// Grids are sized from the device's SM count and the kernel's occupancy (grid-stride loops), or one block per tile.
 #include "backends/cuda/kernels/activationMath.cuh"
 #include "backends/cuda/kernels/convolution.h"
+#include "backends/cuda/kernels/convolutionDepthwise.cuh"
 #include "backends/cuda/kernels/deviceTypes.cuh"
 #include "backends/cuda/kernels/kernelCommon.cuh"
 #include "backends/cuda/kernels/vector8.cuh"
@@ -24,8 +26,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
+#include <string>
 
 namespace kiln::cuda
 {
@@ -33,231 +37,7 @@ using nvinfer1::DataType;
 
 namespace
 {
-
-constexpr int32_t kVEC = kVECTOR8;   //!< channels of a kHWC8 vector
-constexpr int32_t kDW_BLOCK = 256;   //!< threads per block
-
-//! Geometry of one run (32-bit: reshape refuses larger tensors).
-struct DwGeometry
-{
-    int32_t n{0};
-    int32_t c{0};
-    int32_t cp{0}; //!< channel stride of the kHWC8 storage (C rounded up to 8); linear: C
-    int32_t inH{1};
-    int32_t inW{1};
-    int32_t outH{1};
-    int32_t outW{1};
-    int32_t kh{1};
-    int32_t kw{1};
-    int32_t sh{1};
-    int32_t sw{1};
-    int32_t dh{1};
-    int32_t dw{1};
-    int32_t ph{0}; //!< padding before, H
-    int32_t pw{0}; //!< padding before, W
-};
-
-//! Operands of one launch (passed by value).
-struct DwArgs
-{
-    void const* x{nullptr};
-    void* y{nullptr};
-    float const* w{nullptr};    //!< kHWC8: [R, S, Cp]; linear: [C, R, S]
-    float const* bias{nullptr}; //!< [Cp] (zero beyond C) or nullptr
-    void const* add{nullptr};   //!< kHWC8: the output's layout and type; linear: any float type, 4-D strides
-    DataType addType{DataType::kFLOAT};
-    int64_t addStrides[4]{};    //!< linear: element strides over [N, C, H, W] (0: broadcast)
-    bool hasActivation{false};
-    bool gated{false}; //!< v · act(v)
-    nvinfer1::ActivationType activation{nvinfer1::ActivationType::kRELU};
-    float alpha{0.F};
-    float beta{0.F};
-    DwGeometry g;
-};
-
-__device__ __forceinline__ float finishValue(DwArgs const& a, float v, int32_t c, float added)
-{
-    if (a.bias != nullptr)
-    {
-        v += a.bias[c];
-    }
-    v += added;
-    if (!a.hasActivation)
-    {
-        return v;
-    }
-    float const act = applyActivation(a.activation, a.alpha, a.beta, v);
-    return a.gated ? v * act : act;
-}
-
-__device__ __forceinline__ uint4 loadVec(void const* base, int64_t element)
-{
-    return __ldg(reinterpret_cast<uint4 const*>(static_cast<uint16_t const*>(base) + element));
-}
-
-//! The 8 float weights of tap `tap` ([R, S, Cp] flattened to tap * Cp) for channels c0...c0 + 7.
-__device__ __forceinline__ void loadWeights(float const* w, int32_t tap, int32_t cp, int32_t c0, float (&f)[kVEC])
-{
-    float4 const* p = reinterpret_cast<float4 const*>(w + static_cast<int64_t>(tap) * cp + c0);
-    float4 const lo = __ldg(p);
-    float4 const hi = __ldg(p + 1);
-    f[0] = lo.x;
-    f[1] = lo.y;
-    f[2] = lo.z;
-    f[3] = lo.w;
-    f[4] = hi.x;
-    f[5] = hi.y;
-    f[6] = hi.z;
-    f[7] = hi.w;
-}
-
-//! Epilogue and store of the 8-channel vector `acc` at output pixel (n, oh, ow); channels >= C are written as zero.
-template <typename T>
-__device__ __forceinline__ void storeVec(DwArgs const& a, float (&acc)[kVEC], int32_t n, int32_t oh, int32_t ow, int32_t c0)
-{
-    DwGeometry const& g = a.g;
-    int64_t const at = ((static_cast<int64_t>(n) * g.outH + oh) * g.outW + ow) * g.cp + c0;
-    float added[kVEC]{};
-    if (a.add != nullptr)
-    {
-        unpack8<T>(loadVec(a.add, at), added);
-    }
-#pragma unroll
-    for (int32_t i = 0; i < kVEC; ++i)
-    {
-        acc[i] = c0 + i < g.c ? finishValue(a, acc[i], c0 + i, added[i]) : 0.F;
-    }
-    *reinterpret_cast<uint4*>(static_cast<uint16_t*>(a.y) + at) = pack8<T>(acc);
-}
-
-//! kHWC8, kernel width KW, stride SW along W, horizontal dilation 1: one thread = 8 channels x TILE output pixels
-//! of one row. Per kernel row, the tile's span of (TILE - 1) * SW + KW input columns is loaded once, column by
-//! column, and each column feeds every (pixel, tap) pair that reads it.
-template <typename T, int32_t KW, int32_t SW, int32_t TILE>
-__global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Tiled(DwArgs a, int32_t tilesW, int32_t total)
-{
-    DwGeometry const& g = a.g;
-    int32_t const vectors = g.cp / kVEC;
-    constexpr int32_t kSPAN = (TILE - 1) * SW + KW;
-    for (int32_t idx = static_cast<int32_t>(blockIdx.x * blockDim.x + threadIdx.x); idx < total;
-         idx += static_cast<int32_t>(gridDim.x * blockDim.x))
-    {
-        int32_t r = idx;
-        int32_t const v = r % vectors;
-        r /= vectors;
-        int32_t const tile = r % tilesW;
-        r /= tilesW;
-        int32_t const oh = r % g.outH;
-        int32_t const n = r / g.outH;
-        int32_t const c0 = v * kVEC;
-        int32_t const ow0 = tile * TILE;
-        int32_t const iw0 = ow0 * SW - g.pw;
-        float acc[TILE][kVEC];
-#pragma unroll
-        for (int32_t t = 0; t < TILE; ++t)
-        {
-#pragma unroll
-            for (int32_t i = 0; i < kVEC; ++i)
-            {
-                acc[t][i] = 0.F;
-            }
-        }
-        for (int32_t kr = 0; kr < g.kh; ++kr)
-        {
-            int32_t const ih = oh * g.sh - g.ph + kr * g.dh;
-            if (ih < 0 || ih >= g.inH)
-            {
-                continue;
-            }
-            int64_t const rowAt = (static_cast<int64_t>(n) * g.inH + ih) * g.inW;
-            float wr[KW][kVEC];
-#pragma unroll
-            for (int32_t s = 0; s < KW; ++s)
-            {
-                loadWeights(a.w, kr * KW + s, g.cp, c0, wr[s]);
-            }
-#pragma unroll
-            for (int32_t j = 0; j < kSPAN; ++j)
-            {
-                int32_t const iw = iw0 + j;
-                if (iw < 0 || iw >= g.inW)
-                {
-                    continue;
-                }
-                float xv[kVEC];
-                unpack8<T>(loadVec(a.x, (rowAt + iw) * g.cp + c0), xv);
-#pragma unroll
-                for (int32_t t = 0; t < TILE; ++t)
-                {
-                    int32_t const s = j - t * SW;
-                    if (s >= 0 && s < KW)
-                    {
-#pragma unroll
-                        for (int32_t i = 0; i < kVEC; ++i)
-                        {
-                            acc[t][i] = fmaf(xv[i], wr[s][i], acc[t][i]);
-                        }
-                    }
-                }
-            }
-        }
-#pragma unroll
-        for (int32_t t = 0; t < TILE; ++t)
-        {
-            if (ow0 + t < g.outW)
-            {
-                storeVec<T>(a, acc[t], n, oh, ow0 + t, c0);
-            }
-        }
-    }
-}
-
-//! kHWC8, any geometry: one thread = 8 channels of one output pixel.
-template <typename T>
-__global__ void __launch_bounds__(kDW_BLOCK) depthwiseHwc8Generic(DwArgs a, int32_t total)
-{
-    DwGeometry const& g = a.g;
-    int32_t const vectors = g.cp / kVEC;
-    for (int32_t idx = static_cast<int32_t>(blockIdx.x * blockDim.x + threadIdx.x); idx < total;
-         idx += static_cast<int32_t>(gridDim.x * blockDim.x))
-    {
-        int32_t r = idx;
-        int32_t const v = r % vectors;
-        r /= vectors;
-        int32_t const ow = r % g.outW;
-        r /= g.outW;
-        int32_t const oh = r % g.outH;
-        int32_t const n = r / g.outH;
-        int32_t const c0 = v * kVEC;
-        float acc[kVEC]{};
-        for (int32_t kr = 0; kr < g.kh; ++kr)
-        {
-            int32_t const ih = oh * g.sh - g.ph + kr * g.dh;
-            if (ih < 0 || ih >= g.inH)
-            {
-                continue;
-            }
-            for (int32_t s = 0; s < g.kw; ++s)
-            {
-                int32_t const iw = ow * g.sw - g.pw + s * g.dw;
-                if (iw < 0 || iw >= g.inW)
-                {
-                    continue;
-                }
-                float xv[kVEC];
-                float wv[kVEC];
-                unpack8<T>(loadVec(a.x, ((static_cast<int64_t>(n) * g.inH + ih) * g.inW + iw) * g.cp + c0), xv);
-                loadWeights(a.w, kr * g.kw + s, g.cp, c0, wv);
-#pragma unroll
-                for (int32_t i = 0; i < kVEC; ++i)
-                {
-                    acc[i] = fmaf(xv[i], wv[i], acc[i]);
-                }
-            }
-        }
-        storeVec<T>(a, acc, n, oh, ow, c0);
-    }
-}
+using namespace depthwise;
 
 //! Linear NCHW: one thread per output value (consecutive threads along W).
 template <typename T>
@@ -307,36 +87,132 @@ __global__ void __launch_bounds__(kDW_BLOCK) depthwiseLinear(DwArgs a, int32_t t
 
 using DwKernelFn = void (*)(DwArgs, int32_t, int32_t);
 using DwPlainFn = void (*)(DwArgs, int32_t);
+using DwSharedFn = void (*)(DwArgs, DwTile);
+using DwStripFn = void (*)(DwArgs, int32_t, int32_t, int32_t);
 
-//! The tiled kHWC8 instantiation for (type, kernel width, stride) and its tile, or nullptr.
-template <typename T>
-DwKernelFn tiledKernel(int32_t kw, int32_t sw, int32_t& tile)
+//! kHWC8 launch variants (KILN_DEPTHWISE_VARIANT, read at kernel creation; docs/gpu.md): 0 register tiles of 4
+//! (3x3) or 2 pixels per thread in blocks of 256 threads; 1 one pixel per thread (a warp's loads are contiguous runs of
+//! whole pixels); 2 the tiles of 0 with blocks shrunk to fill every SM; 3 the shared-memory block tile; 4 channel
+//! pairs down strips of rows (square 3x3 / 5x5 kernels, equal strides); 5-9 the layouts of 0-4 with the sigmoid
+//! (SiLU's gate) computed by the approximate __expf and __fdividef. Where a layout does not apply, 2 runs.
+constexpr int32_t kVARIANTS = 10;
+constexpr int32_t kLAYOUTS = 5;
+constexpr char const* kVARIANT_ENV = "KILN_DEPTHWISE_VARIANT";
+
+//! The variant the environment asks for, or -1 with `error` set when the value is not one.
+int32_t variantFromEnvironment(std::string& error)
 {
-    // Wider kernels keep fewer pixels per thread (registers: TILE x 8 accumulators, KW x 8 weights).
-    tile = kw == 3 ? 4 : 2;
+    char const* env = std::getenv(kVARIANT_ENV);
+    if (env == nullptr || *env == '\0')
+    {
+        return 0;
+    }
+    std::string const text(env);
+    if (text.size() == 1 && text[0] >= '0' && text[0] < static_cast<char>('0' + kVARIANTS))
+    {
+        return text[0] - '0';
+    }
+    error = std::string(kVARIANT_ENV) + "='" + text + "' is not a depthwise variant (0 to "
+        + std::to_string(kVARIANTS - 1) + ")";
+    return -1;
+}
+
+//! The register-tiled kHWC8 instantiation for (type, kernel width, stride), or nullptr; TILE3 pixels per thread for
+//! 3x3 kernels, TILE57 for 5x5 and 7x7.
+template <typename T, int32_t TILE3, int32_t TILE57>
+DwKernelFn tiledFor(int32_t kw, int32_t sw)
+{
     switch (kw * 10 + sw)
     {
-    case 31: return depthwiseHwc8Tiled<T, 3, 1, 4>;
-    case 32: return depthwiseHwc8Tiled<T, 3, 2, 4>;
-    case 51: return depthwiseHwc8Tiled<T, 5, 1, 2>;
-    case 52: return depthwiseHwc8Tiled<T, 5, 2, 2>;
-    case 71: return depthwiseHwc8Tiled<T, 7, 1, 2>;
-    case 72: return depthwiseHwc8Tiled<T, 7, 2, 2>;
+    case 31: return depthwiseHwc8Tiled<T, 3, 1, TILE3>;
+    case 32: return depthwiseHwc8Tiled<T, 3, 2, TILE3>;
+    case 51: return depthwiseHwc8Tiled<T, 5, 1, TILE57>;
+    case 52: return depthwiseHwc8Tiled<T, 5, 2, TILE57>;
+    case 71: return depthwiseHwc8Tiled<T, 7, 1, TILE57>;
+    case 72: return depthwiseHwc8Tiled<T, 7, 2, TILE57>;
     default: return nullptr;
     }
 }
 
-//! Blocks of kDW_BLOCK threads for `work` items: every SM filled to the kernel's occupancy, no more than needed.
-int32_t gridBlocks(void const* fn, int32_t smCount, int64_t work)
+//! The tiled instantiation of `variant` (1: one pixel per thread; else 4 for 3x3, 2 for wider) and its tile.
+template <typename T>
+DwKernelFn tiledKernel(int32_t variant, int32_t kw, int32_t sw, int32_t& tile)
+{
+    // Wider kernels keep fewer pixels per thread (registers: TILE x 8 accumulators, KW x 8 weights).
+    tile = variant == 1 ? 1 : kw == 3 ? 4 : 2;
+    return variant == 1 ? tiledFor<T, 1, 1>(kw, sw) : tiledFor<T, 4, 2>(kw, sw);
+}
+
+//! The shared-memory instantiation for (type, kernel width, stride) and its pixels per thread, or nullptr.
+template <typename T>
+DwSharedFn sharedKernel(int32_t kw, int32_t sw, int32_t& pw)
+{
+    pw = kw == 7 ? 2 : 4;
+    switch (kw * 10 + sw)
+    {
+    case 31: return depthwiseHwc8Shared<T, 3, 1, 4>;
+    case 32: return depthwiseHwc8Shared<T, 3, 2, 4>;
+    case 51: return depthwiseHwc8Shared<T, 5, 1, 4>;
+    case 52: return depthwiseHwc8Shared<T, 5, 2, 4>;
+    case 71: return depthwiseHwc8Shared<T, 7, 1, 2>;
+    case 72: return depthwiseHwc8Shared<T, 7, 2, 2>;
+    default: return nullptr;
+    }
+}
+
+//! The strip instantiation for a K x K kernel of stride S in both directions, or nullptr.
+template <typename T>
+DwStripFn stripKernel(int32_t kh, int32_t kw, int32_t sh, int32_t sw)
+{
+    if (kh != kw || sh != sw)
+    {
+        return nullptr;
+    }
+    switch (kw * 10 + sw)
+    {
+    case 31: return depthwiseHwc8Strip<T, 3, 1>;
+    case 32: return depthwiseHwc8Strip<T, 3, 2>;
+    case 51: return depthwiseHwc8Strip<T, 5, 1>;
+    case 52: return depthwiseHwc8Strip<T, 5, 2>;
+    default: return nullptr;
+    }
+}
+
+//! Blocks of `block` threads for `work` items: every SM filled to the kernel's occupancy, no more than needed.
+int32_t gridBlocks(void const* fn, int32_t smCount, int64_t work, int32_t block = kDW_BLOCK)
 {
     int perSm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, kDW_BLOCK, 0) != cudaSuccess || perSm < 1)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, block, 0) != cudaSuccess || perSm < 1)
     {
         (void) cudaGetLastError();
         perSm = 1;
     }
-    int64_t const needed = (work + kDW_BLOCK - 1) / kDW_BLOCK;
+    int64_t const needed = (work + block - 1) / block;
     return static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(needed, int64_t{perSm} * smCount)));
+}
+
+//! Threads per block for `work` items: 256, halved (down to 64) while the blocks would not cover every SM twice.
+int32_t fillingBlock(int32_t smCount, int64_t work)
+{
+    int32_t block = kDW_BLOCK;
+    while (block > 64 && (work + block - 1) / block < 2 * int64_t{smCount})
+    {
+        block /= 2;
+    }
+    return block;
+}
+
+//! Largest divisor of `vectors` up to 8: the channel vectors of a shared-memory tile.
+int32_t tileVectors(int32_t vectors)
+{
+    for (int32_t cv = 8; cv > 1; --cv)
+    {
+        if (vectors % cv == 0)
+        {
+            return cv;
+        }
+    }
+    return 1;
 }
 
 bool fitsIndex(int64_t v)
@@ -349,12 +225,14 @@ bool fitsIndex(int64_t v)
 class DepthwiseConvolutionKernel final : public Kernel
 {
 public:
-    DepthwiseConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue)
+    DepthwiseConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue, int32_t variant)
         : mSetup(setup)
         , mCfg(std::move(cfg))
         , mEpilogue(epilogue)
         , mChannelLast(setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0)
         , mType(setup.inputTypes[0])
+        , mVariant(variant % kLAYOUTS)
+        , mFastSigmoid(variant >= kLAYOUTS)
     {
     }
 
@@ -363,6 +241,7 @@ public:
         int device = 0;
         KILN_CUDA_CHECK(cudaGetDevice(&device));
         KILN_CUDA_CHECK(cudaDeviceGetAttribute(&mSmCount, cudaDevAttrMultiProcessorCount, device));
+        KILN_CUDA_CHECK(cudaDeviceGetAttribute(&mSharedOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         WeightsView const& w = mSetup.weights[0];
         int64_t const c = mCfg.k;
         int64_t const window = w.count / c;
@@ -445,6 +324,7 @@ public:
         a.activation = mEpilogue.activation;
         a.alpha = mEpilogue.alpha;
         a.beta = mEpilogue.beta;
+        a.fastSigmoid = mFastSigmoid;
         if (mEpilogue.hasAdd)
         {
             KILN_RETURN_IF_ERROR(addLayout(allInputs.back(), out));
@@ -485,13 +365,21 @@ public:
         {
             return invalidArgument(label() + ": kHWC8 buffers must be 16-byte aligned");
         }
-        if (mTiled != nullptr)
+        if (mShared != nullptr)
         {
-            mTiled<<<mBlocks, kDW_BLOCK, 0, ctx.stream>>>(a, mTilesW, static_cast<int32_t>(mWork));
+            mShared<<<mBlocks, mThreads, mSharedBytes, ctx.stream>>>(a, mTile);
+        }
+        else if (mStrip != nullptr)
+        {
+            mStrip<<<mBlocks, mThreads, 0, ctx.stream>>>(a, mStripRows, mStrips, static_cast<int32_t>(mWork));
+        }
+        else if (mTiled != nullptr)
+        {
+            mTiled<<<mBlocks, mThreads, 0, ctx.stream>>>(a, mTilesW, static_cast<int32_t>(mWork));
         }
         else
         {
-            mPlain<<<mBlocks, kDW_BLOCK, 0, ctx.stream>>>(a, static_cast<int32_t>(mWork));
+            mPlain<<<mBlocks, mThreads, 0, ctx.stream>>>(a, static_cast<int32_t>(mWork));
         }
         Status const st = launchStatus("depthwiseConvolution");
         return st.isOk() ? st : st.withContext(label());
@@ -538,6 +426,9 @@ private:
         DwGeometry const& g = mArgs.g;
         mTiled = nullptr;
         mPlain = nullptr;
+        mShared = nullptr;
+        mStrip = nullptr;
+        mThreads = kDW_BLOCK;
         if (!mChannelLast)
         {
             mPlain = mType == DataType::kFLOAT ? depthwiseLinear<float>
@@ -547,23 +438,111 @@ private:
             mBlocks = gridBlocks(reinterpret_cast<void const*>(mPlain), mSmCount, mWork);
             return;
         }
+        if ((mVariant == 3 && g.dw == 1 && chooseShared()) || (mVariant == 4 && chooseStrip()))
+        {
+            return;
+        }
         int32_t tile = 1;
         if (g.dw == 1)
         {
-            mTiled = mType == DataType::kHALF ? tiledKernel<__half>(g.kw, g.sw, tile)
-                                              : tiledKernel<__nv_bfloat16>(g.kw, g.sw, tile);
+            int32_t const variant = mVariant >= 3 ? 2 : mVariant;
+            mTiled = mType == DataType::kHALF ? tiledKernel<__half>(variant, g.kw, g.sw, tile)
+                                              : tiledKernel<__nv_bfloat16>(variant, g.kw, g.sw, tile);
         }
         int64_t const vectors = g.cp / kVEC;
         if (mTiled != nullptr)
         {
             mTilesW = (g.outW + tile - 1) / tile;
             mWork = static_cast<int64_t>(g.n) * g.outH * mTilesW * vectors;
-            mBlocks = gridBlocks(reinterpret_cast<void const*>(mTiled), mSmCount, mWork);
+            mThreads = mVariant == 0 ? kDW_BLOCK : fillingBlock(mSmCount, mWork);
+            mBlocks = gridBlocks(reinterpret_cast<void const*>(mTiled), mSmCount, mWork, mThreads);
             return;
         }
         mPlain = mType == DataType::kHALF ? depthwiseHwc8Generic<__half> : depthwiseHwc8Generic<__nv_bfloat16>;
         mWork = static_cast<int64_t>(g.n) * g.outH * g.outW * vectors;
-        mBlocks = gridBlocks(reinterpret_cast<void const*>(mPlain), mSmCount, mWork);
+        mThreads = mVariant == 0 ? kDW_BLOCK : fillingBlock(mSmCount, mWork);
+        mBlocks = gridBlocks(reinterpret_cast<void const*>(mPlain), mSmCount, mWork, mThreads);
+    }
+
+    //! Variant 4: strips of output rows sized so that the threads (channel pairs x columns x strips) fill every SM
+    //! twice over; false when the geometry has no instantiation.
+    bool chooseStrip()
+    {
+        DwGeometry const& g = mArgs.g;
+        if (g.dh != 1 || g.dw != 1)
+        {
+            return false;
+        }
+        mStrip = mType == DataType::kHALF ? stripKernel<__half>(g.kh, g.kw, g.sh, g.sw)
+                                          : stripKernel<__nv_bfloat16>(g.kh, g.kw, g.sh, g.sw);
+        if (mStrip == nullptr)
+        {
+            return false;
+        }
+        int64_t const columns = int64_t{g.n} * g.outW * (g.cp / 2);
+        int64_t const target = 2 * int64_t{mSmCount} * 2048;
+        mStripRows = static_cast<int32_t>(std::clamp<int64_t>(columns * g.outH / target, 1, 16));
+        mStrips = (g.outH + mStripRows - 1) / mStripRows;
+        mWork = columns * mStrips;
+        mThreads = fillingBlock(mSmCount, mWork);
+        mBlocks = gridBlocks(reinterpret_cast<void const*>(mStrip), mSmCount, mWork, mThreads);
+        return true;
+    }
+
+    //! Variant 3: the block tile (channel vectors, rows, column groups) and its shared memory; false when the
+    //! geometry has no instantiation or its smallest tile does not fit the device's shared memory.
+    bool chooseShared()
+    {
+        DwGeometry const& g = mArgs.g;
+        int32_t pw = 1;
+        DwSharedFn const fn = mType == DataType::kHALF ? sharedKernel<__half>(g.kw, g.sw, pw)
+                                                       : sharedKernel<__nv_bfloat16>(g.kw, g.sw, pw);
+        if (fn == nullptr)
+        {
+            return false;
+        }
+        DwTile t;
+        t.cv = tileVectors(g.cp / kVEC);
+        t.chanGroups = g.cp / kVEC / t.cv;
+        // Stride-1 tiles are 4 thread groups wide, stride-2 tiles 2 (a smaller input window per output pixel row).
+        t.groupsW = std::max(1, std::min((g.sw == 1 ? 4 : 2), (g.outW + pw - 1) / pw));
+        t.tw = t.groupsW * pw;
+        t.th = std::max(1, std::min(g.outH, kDW_BLOCK / (t.cv * t.groupsW)));
+        int64_t bytes = 0;
+        auto layout = [&] {
+            t.tilesH = (g.outH + t.th - 1) / t.th;
+            t.tilesW = (g.outW + t.tw - 1) / t.tw;
+            t.inRows = (t.th - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+            t.inCols = (t.tw - 1) * g.sw + g.kw;
+            bytes = (int64_t{t.inRows} * t.inCols * t.cv + int64_t{g.kh} * g.kw * t.cv * 2) * 16;
+            return int64_t{g.n} * t.tilesH * t.tilesW * t.chanGroups;
+        };
+        // Fewer rows per tile while the tiles would not cover every SM twice (batch 1) or the window is too large.
+        int64_t blocks = layout();
+        while (t.th > 1 && (blocks < 2 * int64_t{mSmCount} || bytes > mSharedOptin))
+        {
+            t.th = (t.th + 1) / 2;
+            blocks = layout();
+        }
+        if (bytes > mSharedOptin || blocks >= (int64_t{1} << 31))
+        {
+            return false;
+        }
+        if (bytes > 48 * 1024
+            && cudaFuncSetAttribute(reinterpret_cast<void const*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                   static_cast<int>(bytes))
+                != cudaSuccess)
+        {
+            (void) cudaGetLastError();
+            return false;
+        }
+        mShared = fn;
+        mTile = t;
+        mThreads = t.cv * t.groupsW * t.th;
+        mSharedBytes = static_cast<int32_t>(bytes);
+        mBlocks = static_cast<int32_t>(blocks);
+        mWork = blocks * mThreads;
+        return true;
     }
 
     KernelSetup mSetup;
@@ -571,7 +550,10 @@ private:
     FusedEpilogue mEpilogue;
     bool mChannelLast{false};
     DataType mType{DataType::kHALF};
+    int32_t mVariant{0};       //!< the layout of KILN_DEPTHWISE_VARIANT (0-4)
+    bool mFastSigmoid{false}; //!< variants 5-9
     int32_t mSmCount{1};
+    int32_t mSharedOptin{48 * 1024};
     int64_t mCp{0};
     DeviceBuffer mWeights;
     DeviceBuffer mBias;
@@ -580,6 +562,13 @@ private:
     DwArgs mArgs;
     DwKernelFn mTiled{nullptr};
     DwPlainFn mPlain{nullptr};
+    DwSharedFn mShared{nullptr};
+    DwStripFn mStrip{nullptr};
+    int32_t mStripRows{1};
+    int32_t mStrips{1};
+    DwTile mTile;
+    int32_t mThreads{kDW_BLOCK};
+    int32_t mSharedBytes{0};
     int32_t mTilesW{0};
     int32_t mBlocks{1};
     int64_t mWork{-1}; //!< threads' work items; -1 until a reshape succeeded
@@ -646,7 +635,13 @@ StatusOr<std::unique_ptr<Kernel>> createDepthwiseConvolutionKernel(
     {
         return invalidArgument(label + ": " + problem);
     }
-    auto kernel = std::make_unique<DepthwiseConvolutionKernel>(setup, cfg, epilogue);
+    std::string variantError;
+    int32_t const variant = variantFromEnvironment(variantError);
+    if (variant < 0)
+    {
+        return invalidArgument(label + ": " + variantError);
+    }
+    auto kernel = std::make_unique<DepthwiseConvolutionKernel>(setup, cfg, epilogue, variant);
     KILN_RETURN_IF_ERROR(kernel->init().withContext(label + ": uploading the weights"));
     return std::unique_ptr<Kernel>(std::move(kernel));
 }
