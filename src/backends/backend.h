@@ -128,6 +128,27 @@ enum class CopyKind : int32_t
     kDEVICE_TO_DEVICE,
 };
 
+//! Device-side layer timing for a profiler, on backends whose kernels run asynchronously on a device. The runtime
+//! holds the stream behind a gate while it enqueues one run, records a mark after every node, then opens the gate and
+//! waits: a node's time is the device time between the mark before it and its own, without the host's launch gaps
+//! and without a synchronisation per node (which is what timing on the host measures instead).
+class NodeTimer
+{
+public:
+    virtual ~NodeTimer() = default;
+    //! Hold `stream` until release() (or a time limit, so that work that waits for the stream cannot hang the
+    //! run) and record mark 0 on it. `marks` more marks follow.
+    virtual Status begin(cudaStream_t stream, size_t marks) = 0;
+    //! Record mark `index` (1 to `marks`) on `stream`.
+    virtual Status mark(size_t index, cudaStream_t stream) = 0;
+    //! Open the gate and wait until `stream` finished.
+    virtual Status release(cudaStream_t stream) = 0;
+    //! After release: device milliseconds between mark `index - 1` and mark `index`.
+    virtual StatusOr<float> elapsedMs(size_t index) const = 0;
+    //! True when the gate opened on its time limit, before release: the times then include the host's gaps.
+    virtual bool gateTimedOut() const = 0;
+};
+
 class Backend;
 class Logger;
 //! "the CPU backend", "the CUDA backend": the backend's name for messages.
@@ -171,6 +192,12 @@ public:
     virtual Status synchronize(cudaStream_t stream) const = 0;
     //! Record `event` on `stream` (CPU: unsupported).
     virtual Status recordEvent(cudaEvent_t event, cudaStream_t stream) const = 0;
+    //! A device-side layer timer (NodeTimer), or unsupported where kernels run on the host (the CPU backend: the
+    //! runtime times its nodes on the host clock).
+    virtual StatusOr<std::unique_ptr<NodeTimer>> createNodeTimer() const
+    {
+        return unsupported(backendDisplayName(*this) + " has no device-side layer timer");
+    }
     //! True when `stream` is being captured into a CUDA graph (operations that synchronise must then refuse).
     virtual bool isCapturing(cudaStream_t stream) const = 0;
     //! The device current for the calling thread (-1 on the CPU).
@@ -202,9 +229,10 @@ StatusOr<Backend const*> backendNamed(std::string const& name);
 //! Entry point of libkiln_cuda.so (C linkage so that dlsym finds it). Returns nullptr and fills `error` when
 //! unusable (e.g. no device). `abiVersion` must equal kBACKEND_ABI_VERSION.
 using CreateBackendFn = Backend const* (*)(int32_t abiVersion, char* error, int64_t errorSize);
-constexpr int32_t kBACKEND_ABI_VERSION = 5; // 4: BackendCapabilities::region and addsInPlace, KernelSetup::constantInputs;
+constexpr int32_t kBACKEND_ABI_VERSION = 6; // 4: BackendCapabilities::region and addsInPlace, KernelSetup::constantInputs;
                                             // 5: RegionFormat::readerOutputs and channelBroadcast,
-                                            // Backend::exchangeVerboseLogger and exchangeTuningRecorder
+                                            // Backend::exchangeVerboseLogger and exchangeTuningRecorder;
+                                            // 6: Backend::createNodeTimer
 constexpr char const* kCUDA_BACKEND_ENTRY = "kilnCreateCudaBackend";
 
 } // namespace kiln

@@ -243,6 +243,31 @@ Status NodeScheduler::launch(char const* api, cudaStream_t stream, bool mayUseGr
     return Status::ok();
 }
 
+NodeTimer* NodeScheduler::deviceTimerFor(cudaStream_t stream)
+{
+    // Device-side timing needs the whole run enqueued behind the gate: nothing in it may wait for the stream (plugins
+    // may, and so do control flow, data-dependent shapes and debug sync), and a captured stream cannot be waited for.
+    if (mProfiler == nullptr || mDebugSync || !mBackend.usesDeviceMemory() || !mPluginNodes.empty()
+        || !mData.controlFlow.empty() || mData.hasDataDependentShapes || mBackend.isCapturing(stream)
+        || mNodeTimerUnavailable)
+    {
+        return nullptr;
+    }
+    if (mNodeTimer == nullptr)
+    {
+        StatusOr<std::unique_ptr<NodeTimer>> timer = mBackend.createNodeTimer();
+        if (!timer.isOk())
+        {
+            mNodeTimerUnavailable = true;
+            mLogger.verbose("IExecutionContext " + singleQuoted(mContextName) + ": layers are timed on the host ("
+                + timer.status().message() + ")");
+            return nullptr;
+        }
+        mNodeTimer = std::move(timer).value();
+    }
+    return mNodeTimer.get();
+}
+
 Status NodeScheduler::runNodes(char const* api, cudaStream_t stream)
 {
     Plan const& plan = mData.plan;
@@ -250,13 +275,20 @@ Status NodeScheduler::runNodes(char const* api, cudaStream_t stream)
     {
         mSession->beginRun();
     }
-    bool const timing = mProfiler != nullptr || mDebugSync;
+    // Loops and conditional branches (see controlFlowPlan.h), parsed when the engine was loaded.
+    ControlFlowPlan const& controlFlow = mData.controlFlow;
+    NodeTimer* const deviceTimer = deviceTimerFor(stream);
+    bool const timing = (mProfiler != nullptr && deviceTimer == nullptr) || mDebugSync; // on the host clock
     if (mProfiler != nullptr)
     {
         mTimes.begin(plan.nodes.size());
     }
-    // Loops and conditional branches (see controlFlowPlan.h), parsed when the engine was loaded.
-    ControlFlowPlan const& controlFlow = mData.controlFlow;
+    GateGuard gate{deviceTimer, stream};
+    if (deviceTimer != nullptr)
+    {
+        KILN_RETURN_IF_ERROR(withApiContext(deviceTimer->begin(stream, plan.nodes.size()), api));
+        gate.held = true;
+    }
     std::vector<LayerTimes::Clock::duration> loopTimes;
     if (mProfiler != nullptr && !controlFlow.loops.empty())
     {
@@ -305,6 +337,10 @@ Status NodeScheduler::runNodes(char const* api, cudaStream_t stream)
         catch (...)
         {
             st = internalError("unknown exception");
+        }
+        if (st.isOk() && deviceTimer != nullptr)
+        {
+            st = deviceTimer->mark(n + 1, stream);
         }
         if (st.isOk() && !mData.nodeBindsSymbols.empty() && !mData.nodeBindsSymbols[n].empty())
         {
@@ -393,6 +429,22 @@ Status NodeScheduler::runNodes(char const* api, cudaStream_t stream)
             }
         }
         KILN_RETURN_IF_ERROR(runNode(n, false));
+    }
+    if (deviceTimer != nullptr)
+    {
+        gate.held = false;
+        KILN_RETURN_IF_ERROR(withApiContext(deviceTimer->release(stream), api));
+        for (size_t n = 0; n < plan.nodes.size(); ++n)
+        {
+            StatusOr<float> const ms = deviceTimer->elapsedMs(n + 1);
+            KILN_RETURN_IF_ERROR(withApiContext(ms.status(), api));
+            mTimes.setMilliseconds(n, ms.value());
+        }
+        if (deviceTimer->gateTimedOut())
+        {
+            mLogger.verbose("IExecutionContext " + singleQuoted(mContextName) + ": the layer timer's gate opened on "
+                "its time limit before the run was enqueued; this run's layer times include the host's launch gaps");
+        }
     }
     if (mProfiler != nullptr)
     {

@@ -2,7 +2,8 @@
 // (created once with the context, plugin nodes with the context's own plugin object attached), reshapes a kernel
 // before it runs when the shape generation changed, and runs the nodes in order: loops through loopRunner,
 // conditional branches by reading their condition, size tensors of data-dependent shapes binding their symbols as
-// they are written. It times each layer for a profiler (or debug sync), and on a backend that captures graphs it
+// they are written. It times each layer for a profiler (on the device where the backend has a NodeTimer, else on the
+// host clock with a synchronisation per node; debug sync always on the host), and on a backend that captures graphs it
 // replays an automatic CUDA graph of the run when shapes and addresses repeat (autoGraph.h).
 #pragma once
 
@@ -73,6 +74,26 @@ private:
     Status runNodes(char const* api, cudaStream_t stream);
     //! Why this run cannot be captured into a graph (a static string, or the engine's reason), or nullptr.
     char const* graphBlocker(cudaStream_t stream) const;
+    //! The device-side layer timer for this run on `stream`, or nullptr when the layers are timed on the host (no
+    //! profiler, the CPU backend, or a run in which something may wait for the stream).
+    NodeTimer* deviceTimerFor(cudaStream_t stream);
+    //! Opens a held timer gate when a run fails before its end (the stream would otherwise wait out the gate).
+    struct GateGuard
+    {
+        NodeTimer* timer;
+        cudaStream_t stream;
+        bool held{false};
+        GateGuard(NodeTimer* t, cudaStream_t s) : timer(t), stream(s) {}
+        GateGuard(GateGuard const&) = delete;
+        GateGuard& operator=(GateGuard const&) = delete;
+        ~GateGuard()
+        {
+            if (held)
+            {
+                (void) timer->release(stream);
+            }
+        }
+    };
     //! After node `n` ran: read the size tensors it wrote, bind their symbols and re-evaluate the shapes.
     Status bindSizeTensors(size_t n, cudaStream_t stream);
 
@@ -102,6 +123,8 @@ private:
 
     nvinfer1::IProfiler* mProfiler{nullptr};
     LayerTimes mTimes;
+    std::unique_ptr<NodeTimer> mNodeTimer; // device-side layer timing (created with the first profiled run)
+    bool mNodeTimerUnavailable{false};     // the backend has none: time on the host
     bool mEnqueueEmitsProfile{true};
     bool mDebugSync{false};
     nvinfer1::IDebugListener* mDebugListener{nullptr};

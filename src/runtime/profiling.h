@@ -26,6 +26,8 @@ public:
     {
         mMs[node] = std::chrono::duration<float, std::milli>(end - start).count();
     }
+    //! A node's time measured elsewhere (the device's events).
+    void setMilliseconds(size_t node, float ms) { mMs[node] = ms; }
     void finish() { mComplete = true; }
     void clear()
     {

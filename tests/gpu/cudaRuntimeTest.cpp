@@ -320,6 +320,81 @@ TEST(CudaRuntime, ProfilerGetsOneTimePerLayer)
     }
 }
 
+//! x[1024, 1024] -> y = x @ x (2.1 GFLOP) -> z = y + y: one long layer and one short one.
+void longAndShortBody(NetworkRunner& r)
+{
+    INetworkDefinition& net = r.network();
+    ITensor* x = r.addInput("x", DataType::kFLOAT, {1024, 1024});
+    auto* mm = net.addMatrixMultiply(*x, MatrixOperation::kNONE, *x, MatrixOperation::kNONE);
+    mm->setName("long");
+    auto* add = net.addElementWise(*mm->getOutput(0), *mm->getOutput(0), ElementWiseOperation::kSUM);
+    add->setName("short");
+    r.markOutput(add->getOutput(0), "z");
+}
+
+TEST(CudaRuntime, ProfilerTimesLayersOnTheDevice)
+{
+    // The CUDA backend times layers with events while a gate holds the stream until the run is enqueued, so a
+    // layer's time is its device time. Checked: every layer is reported once, times are positive, the long layer
+    // dominates, and the layer times add up to no more than the run's wall time; the outputs stay right.
+    KILN_REQUIRE_CUDA_BACKEND();
+    auto gpu = buildFor(kiln::BackendKind::kCUDA, longAndShortBody);
+    ASSERT_NE(gpu, nullptr);
+    struct Profiler : IProfiler
+    {
+        std::map<std::string, float> times;
+        int32_t reports{0};
+        void reportLayerTime(char const* layerName, float ms) noexcept override
+        {
+            times[layerName] += ms;
+            ++reports;
+        }
+    } profiler;
+    std::unique_ptr<IExecutionContext> ctx(gpu->engine().createExecutionContext());
+    ctx->setProfiler(&profiler);
+    std::mt19937 rng(5);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({1024, 1024}), rng);
+    DeviceBuffer in = toDevice(x);
+    DeviceBuffer out{1024 * 1024 * sizeof(float)};
+    out.fill(0xA5);
+    ASSERT_TRUE(ctx->setTensorAddress("x", in.get()) && ctx->setTensorAddress("z", out.get()));
+    Stream stream;
+    ASSERT_TRUE(ctx->enqueueV3(stream.get())); // first run: scratch memory, library handles
+    ASSERT_TRUE(stream.synchronize());
+    profiler.times.clear();
+    profiler.reports = 0;
+    auto const start = std::chrono::steady_clock::now();
+    ASSERT_TRUE(ctx->enqueueV3(stream.get()));
+    ASSERT_TRUE(stream.synchronize());
+    double const wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(profiler.reports, gpu->engine().getNbLayers());
+    float sum = 0.F;
+    for (auto const& [name, ms] : profiler.times)
+    {
+        EXPECT_GT(ms, 0.F) << name;
+        sum += ms;
+    }
+    EXPECT_LE(sum, wallMs) << "layer times add up to more than the run";
+    auto const longIt = profiler.times.find("long");
+    auto const shortIt = profiler.times.find("short");
+    if (longIt != profiler.times.end() && shortIt != profiler.times.end())
+    {
+        EXPECT_GT(longIt->second, 3.F * shortIt->second) << "long " << longIt->second << " ms, short "
+                                                         << shortIt->second << " ms";
+    }
+    else
+    {
+        ADD_FAILURE() << "the layers were renamed or fused: " << profiler.times.size() << " names reported";
+    }
+    // The outputs are those of the CPU engine.
+    std::map<std::string, HostTensor> expected;
+    std::string error;
+    auto cpu = buildFor(kiln::BackendKind::kCPU, longAndShortBody);
+    ASSERT_NE(cpu, nullptr);
+    ASSERT_TRUE(runEngine(cpu->engine(), kiln::BackendKind::kCPU, {{"x", x}}, expected, error)) << error;
+    EXPECT_TRUE(allClose(fromDevice(out.get(), DataType::kFLOAT, makeDims({1024, 1024})), expected.at("z"), 5e-2, 1e-2)); // TF32 products
+}
+
 void loopBody(NetworkRunner& r)
 {
     INetworkDefinition& net = r.network();

@@ -6,6 +6,7 @@
 #include "backends/cuda/cudaKernel.h"
 #include "backends/cuda/cudaLibraries.h"
 #include "backends/cuda/kernels/autotune.h"
+#include "backends/cuda/nodeTimer.h"
 #include "core/verboseLog.h"
 #include "network/inferContext.h"
 
@@ -214,6 +215,7 @@ public:
     {
         return cudaStatus(cudaEventRecord(event, stream), "cudaEventRecord");
     }
+    StatusOr<std::unique_ptr<NodeTimer>> createNodeTimer() const override { return createCudaNodeTimer(); }
     bool isCapturing(cudaStream_t stream) const override
     {
         cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
