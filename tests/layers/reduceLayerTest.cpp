@@ -169,6 +169,43 @@ TEST_P(ReduceLayerTest, LongTrailingRows)
     }
 }
 
+//! A NaN in a reduced row makes that row's kMAX, kMIN, kSUM and kAVG NaN and leaves the other rows alone, in FP32 and
+//! BF16 (the row kernels keep several accumulators; the NaN must not be lost in any of them or their merge).
+TEST_P(ReduceLayerTest, NanPropagatesThroughRowReductions)
+{
+    for (DataType type : {DataType::kFLOAT, DataType::kBF16})
+    {
+        for (ReduceOperation op : {ReduceOperation::kMAX, ReduceOperation::kMIN, ReduceOperation::kSUM, ReduceOperation::kAVG})
+        {
+            std::mt19937 rng(81);
+            NetworkRunner r;
+            ITensor* in = r.addInput("x", type, {4, 3, 37});
+            IReduceLayer* layer = r.network().addReduce(*in, op, 0b110, false);
+            ASSERT_NE(layer, nullptr) << r.logger().allErrors();
+            r.markOutput(layer->getOutput(0), "y");
+            ASSERT_TRUE(r.build()) << r.logger().allErrors();
+            HostTensor x = HostTensor::random(type, kiln::test::makeDims({4, 3, 37}), rng, -2.0, 2.0);
+            x.set(1 * 111 + 50, std::nan("")); // row 1, neither the first element nor a multiple of 8
+            auto out = r.run({{"x", x}});
+            HostTensor const& y = out["y"];
+            ASSERT_EQ(y.volume(), 4);
+            HostTensor const expected = reduceOracle(x, op, 0b110, false, type);
+            for (int64_t i = 0; i < 4; ++i)
+            {
+                if (i == 1)
+                {
+                    EXPECT_TRUE(std::isnan(y.at(i))) << opName(op) << " row 1 gave " << y.at(i);
+                }
+                else
+                {
+                    EXPECT_NEAR(y.at(i), expected.at(i), type == DataType::kBF16 ? 0.05 * (1 + std::fabs(expected.at(i))) : 1e-5)
+                        << opName(op) << " row " << i;
+                }
+            }
+        }
+    }
+}
+
 TEST_P(ReduceLayerTest, IntegerTypes)
 {
     std::mt19937 rng(31);

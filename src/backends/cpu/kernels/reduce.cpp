@@ -2,7 +2,8 @@
 // accumulates in double (NaN propagates through kMAX/kMIN); INT32/INT64 compute exactly with two's-complement
 // wrap-around, kAVG truncating toward zero. Empty reductions give TensorRT's identities (0, 1, lowest, highest; kAVG
 // gives NaN for floats and 0 for integers). The leading axes that are not reduced split the work over the CPU thread
-// pool. In the builder's region plan (channelLastPass) a reduction over the spatial axes of a 4-D FP32 tensor (a
+// pool; a block whose reduced axes are all trailing is one contiguous row, summed with eight accumulators (reduceRow:
+// global pooling in FP32/FP16/BF16). In the builder's region plan (channelLastPass) a reduction over the spatial axes of a 4-D FP32 tensor (a
 // global average pool) reads the region format (kHWC, kCHW16, ...) and writes its linear [N, C(, 1, 1)] output: the
 // spatial reduction of channel vectors (RegionReduceKernel).
 #include "backends/common/reduceParams.h"
@@ -104,6 +105,51 @@ void reduceFloat(ReducePlan const& plan, ReduceOperation op, T const* in, T* out
         }
         out[i] = T(static_cast<float>(v));
     }
+}
+
+//! kSUM, kAVG, kMAX or kMIN of one contiguous row into one output (the reduced axes are the trailing ones: global
+//! pooling, row statistics): eight independent accumulators that the compiler keeps in vector registers, where the
+//! odometer walk of `accumulate` costs a branch per element. Sums in double, as reduceFloat; NaN propagates.
+template <typename T>
+T reduceRow(ReduceOperation op, T const* in, int64_t n, int64_t count)
+{
+    constexpr int32_t kLANES = 8;
+    if (op == ReduceOperation::kSUM || op == ReduceOperation::kAVG)
+    {
+        std::array<double, kLANES> acc{};
+        int64_t i = 0;
+        for (; i + kLANES <= n; i += kLANES)
+        {
+            for (int32_t j = 0; j < kLANES; ++j)
+            {
+                acc[static_cast<size_t>(j)] += static_cast<double>(static_cast<float>(in[i + j]));
+            }
+        }
+        double total = 0.0;
+        for (double a : acc)
+        {
+            total += a;
+        }
+        for (; i < n; ++i)
+        {
+            total += static_cast<double>(static_cast<float>(in[i]));
+        }
+        if (op == ReduceOperation::kAVG)
+        {
+            total = count == 0 ? NAN : total / static_cast<double>(count);
+        }
+        return T(static_cast<float>(total));
+    }
+    bool const isMax = op == ReduceOperation::kMAX;
+    float best = isMax ? -INFINITY : INFINITY;
+    bool nan = false;
+    for (int64_t i = 0; i < n; ++i)
+    {
+        float const v = static_cast<float>(in[i]);
+        nan = nan || std::isnan(v);
+        best = isMax ? std::max(best, v) : std::min(best, v);
+    }
+    return T(nan ? NAN : best);
 }
 
 //! Integer reductions accumulate in int64: kAVG sums exactly in 64 bits (INT64 sums that overflow wrap), the others
@@ -259,7 +305,14 @@ private:
                 auto* y = static_cast<T*>(out.data) + b * plan.outVolume;
                 if constexpr (kIS_FLOAT_STORAGE<T>)
                 {
-                    reduceFloat(plan, mParams.op, x, y, mFloatAcc.data() + b * plan.outVolume);
+                    if (plan.outVolume == 1 && mParams.op != ReduceOperation::kPROD && mParams.op != ReduceOperation::kNONE)
+                    {
+                        *y = reduceRow(mParams.op, x, plan.inVolume, plan.count);
+                    }
+                    else
+                    {
+                        reduceFloat(plan, mParams.op, x, y, mFloatAcc.data() + b * plan.outVolume);
+                    }
                 }
                 else if constexpr (kIS_INT_STORAGE<T>)
                 {
