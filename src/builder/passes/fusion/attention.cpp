@@ -5,13 +5,16 @@
 // scores. Every tensor is 4-D of one float type, the batch and head extents of query, key and value are the same
 // expressions, and every intermediate has a single reader. Runs before the epilogue and pointwise fusions, which
 // would otherwise take the mask addition and the scaling. Pure transposes that split the heads before and merge
-// them after the attention are taken in too where the backend's kernel reads [b, s, h, d] tensors (layout.*). The
-// fused node is kept only when the backend's attention kernel accepts it at every profile shape (KernelProbe).
+// them after the attention are taken in too where the backend's kernel reads [b, s, h, d] tensors (layout.* = 1),
+// and so are the Slice + Reshape pairs that cut Q, K and V out of one packed projection [b, s, r] (an exported Split;
+// layout.* = 2, packed.*) when each slice and reshape has that single reader. The fused node is kept only when the backend's attention kernel accepts it at every profile shape (KernelProbe).
 #include "builder/passes/fusion/fusion.h"
 
 #include "backends/common/attentionParams.h"
+#include "engine/tensorLifetimes.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kiln::fusion
 {
@@ -97,6 +100,111 @@ int32_t pureTransposeProducer(FusionGraph& g, int32_t t, int64_t const (&perm)[4
         return -1;
     }
     return isPureTranspose(g, g.plan().nodes[static_cast<size_t>(p)], perm) ? p : -1;
+}
+
+//! A query, key or value [b, s, h, d] read in place from the packed projection it was sliced from.
+struct PackedView
+{
+    int32_t packed{-1};  //!< the packed tensor [b, s, r]
+    int32_t reshape{-1}; //!< the Shuffle [b, s, h·d] -> [b, s, h, d]
+    int32_t slice{-1};   //!< the Slice of the last axis
+    int64_t offset{0};
+    int64_t heads{0};
+    int64_t dim{0};
+};
+
+//! The constant value of extent `e`, or -1.
+int64_t constantExtent(ShapeGraph const& shapes, ExprId e)
+{
+    return shapes.isConstant(e) ? shapes.constantValue(e) : -1;
+}
+
+//! The start along the last axis of a slice of a 3-D tensor that keeps the other axes whole, unit stride, strict
+//! bounds, parameters all static; -1 when the slice is anything else.
+int64_t lastAxisSliceStart(PlanNode const& slice)
+{
+    for (size_t i = 1; i < slice.inputs.size(); ++i)
+    {
+        if (slice.inputs[i] >= 0)
+        {
+            return -1;
+        }
+    }
+    if (slice.attrs.getInt("mode", -1) != static_cast<int64_t>(nvinfer1::SampleMode::kSTRICT_BOUNDS))
+    {
+        return -1;
+    }
+    std::vector<int64_t> const start = slice.attrs.getInts("start");
+    std::vector<int64_t> const stride = slice.attrs.getInts("stride");
+    std::vector<int64_t> axes = slice.attrs.has("axes") ? slice.attrs.getInts("axes") : std::vector<int64_t>{0, 1, 2};
+    if (start.size() != axes.size() || stride.size() != axes.size())
+    {
+        return -1;
+    }
+    int64_t last = -1;
+    for (size_t i = 0; i < axes.size(); ++i)
+    {
+        int64_t const axis = axes[i] < 0 ? axes[i] + 3 : axes[i];
+        if (axis == 2 && stride[i] == 1 && start[i] >= 0)
+        {
+            last = start[i];
+        }
+        else if (axis < 0 || axis > 2 || start[i] != 0 || stride[i] != 1)
+        {
+            return -1;
+        }
+    }
+    return last;
+}
+
+//! How `t` ([b, s, h, d], read only by the attention) is a reshaped slice of a packed [b, s, r] projection: a pure
+//! reshape of [b, s, h·d] that is a slice along the last axis (what an exported Split becomes), each with no other
+//! reader.
+std::optional<PackedView> packedView(FusionGraph& g, int32_t t)
+{
+    Plan const& plan = g.plan();
+    ShapeGraph const& shapes = plan.shapes;
+    PackedView v;
+    v.reshape = g.producer(t);
+    if (v.reshape < 0 || !g.isInternal(t) || g.uses(t) != 1)
+    {
+        return std::nullopt;
+    }
+    PlanNode const& reshape = plan.nodes[static_cast<size_t>(v.reshape)];
+    if (reshape.kind != LayerType::kSHUFFLE || !g.isFusibleNode(reshape) || !isPureReshape(plan, reshape))
+    {
+        return std::nullopt;
+    }
+    int32_t const sliced = reshape.inputs[0];
+    auto const& td = plan.tensors[static_cast<size_t>(t)].dims;
+    auto const& ud = plan.tensors[static_cast<size_t>(sliced)].dims;
+    v.slice = g.producer(sliced);
+    if (td.size() != 4 || ud.size() != 3 || v.slice < 0 || !g.isInternal(sliced) || g.uses(sliced) != 1
+        || !g.sameExtent(td[0], ud[0]) || !g.sameExtent(td[1], ud[1]))
+    {
+        return std::nullopt;
+    }
+    v.heads = constantExtent(shapes, td[2]);
+    v.dim = constantExtent(shapes, td[3]);
+    if (v.heads < 1 || v.dim < 1 || constantExtent(shapes, ud[2]) != v.heads * v.dim)
+    {
+        return std::nullopt;
+    }
+    PlanNode const& slice = plan.nodes[static_cast<size_t>(v.slice)];
+    if (slice.kind != LayerType::kSLICE || !g.isFusibleNode(slice) || slice.inputs.empty() || slice.inputs[0] < 0
+        || slice.outputs.size() != 1)
+    {
+        return std::nullopt;
+    }
+    v.packed = slice.inputs[0];
+    auto const& pd = plan.tensors[static_cast<size_t>(v.packed)].dims;
+    v.offset = lastAxisSliceStart(slice);
+    if (pd.size() != 3 || v.offset < 0 || !g.sameExtent(pd[0], ud[0]) || !g.sameExtent(pd[1], ud[1])
+        || constantExtent(shapes, pd[2]) < v.offset + v.heads * v.dim)
+    {
+        return std::nullopt;
+    }
+    return v;
 }
 
 //! Tries to fuse the attention whose first matrix multiply is node `n`; true when the plan changed.
@@ -249,25 +357,64 @@ bool fuseAt(FusionGraph& g, int32_t n)
         absorbed.attrs.setInt(kATTENTION_LAYOUT_ATTRIBUTES[kATTENTION_OUTPUT], 1);
         absorbedNodes.push_back(after);
     }
-    std::sort(absorbedNodes.begin(), absorbedNodes.end());
     bool const anyAbsorbed = static_cast<int32_t>(absorbedNodes.size()) > kept;
 
-    // The backend's attention kernel must run the node at every profile shape (CUDA: cuDNN's SDPA has FP16/BF16
-    // engines with limits on the head size and the layouts); otherwise the layers stay as they are.
-    std::string refusal;
-    for (int32_t variant = anyAbsorbed ? 0 : 1; variant < 2; ++variant)
+    // An exported model with one QKV projection splits it along the last axis (Slice) and reshapes each part to
+    // [b, s, h, d] before those transposes: a backend whose kernel reads strided views takes the slices and the
+    // reshapes in too (layout.* = 2, packed.* = [offset, heads, dim]), so that Q, K and V are never copied out.
+    PlanNode packedNode = absorbed;
+    std::vector<int32_t> packedNodes = absorbedNodes;
+    for (int32_t slot = 0; slot < 3; ++slot)
     {
-        PlanNode& candidate = variant == 0 ? absorbed : node;
-        std::vector<int32_t> const& nodes = variant == 0 ? absorbedNodes : fused;
-        std::string const name = joinedNames(plan, nodes);
+        if (absorbed.attrs.getInt(kATTENTION_LAYOUT_ATTRIBUTES[slot], 0) != kATTENTION_LAYOUT_BSHD)
+        {
+            continue;
+        }
+        std::optional<PackedView> const view = packedView(g, absorbed.inputs[static_cast<size_t>(slot)]);
+        if (view.has_value())
+        {
+            packedNode.inputs[static_cast<size_t>(slot)] = view->packed;
+            packedNode.attrs.setInt(kATTENTION_LAYOUT_ATTRIBUTES[slot], kATTENTION_LAYOUT_PACKED);
+            packedNode.attrs.setInts(kATTENTION_PACKED_ATTRIBUTES[slot], {view->offset, view->heads, view->dim});
+            packedNodes.push_back(view->reshape);
+            packedNodes.push_back(view->slice);
+        }
+    }
+    bool const anyPacked = packedNodes.size() > absorbedNodes.size();
+    std::sort(absorbedNodes.begin(), absorbedNodes.end());
+    std::sort(packedNodes.begin(), packedNodes.end());
+
+    // The backend's attention kernel must run the node at every profile shape (CUDA: cuDNN's SDPA has FP16/BF16
+    // engines with limits on the head size, the layouts and the alignment); otherwise the next variant is tried, and
+    // at last the layers stay as they are.
+    struct Variant
+    {
+        PlanNode* node;
+        std::vector<int32_t> const* nodes;
+        char const* note;
+    };
+    std::vector<Variant> variants;
+    if (anyPacked)
+    {
+        variants.push_back({&packedNode, &packedNodes, ", packed QKV slices and head transposes absorbed"});
+    }
+    if (anyAbsorbed)
+    {
+        variants.push_back({&absorbed, &absorbedNodes, ", head transposes absorbed"});
+    }
+    variants.push_back({&node, &fused, ""});
+    for (Variant const& variant : variants)
+    {
+        PlanNode& candidate = *variant.node;
+        std::string const name = joinedNames(plan, *variant.nodes);
         candidate.name = name;
         candidate.attrs.setString("fuse.names", name);
-        refusal = g.probe().refusal(candidate, makeKernelSetup(plan, candidate));
+        std::string const refusal = g.probe().refusal(candidate, makeKernelSetup(plan, candidate));
         if (refusal.empty())
         {
             g.ctx().logger.verbose("fusion: attention '" + name + "' (scale " + std::to_string(scale)
-                + (mask >= 0 ? ", with a mask" : "") + (variant == 0 ? ", head transposes absorbed" : "") + ")");
-            spliceNodes(plan, nodes, std::move(candidate));
+                + (mask >= 0 ? ", with a mask" : "") + variant.note + ")");
+            spliceNodes(plan, *variant.nodes, std::move(candidate));
             g.refresh();
             return true;
         }

@@ -1,0 +1,224 @@
+// The attention fusion on GPT-2's exported form (transformers GPT2Model through torch.onnx): one QKV projection
+// [b, s, 3·h·d] (MatMul + bias), Split in three along the last axis, each part reshaped to [b, s, h, d] and transposed
+// to heads-first (the key to [b, h, d, s]), the scaled, masked softmax attention, the merge transpose and reshape. On
+// the CPU with KILN_FUSE=1 the built plan has one attention node reading the packed projection (layout.* = 2,
+// packed.* = [offset, heads, dim]) and no Slice left, and its outputs match the unfused engine at two shapes of one
+// dynamic profile; a slice with a second reader stays a layer, its part read through the reshape as before.
+#include "common/builtPlan.h"
+#include "common/scopedEnv.h"
+#include "onnx/onnxTestModels.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kiln::test
+{
+namespace
+{
+using nvinfer1::DataType;
+using nvinfer1::LayerType;
+
+constexpr int64_t kEMBED = 16;
+constexpr int64_t kHEADS = 2;
+constexpr int64_t kDIM = 8;
+constexpr int64_t kWIDTH = kHEADS * kDIM;
+
+struct GptCase
+{
+    bool causalMask{false};   //!< the mask [1, 1, s, s] (GPT-2's causal band as an additive tensor), else [b, 1, 1, s]
+    bool keyReadTwice{false}; //!< the key's Split output also feeds a Neg whose result is a network output
+};
+
+//! The exported GPT-2 attention block as an ONNX model: inputs x [b, s, 16] and mask, output y [b, s, 16].
+OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
+{
+    OnnxModelBuilder m(17);
+    m.addInput("x", DataType::kFLOAT, {-1, -1, kEMBED});
+    m.addInput("mask", DataType::kFLOAT, c.causalMask ? std::vector<int64_t>{1, 1, -1, -1} : std::vector<int64_t>{-1, 1, 1, -1});
+    m.addInitializer("w", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({kEMBED, 3 * kWIDTH}), rng, -0.5, 0.5)));
+    m.addInitializer("bias", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({3 * kWIDTH}), rng, -0.5, 0.5)));
+    m.addInitializer("split", OnnxConstant::fromInt64({kWIDTH, kWIDTH, kWIDTH}, {3}));
+    m.addInitializer("heads", OnnxConstant::fromInt64({0, 0, kHEADS, kDIM}, {4}));
+    m.addInitializer("merged", OnnxConstant::fromInt64({0, 0, kWIDTH}, {3}));
+    m.addInitializer("scale", OnnxConstant::fromFloat({0.35F}, {}));
+    m.addNode("MatMul", {"x", "w"}, {"xw"});
+    m.addNode("Add", {"xw", "bias"}, {"qkv"});
+    m.addNode("Split", {"qkv", "split"}, {"q", "k", "v"}, {intAttr("axis", 2)});
+    std::map<std::string, std::vector<int64_t>> const perms{
+        {"q", {0, 2, 1, 3}}, {"k", {0, 2, 3, 1}}, {"v", {0, 2, 1, 3}}};
+    for (auto const& [name, perm] : perms)
+    {
+        m.addNode("Reshape", {name, "heads"}, {name + "4"});
+        m.addNode("Transpose", {name + "4"}, {name + "t"}, {intsAttr("perm", perm)});
+    }
+    m.addNode("MatMul", {"qt", "kt"}, {"scores"});
+    m.addNode("Mul", {"scores", "scale"}, {"scaled"});
+    m.addNode("Add", {"scaled", "mask"}, {"masked"});
+    m.addNode("Softmax", {"masked"}, {"probs"}, {intAttr("axis", -1)});
+    m.addNode("MatMul", {"probs", "vt"}, {"o"});
+    m.addNode("Transpose", {"o"}, {"ot"}, {intsAttr("perm", {0, 2, 1, 3})});
+    m.addNode("Reshape", {"ot", "merged"}, {"y"});
+    m.addOutput("y", DataType::kFLOAT);
+    if (c.keyReadTwice)
+    {
+        m.addNode("Neg", {"k"}, {"kneg"});
+        m.addOutput("kneg", DataType::kFLOAT);
+    }
+    return m;
+}
+
+struct GptRun
+{
+    std::optional<Plan> plan;
+    std::vector<std::map<std::string, HostTensor>> outputs; //!< per shape of `inputs`
+};
+
+//! Builds `model` on the CPU with KILN_FUSE=`fuse` and runs it on each input set.
+GptRun buildAndRun(GptCase const& c, OnnxModelBuilder const& model, char const* fuse,
+    std::vector<std::map<std::string, HostTensor>> const& inputs)
+{
+    ScopedEnv env("KILN_FUSE", fuse);
+    GptRun run;
+    OnnxRunner r;
+    if (!r.parse(model))
+    {
+        return run;
+    }
+    r.runner().setProfileDims("x", {1, 1, kEMBED}, {2, 5, kEMBED}, {3, 9, kEMBED});
+    if (c.causalMask)
+    {
+        r.runner().setProfileDims("mask", {1, 1, 1, 1}, {1, 1, 5, 5}, {1, 1, 9, 9});
+    }
+    else
+    {
+        r.runner().setProfileDims("mask", {1, 1, 1, 1}, {2, 1, 1, 5}, {3, 1, 1, 9});
+    }
+    if (!r.build())
+    {
+        return run;
+    }
+    run.plan = builtPlan(r.runner());
+    for (auto const& in : inputs)
+    {
+        run.outputs.push_back(r.run(in));
+    }
+    return run;
+}
+
+std::vector<std::map<std::string, HostTensor>> gptInputs(GptCase const& c, std::mt19937& rng)
+{
+    std::vector<std::map<std::string, HostTensor>> sets;
+    for (auto [batch, seq] : {std::pair<int64_t, int64_t>{2, 5}, {3, 9}})
+    {
+        std::map<std::string, HostTensor> in;
+        in["x"] = HostTensor::random(DataType::kFLOAT, makeDims({batch, seq, kEMBED}), rng, -1.0, 1.0);
+        in["mask"] = HostTensor::random(DataType::kFLOAT,
+            c.causalMask ? makeDims({1, 1, seq, seq}) : makeDims({batch, 1, 1, seq}), rng, -4.0, 0.0);
+        sets.push_back(std::move(in));
+    }
+    return sets;
+}
+
+int32_t countKind(Plan const& plan, LayerType kind)
+{
+    int32_t n = 0;
+    for (PlanNode const& node : plan.nodes)
+    {
+        n += node.kind == kind ? 1 : 0;
+    }
+    return n;
+}
+
+PlanNode const* attentionNode(Plan const& plan)
+{
+    for (PlanNode const& node : plan.nodes)
+    {
+        if (node.kind == LayerType::kATTENTION_OUTPUT)
+        {
+            return &node;
+        }
+    }
+    return nullptr;
+}
+
+//! Builds fused and unfused, checks the outputs agree at every shape, and returns the fused plan.
+std::optional<Plan> fusedPlanMatchingUnfused(GptCase const& c, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    OnnxModelBuilder const model = gptModel(c, rng);
+    auto const inputs = gptInputs(c, rng);
+    GptRun const plain = buildAndRun(c, model, "0", inputs);
+    GptRun fused = buildAndRun(c, model, "1", inputs);
+    if (!plain.plan || !fused.plan || plain.outputs.size() != inputs.size() || fused.outputs.size() != inputs.size())
+    {
+        ADD_FAILURE() << "a build or run failed";
+        return std::nullopt;
+    }
+    EXPECT_EQ(countKind(*plain.plan, LayerType::kATTENTION_OUTPUT), 0);
+    EXPECT_EQ(countKind(*plain.plan, LayerType::kSLICE), 3);
+    for (size_t i = 0; i < inputs.size(); ++i)
+    {
+        SCOPED_TRACE("shape " + std::to_string(i));
+        for (auto const& [name, expected] : plain.outputs[i])
+        {
+            auto it = fused.outputs[i].find(name);
+            if (it == fused.outputs[i].end())
+            {
+                ADD_FAILURE() << "the fused engine lacks output " << name;
+                continue;
+            }
+            EXPECT_TRUE(allClose(it->second, expected, 1e-5, 1e-5)) << name;
+        }
+    }
+    return std::move(fused.plan);
+}
+
+TEST(AttentionPackedFusion, Gpt2SplitIsReadInPlace)
+{
+    for (bool causal : {false, true})
+    {
+        SCOPED_TRACE(causal ? "causal mask [1, 1, s, s]" : "padding mask [b, 1, 1, s]");
+        GptCase c;
+        c.causalMask = causal;
+        std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, causal ? 41 : 42);
+        ASSERT_TRUE(plan.has_value());
+        EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 0);
+        EXPECT_EQ(countKind(*plan, LayerType::kSOFTMAX), 0);
+        PlanNode const* node = attentionNode(*plan);
+        ASSERT_NE(node, nullptr);
+        EXPECT_EQ(node->attrs.getInt("layout.q", -1), 2);
+        EXPECT_EQ(node->attrs.getInt("layout.k", -1), 2);
+        EXPECT_EQ(node->attrs.getInt("layout.v", -1), 2);
+        EXPECT_EQ(node->attrs.getInt("layout.out", -1), 1);
+        EXPECT_EQ(node->attrs.getInts("packed.q"), (std::vector<int64_t>{0, kHEADS, kDIM}));
+        EXPECT_EQ(node->attrs.getInts("packed.k"), (std::vector<int64_t>{kWIDTH, kHEADS, kDIM}));
+        EXPECT_EQ(node->attrs.getInts("packed.v"), (std::vector<int64_t>{2 * kWIDTH, kHEADS, kDIM}));
+        // The three inputs are one tensor: the projection.
+        ASSERT_GE(node->inputs.size(), 3U);
+        EXPECT_EQ(node->inputs[0], node->inputs[1]);
+        EXPECT_EQ(node->inputs[0], node->inputs[2]);
+    }
+}
+
+TEST(AttentionPackedFusion, SliceWithASecondReaderStays)
+{
+    GptCase c;
+    c.keyReadTwice = true;
+    std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, 43);
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 1);
+    PlanNode const* node = attentionNode(*plan);
+    ASSERT_NE(node, nullptr);
+    EXPECT_EQ(node->attrs.getInt("layout.q", -1), 2);
+    EXPECT_EQ(node->attrs.getInt("layout.k", -1), 1);
+    EXPECT_EQ(node->attrs.getInt("layout.v", -1), 2);
+    EXPECT_FALSE(node->attrs.has("packed.k"));
+}
+
+} // namespace
+} // namespace kiln::test
