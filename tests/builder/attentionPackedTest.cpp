@@ -3,7 +3,8 @@
 // to heads-first (the key to [b, h, d, s]), the scaled, masked softmax attention, the merge transpose and reshape. On
 // the CPU with KILN_FUSE=1 the built plan has one attention node reading the packed projection (layout.* = 2,
 // packed.* = [offset, heads, dim]) and no Slice left, and its outputs match the unfused engine at two shapes of one
-// dynamic profile; a slice with a second reader stays a layer, its part read through the reshape as before.
+// dynamic profile, with a padding mask [b, 1, 1, s], a causal one [1, 1, s, s], and the head reshapes' shape computed
+// from Shape(x) as torch.onnx's dynamo exporter writes it; a slice with a second reader stays a layer, its part read through the reshape as before.
 #include "common/builtPlan.h"
 #include "common/scopedEnv.h"
 #include "onnx/onnxTestModels.h"
@@ -32,6 +33,7 @@ struct GptCase
 {
     bool causalMask{false};   //!< the mask [1, 1, s, s] (GPT-2's causal band as an additive tensor), else [b, 1, 1, s]
     bool keyReadTwice{false}; //!< the key's Split output also feeds a Neg whose result is a network output
+    bool computedShape{false}; //!< the head reshapes' shape computed from Shape(x) (as torch.onnx dynamo writes it)
 };
 
 //! The exported GPT-2 attention block as an ONNX model: inputs x [b, s, 16] and mask, output y [b, s, 16].
@@ -43,7 +45,16 @@ OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
     m.addInitializer("w", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({kEMBED, 3 * kWIDTH}), rng, -0.5, 0.5)));
     m.addInitializer("bias", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({3 * kWIDTH}), rng, -0.5, 0.5)));
     m.addInitializer("split", OnnxConstant::fromInt64({kWIDTH, kWIDTH, kWIDTH}, {3}));
-    m.addInitializer("heads", OnnxConstant::fromInt64({0, 0, kHEADS, kDIM}, {4}));
+    if (c.computedShape)
+    {
+        m.addInitializer("hd", OnnxConstant::fromInt64({kHEADS, kDIM}, {2}));
+        m.addNode("Shape", {"x"}, {"bs"}, {intAttr("start", 0), intAttr("end", 2)});
+        m.addNode("Concat", {"bs", "hd"}, {"heads"}, {intAttr("axis", 0)});
+    }
+    else
+    {
+        m.addInitializer("heads", OnnxConstant::fromInt64({0, 0, kHEADS, kDIM}, {4}));
+    }
     m.addInitializer("merged", OnnxConstant::fromInt64({0, 0, kWIDTH}, {3}));
     m.addInitializer("scale", OnnxConstant::fromFloat({0.35F}, {}));
     m.addNode("MatMul", {"x", "w"}, {"xw"});
@@ -180,12 +191,13 @@ std::optional<Plan> fusedPlanMatchingUnfused(GptCase const& c, uint32_t seed)
 
 TEST(AttentionPackedFusion, Gpt2SplitIsReadInPlace)
 {
-    for (bool causal : {false, true})
+    for (int32_t variant = 0; variant < 3; ++variant)
     {
-        SCOPED_TRACE(causal ? "causal mask [1, 1, s, s]" : "padding mask [b, 1, 1, s]");
+        SCOPED_TRACE("variant " + std::to_string(variant));
         GptCase c;
-        c.causalMask = causal;
-        std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, causal ? 41 : 42);
+        c.causalMask = variant == 1;
+        c.computedShape = variant == 2;
+        std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, 41 + static_cast<uint32_t>(variant));
         ASSERT_TRUE(plan.has_value());
         EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 0);
         EXPECT_EQ(countKind(*plan, LayerType::kSOFTMAX), 0);

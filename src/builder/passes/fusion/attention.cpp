@@ -119,6 +119,27 @@ int64_t constantExtent(ShapeGraph const& shapes, ExprId e)
     return shapes.isConstant(e) ? shapes.constantValue(e) : -1;
 }
 
+//! True when extent `e` is `other`, directly or as the extent a reshape computes from a shape tensor's value x,
+//! "(x == -1) ? inferred : x", whose x is `other`: a tensor's extent, never -1, so that the select yields x.
+bool sameReshapedExtent(FusionGraph& g, ExprId e, ExprId other)
+{
+    ShapeGraph const& shapes = g.plan().shapes;
+    if (g.sameExtent(e, other))
+    {
+        return true;
+    }
+    if (!shapes.isValid(e) || shapes.node(e).op != ExprOp::kSELECT || !shapes.isValid(shapes.node(e).a))
+    {
+        return false;
+    }
+    ExprNode const& select = shapes.node(e);
+    ExprNode const& test = shapes.node(select.a);
+    auto isMinusOne = [&](ExprId x) { return shapes.isValid(x) && shapes.isConstant(x) && shapes.constantValue(x) == -1; };
+    bool const infers = test.op == ExprOp::kEQUAL
+        && ((test.a == select.c && isMinusOne(test.b)) || (test.b == select.c && isMinusOne(test.a)));
+    return infers && g.sameExtent(select.c, other);
+}
+
 //! The start along the last axis of a slice of a 3-D tensor that keeps the other axes whole, unit stride, strict
 //! bounds, parameters all static; -1 when the slice is anything else.
 int64_t lastAxisSliceStart(PlanNode const& slice)
@@ -180,7 +201,7 @@ std::optional<PackedView> packedView(FusionGraph& g, int32_t t)
     auto const& ud = plan.tensors[static_cast<size_t>(sliced)].dims;
     v.slice = g.producer(sliced);
     if (td.size() != 4 || ud.size() != 3 || v.slice < 0 || !g.isInternal(sliced) || g.uses(sliced) != 1
-        || !g.sameExtent(td[0], ud[0]) || !g.sameExtent(td[1], ud[1]))
+        || !sameReshapedExtent(g, td[0], ud[0]) || !sameReshapedExtent(g, td[1], ud[1]))
     {
         return std::nullopt;
     }
