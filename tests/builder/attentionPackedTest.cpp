@@ -4,7 +4,8 @@
 // the CPU with KILN_FUSE=1 the built plan has one attention node reading the packed projection (layout.* = 2,
 // packed.* = [offset, heads, dim]) and no Slice left, and its outputs match the unfused engine at two shapes of one
 // dynamic profile, with a padding mask [b, 1, 1, s], a causal one [1, 1, s, s], and the head reshapes' shape computed
-// from Shape(x) as torch.onnx's dynamo exporter writes it; a slice with a second reader stays a layer, its part read through the reshape as before.
+// from Shape(x) as torch.onnx's dynamo exporter writes it, and the projection as GPT-2's Conv1D exports (Reshape to
+// [b·s, e], Gemm, Reshape back); a slice with a second reader stays a layer, its part read through the reshape as before.
 #include "common/builtPlan.h"
 #include "common/scopedEnv.h"
 #include "onnx/onnxTestModels.h"
@@ -34,6 +35,7 @@ struct GptCase
     bool causalMask{false};   //!< the mask [1, 1, s, s] (GPT-2's causal band as an additive tensor), else [b, 1, 1, s]
     bool keyReadTwice{false}; //!< the key's Split output also feeds a Neg whose result is a network output
     bool computedShape{false}; //!< the head reshapes' shape computed from Shape(x) (as torch.onnx dynamo writes it)
+    bool gemm{false}; //!< the projection as GPT-2's Conv1D exports: x to [b·s, e], Gemm with the bias, back to [b, s, 3·h·d]
 };
 
 //! The exported GPT-2 attention block as an ONNX model: inputs x [b, s, 16] and mask, output y [b, s, 16].
@@ -45,20 +47,33 @@ OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
     m.addInitializer("w", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({kEMBED, 3 * kWIDTH}), rng, -0.5, 0.5)));
     m.addInitializer("bias", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({3 * kWIDTH}), rng, -0.5, 0.5)));
     m.addInitializer("split", OnnxConstant::fromInt64({kWIDTH, kWIDTH, kWIDTH}, {3}));
+    m.addInitializer("merged", OnnxConstant::fromInt64({0, 0, kWIDTH}, {3}));
+    m.addInitializer("scale", OnnxConstant::fromFloat({0.35F}, {}));
+    if (c.gemm)
+    {
+        m.addInitializer("rows", OnnxConstant::fromInt64({-1, kEMBED}, {2}));
+        m.addInitializer("width3", OnnxConstant::fromInt64({3 * kWIDTH}, {1}));
+        m.addNode("Reshape", {"x", "rows"}, {"x2"});
+        m.addNode("Gemm", {"x2", "w", "bias"}, {"xw2"});
+        m.addNode("Shape", {"x"}, {"xbs"}, {intAttr("start", 0), intAttr("end", 2)});
+        m.addNode("Concat", {"xbs", "width3"}, {"qkvShape"}, {intAttr("axis", 0)});
+        m.addNode("Reshape", {"xw2", "qkvShape"}, {"qkv"});
+    }
+    else
+    {
+        m.addNode("MatMul", {"x", "w"}, {"xw"});
+        m.addNode("Add", {"xw", "bias"}, {"qkv"});
+    }
     if (c.computedShape)
     {
         m.addInitializer("hd", OnnxConstant::fromInt64({kHEADS, kDIM}, {2}));
-        m.addNode("Shape", {"x"}, {"bs"}, {intAttr("start", 0), intAttr("end", 2)});
+        m.addNode("Shape", {c.gemm ? "qkv" : "x"}, {"bs"}, {intAttr("start", 0), intAttr("end", 2)});
         m.addNode("Concat", {"bs", "hd"}, {"heads"}, {intAttr("axis", 0)});
     }
     else
     {
         m.addInitializer("heads", OnnxConstant::fromInt64({0, 0, kHEADS, kDIM}, {4}));
     }
-    m.addInitializer("merged", OnnxConstant::fromInt64({0, 0, kWIDTH}, {3}));
-    m.addInitializer("scale", OnnxConstant::fromFloat({0.35F}, {}));
-    m.addNode("MatMul", {"x", "w"}, {"xw"});
-    m.addNode("Add", {"xw", "bias"}, {"qkv"});
     m.addNode("Split", {"qkv", "split"}, {"q", "k", "v"}, {intAttr("axis", 2)});
     std::map<std::string, std::vector<int64_t>> const perms{
         {"q", {0, 2, 1, 3}}, {"k", {0, 2, 3, 1}}, {"v", {0, 2, 1, 3}}};
@@ -191,12 +206,13 @@ std::optional<Plan> fusedPlanMatchingUnfused(GptCase const& c, uint32_t seed)
 
 TEST(AttentionPackedFusion, Gpt2SplitIsReadInPlace)
 {
-    for (int32_t variant = 0; variant < 3; ++variant)
+    for (int32_t variant = 0; variant < 4; ++variant)
     {
         SCOPED_TRACE("variant " + std::to_string(variant));
         GptCase c;
         c.causalMask = variant == 1;
-        c.computedShape = variant == 2;
+        c.computedShape = variant >= 2;
+        c.gemm = variant == 3;
         std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, 41 + static_cast<uint32_t>(variant));
         ASSERT_TRUE(plan.has_value());
         EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 0);
