@@ -172,6 +172,16 @@ PlanNode const* attentionNode(Plan const& plan)
     return nullptr;
 }
 
+//! Expects the attention node's layout.q, layout.k, layout.v and layout.out to be `layouts`.
+void expectLayouts(PlanNode const& node, std::vector<int64_t> const& layouts)
+{
+    char const* const names[4]{"layout.q", "layout.k", "layout.v", "layout.out"};
+    for (size_t i = 0; i < 4; ++i)
+    {
+        EXPECT_EQ(node.attrs.getInt(names[i], -1), layouts[i]) << names[i];
+    }
+}
+
 //! Builds fused and unfused, checks the outputs agree at every shape, and returns the fused plan.
 std::optional<Plan> fusedPlanMatchingUnfused(GptCase const& c, uint32_t seed)
 {
@@ -219,10 +229,7 @@ TEST(AttentionPackedFusion, Gpt2SplitIsReadInPlace)
         EXPECT_EQ(countKind(*plan, LayerType::kSOFTMAX), 0);
         PlanNode const* node = attentionNode(*plan);
         ASSERT_NE(node, nullptr);
-        EXPECT_EQ(node->attrs.getInt("layout.q", -1), 2);
-        EXPECT_EQ(node->attrs.getInt("layout.k", -1), 2);
-        EXPECT_EQ(node->attrs.getInt("layout.v", -1), 2);
-        EXPECT_EQ(node->attrs.getInt("layout.out", -1), 1);
+        expectLayouts(*node, {2, 2, 2, 1});
         EXPECT_EQ(node->attrs.getInts("packed.q"), (std::vector<int64_t>{0, kHEADS, kDIM}));
         EXPECT_EQ(node->attrs.getInts("packed.k"), (std::vector<int64_t>{kWIDTH, kHEADS, kDIM}));
         EXPECT_EQ(node->attrs.getInts("packed.v"), (std::vector<int64_t>{2 * kWIDTH, kHEADS, kDIM}));
@@ -242,9 +249,7 @@ TEST(AttentionPackedFusion, SliceWithASecondReaderStays)
     EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 1);
     PlanNode const* node = attentionNode(*plan);
     ASSERT_NE(node, nullptr);
-    EXPECT_EQ(node->attrs.getInt("layout.q", -1), 2);
-    EXPECT_EQ(node->attrs.getInt("layout.k", -1), 1);
-    EXPECT_EQ(node->attrs.getInt("layout.v", -1), 2);
+    expectLayouts(*node, {2, 1, 2, 1});
     EXPECT_FALSE(node->attrs.has("packed.k"));
 }
 

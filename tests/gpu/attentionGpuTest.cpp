@@ -30,6 +30,18 @@ ITensor* transposed(INetworkDefinition& net, ITensor& t, Permutation perm)
     return shuffle->getOutput(0);
 }
 
+//! softmax(q·k (op `keyOp`) / divisor + mask) · v.
+ITensor* scaledAttention(INetworkDefinition& net, ITensor& q, ITensor& k, MatrixOperation keyOp, ITensor& divisor,
+    ITensor& mask, ITensor& v)
+{
+    auto* scores = net.addMatrixMultiply(q, MatrixOperation::kNONE, k, keyOp);
+    auto* scaled = net.addElementWise(*scores->getOutput(0), divisor, ElementWiseOperation::kDIV);
+    auto* masked = net.addElementWise(*scaled->getOutput(0), mask, ElementWiseOperation::kSUM);
+    auto* probs = net.addSoftMax(*masked->getOutput(0));
+    probs->setAxes(1U << 3);
+    return net.addMatrixMultiply(*probs->getOutput(0), MatrixOperation::kNONE, v, MatrixOperation::kNONE)->getOutput(0);
+}
+
 //! `exported`: inputs and output [b, s, h, d] with the transposes an ONNX export has (the key to [b, h, d, s]).
 std::function<void(NetworkRunner&)> attentionBody(DataType type, bool exported)
 {
@@ -59,13 +71,7 @@ std::function<void(NetworkRunner&)> attentionBody(DataType type, bool exported)
         static uint16_t const divisorH = 0x4800; // 8.0 in FP16
         Weights const w = type == DataType::kHALF ? Weights{DataType::kHALF, &divisorH, 1} : Weights{DataType::kFLOAT, &divisorF, 1};
         ITensor* divisor = net.addConstant(makeDims({1, 1, 1, 1}), w)->getOutput(0);
-        auto* scores = net.addMatrixMultiply(*q, MatrixOperation::kNONE, *k, keyOp);
-        auto* scaled = net.addElementWise(*scores->getOutput(0), *divisor, ElementWiseOperation::kDIV);
-        auto* masked = net.addElementWise(*scaled->getOutput(0), *mask, ElementWiseOperation::kSUM);
-        auto* probs = net.addSoftMax(*masked->getOutput(0));
-        probs->setAxes(1U << 3);
-        ITensor* out = net.addMatrixMultiply(*probs->getOutput(0), MatrixOperation::kNONE, *v, MatrixOperation::kNONE)
-                           ->getOutput(0);
+        ITensor* out = scaledAttention(net, *q, *k, keyOp, *divisor, *mask, *v);
         if (exported)
         {
             out = transposed(net, *out, Permutation{{0, 2, 1, 3}});
@@ -160,13 +166,7 @@ std::function<void(NetworkRunner&)> packedBody(int64_t pad)
         ITensor* v = part(2, Permutation{{0, 2, 1, 3}});
         static uint16_t const divisor = 0x4800; // 8.0 in FP16
         ITensor* scale = net.addConstant(makeDims({1, 1, 1, 1}), Weights{DataType::kHALF, &divisor, 1})->getOutput(0);
-        auto* scores = net.addMatrixMultiply(*q, MatrixOperation::kNONE, *k, MatrixOperation::kNONE);
-        auto* scaled = net.addElementWise(*scores->getOutput(0), *scale, ElementWiseOperation::kDIV);
-        auto* masked = net.addElementWise(*scaled->getOutput(0), *mask, ElementWiseOperation::kSUM);
-        auto* probs = net.addSoftMax(*masked->getOutput(0));
-        probs->setAxes(1U << 3);
-        ITensor* out = net.addMatrixMultiply(*probs->getOutput(0), MatrixOperation::kNONE, *v, MatrixOperation::kNONE)
-                           ->getOutput(0);
+        ITensor* out = scaledAttention(net, *q, *k, MatrixOperation::kNONE, *scale, *mask, *v);
         auto* merged = net.addShuffle(*transposed(net, *out, Permutation{{0, 2, 1, 3}}));
         merged->setReshapeDimensions(makeDims({0, 0, width}));
         r.markOutput(merged->getOutput(0), "y");

@@ -272,13 +272,41 @@ TEST(CpuAttentionKernel, MatchesTheDefinition)
     }
 }
 
+//! The setup of an FP32 attention node without a mask, query, key and value of rank `rank`.
+KernelSetup floatSetup(PlanNode const& node, int32_t rank)
+{
+    KernelSetup setup;
+    setup.node = &node;
+    setup.inputTypes = {DataType::kFLOAT, DataType::kFLOAT, DataType::kFLOAT, DataType::kFLOAT};
+    setup.inputPresent = {true, true, true, false};
+    setup.inputRanks = {rank, rank, rank, 4};
+    setup.outputTypes = {DataType::kFLOAT};
+    setup.outputRanks = {4};
+    return setup;
+}
+
+//! A view with extents only (reshape does not look at data).
+TensorView shapeOnly(std::vector<int64_t> const& d)
+{
+    TensorView t;
+    t.dims = makeDims(d);
+    return t;
+}
+
+//! Self-attention over `seq` tokens with q, k and v packed in one tensor, value dimension = head dimension.
+AttentionCase packedCase(int64_t seq)
+{
+    AttentionCase c;
+    c.packed = true;
+    c.sq = seq;
+    c.skv = seq;
+    c.dv = c.d;
+    return c;
+}
+
 TEST(CpuAttentionKernel, ReadsPackedQkvAndWritesSeqMajor)
 {
-    AttentionCase gpt;
-    gpt.packed = true;
-    gpt.sq = 7;
-    gpt.skv = 7;
-    gpt.dv = gpt.d;
+    AttentionCase gpt = packedCase(7);
     gpt.mask = 1;
     gpt.scale = 0.5F;
     check(gpt, 21);
@@ -294,12 +322,9 @@ TEST(CpuAttentionKernel, ReadsPackedQkvAndWritesSeqMajor)
     grouped.dv = 5;
     check(grouped, 23);
     // Large enough for oneDNN's sgemm; FP16 and BF16 storage; batch 3.
-    AttentionCase large = gpt;
+    AttentionCase large = packedCase(33);
     large.b = 3;
-    large.sq = 33;
-    large.skv = 33;
-    large.d = 16;
-    large.dv = 16;
+    large.d = large.dv = 16;
     large.mask = 2;
     check(large, 24);
     for (DataType t : {DataType::kHALF, DataType::kBF16})
@@ -316,23 +341,9 @@ TEST(CpuAttentionKernel, ReadsPackedQkvAndWritesSeqMajor)
 
 TEST(CpuAttentionKernel, PackedViewsThatDoNotFitAreRejected)
 {
-    AttentionCase c;
-    c.packed = true;
-    c.sq = 4;
-    c.skv = 4;
-    c.dv = c.d;
-    auto setupFor = [](PlanNode const& node, int32_t rank) {
-        KernelSetup setup;
-        setup.node = &node;
-        setup.inputTypes = {DataType::kFLOAT, DataType::kFLOAT, DataType::kFLOAT, DataType::kFLOAT};
-        setup.inputPresent = {true, true, true, false};
-        setup.inputRanks = {rank, rank, rank, 4};
-        setup.outputTypes = {DataType::kFLOAT};
-        setup.outputRanks = {4};
-        return setup;
-    };
+    AttentionCase const c = packedCase(4);
     auto createError = [&](PlanNode const& node, int32_t rank) {
-        auto kernel = cpuKernelFactory(LayerType::kATTENTION_OUTPUT)(setupFor(node, rank));
+        auto kernel = cpuKernelFactory(LayerType::kATTENTION_OUTPUT)(floatSetup(node, rank));
         return kernel.isOk() ? std::string() : kernel.status().message();
     };
     PlanNode node = attentionNode(c);
@@ -352,13 +363,9 @@ TEST(CpuAttentionKernel, PackedViewsThatDoNotFitAreRejected)
     EXPECT_NE(createError(packedOut, 3).find("layout.out 2 is not 0"), std::string::npos);
     EXPECT_NE(createError(node, 4).find("3-D where packed"), std::string::npos);
     // At reshape: a view past the end of the rows, and a packed input that is not 3-D.
-    auto kernel = cpuKernelFactory(LayerType::kATTENTION_OUTPUT)(setupFor(node, 3));
+    auto kernel = cpuKernelFactory(LayerType::kATTENTION_OUTPUT)(floatSetup(node, 3));
     ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-    auto view = [](std::vector<int64_t> const& d) {
-        TensorView t;
-        t.dims = makeDims(d);
-        return t;
-    };
+    auto const view = shapeOnly;
     int64_t const r = c.row();
     Status const shortRows = (*kernel)->reshape(
         {view({2, 4, r - 1}), view({2, 4, r - 1}), view({2, 4, r - 1}), view({1, 1, 1, 1})}, {view({2, 2, 4, c.dv})});
@@ -377,20 +384,10 @@ TEST(CpuAttentionKernel, ShapesThatDoNotFitAreRejected)
 {
     AttentionCase c;
     PlanNode const node = attentionNode(c);
-    KernelSetup setup;
-    setup.node = &node;
-    setup.inputTypes = {DataType::kFLOAT, DataType::kFLOAT, DataType::kFLOAT, DataType::kFLOAT};
-    setup.inputPresent = {true, true, true, false};
-    setup.inputRanks = {4, 4, 4, 4};
-    setup.outputTypes = {DataType::kFLOAT};
-    setup.outputRanks = {4};
+    KernelSetup const setup = floatSetup(node, 4);
     auto kernel = cpuKernelFactory(LayerType::kATTENTION_OUTPUT)(setup);
     ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-    auto view = [](std::vector<int64_t> const& d) {
-        TensorView t;
-        t.dims = makeDims(d);
-        return t;
-    };
+    auto const view = shapeOnly;
     // Key head dimension 5 against the query's 4; 3 query heads over 2 key/value heads.
     Status const wrongDim = (*kernel)->reshape(
         {view({1, 2, 3, 4}), view({1, 2, 5, 5}), view({1, 2, 5, 3}), view({1, 1, 1, 1})}, {view({1, 2, 3, 3})});
