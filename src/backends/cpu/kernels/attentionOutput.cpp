@@ -255,8 +255,10 @@ public:
         mReady = false;
         KILN_ASSIGN_OR_RETURN(mShape, attentionShapes(mSetup, mParams, stored, storedOutputs));
         AttentionShape const& s = mShape;
-        std::vector<TensorView> inputs = stored;
-        std::vector<TensorView> outputs = storedOutputs;
+        mInputs = stored;
+        mOutputs = storedOutputs;
+        std::vector<TensorView>& inputs = mInputs;
+        std::vector<TensorView>& outputs = mOutputs;
         for (int32_t i = 0; i < 4; ++i)
         {
             TensorView& t = i < 3 ? inputs[static_cast<size_t>(i)] : outputs[0];
@@ -284,9 +286,15 @@ public:
         {
             return notReshaped(mSetup, "Attention");
         }
-        // Tensors not stored [b, h, s, d] go through scratch.
-        std::vector<TensorView> inputs = stored;
-        std::vector<TensorView> outputs = storedOutputs;
+        // Tensors not stored [b, h, s, d] go through scratch (the views' vectors kept from reshape: no allocation).
+        if (stored.size() != mInputs.size() || storedOutputs.size() != mOutputs.size())
+        {
+            return attentionError(mSetup, "expects 4 input slots and one output");
+        }
+        std::vector<TensorView>& inputs = mInputs;
+        std::vector<TensorView>& outputs = mOutputs;
+        std::copy(stored.begin(), stored.end(), inputs.begin());
+        std::copy(storedOutputs.begin(), storedOutputs.end(), outputs.begin());
         for (int32_t i = 0; i < 4; ++i)
         {
             if (!mParams.seqMajor[i])
@@ -456,6 +464,8 @@ private:
     bool mGemm{false};          //!< this shape's planes go through oneDNN's sgemm
     std::vector<float> mRows;   //!< one plane's output rows per task (narrow outputs)
     std::vector<uint8_t> mStaged[4]; //!< tensors not stored [b, h, s, d], copied to that layout (stored type)
+    std::vector<TensorView> mInputs;  //!< the run's views, [b, h, s, d] (scratch where staged)
+    std::vector<TensorView> mOutputs;
     bool mReady{false};
 };
 

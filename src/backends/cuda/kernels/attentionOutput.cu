@@ -212,8 +212,18 @@ public:
         auto at = [&](void const* base, int32_t which) {
             return static_cast<void const*>(static_cast<uint8_t const*>(base) + c.offset[which] * elementBytes);
         };
-        return c.plan->run(mCudnn, ctx.stream, at(inputs[0].data, kATTENTION_QUERY),
-            c.stageKey ? key : at(key, kATTENTION_KEY), at(inputs[2].data, kATTENTION_VALUE), mask, outputs[0].data, ws);
+        void const* q = at(inputs[0].data, kATTENTION_QUERY);
+        void const* v = at(inputs[2].data, kATTENTION_VALUE);
+        key = c.stageKey ? key : at(key, kATTENTION_KEY);
+        for (void const* p : {q, key, v})
+        {
+            // Arena tensors are aligned; a packed network input given at an odd address is not.
+            if (reinterpret_cast<uintptr_t>(p) % kCUDNN_ALIGNMENT != 0)
+            {
+                return invalidArgument(label() + ": query, key or value is not 16-byte aligned (cuDNN's alignment)");
+            }
+        }
+        return c.plan->run(mCudnn, ctx.stream, q, key, v, mask, outputs[0].data, ws);
     }
 
 private:
