@@ -5,7 +5,8 @@
 // packed.* = [offset, heads, dim]) and no Slice left, and its outputs match the unfused engine at two shapes of one
 // dynamic profile, with a padding mask [b, 1, 1, s], a causal one [1, 1, s, s], and the head reshapes' shape computed
 // from Shape(x) as torch.onnx's dynamo exporter writes it, and the projection as GPT-2's Conv1D exports (Reshape to
-// [b·s, e], Gemm, Reshape back); a slice with a second reader stays a layer, its part read through the reshape as before.
+// [b·s, e], Gemm, Reshape back), and as transformers' eager attention exports through dynamo (opset 18's
+// Split(num_outputs), the key transposed twice); a slice with a second reader stays a layer, its part read through the reshape as before.
 #include "common/builtPlan.h"
 #include "common/scopedEnv.h"
 #include "onnx/onnxTestModels.h"
@@ -36,12 +37,14 @@ struct GptCase
     bool keyReadTwice{false}; //!< the key's Split output also feeds a Neg whose result is a network output
     bool computedShape{false}; //!< the head reshapes' shape computed from Shape(x) (as torch.onnx dynamo writes it)
     bool gemm{false}; //!< the projection as GPT-2's Conv1D exports: x to [b·s, e], Gemm with the bias, back to [b, s, 3·h·d]
+    bool eager{false}; //!< as transformers' eager attention exports through dynamo (opset 18): Split by num_outputs,
+                       //!< the key transposed to heads first, then its last two axes swapped (a second Transpose)
 };
 
 //! The exported GPT-2 attention block as an ONNX model: inputs x [b, s, 16] and mask, output y [b, s, 16].
 OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
 {
-    OnnxModelBuilder m(17);
+    OnnxModelBuilder m(c.eager ? 18 : 17);
     m.addInput("x", DataType::kFLOAT, {-1, -1, kEMBED});
     m.addInput("mask", DataType::kFLOAT, c.causalMask ? std::vector<int64_t>{1, 1, -1, -1} : std::vector<int64_t>{-1, 1, 1, -1});
     m.addInitializer("w", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({kEMBED, 3 * kWIDTH}), rng, -0.5, 0.5)));
@@ -74,12 +77,25 @@ OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
     {
         m.addInitializer("heads", OnnxConstant::fromInt64({0, 0, kHEADS, kDIM}, {4}));
     }
-    m.addNode("Split", {"qkv", "split"}, {"q", "k", "v"}, {intAttr("axis", 2)});
+    if (c.eager)
+    {
+        m.addNode("Split", {"qkv"}, {"q", "k", "v"}, {intAttr("axis", 2), intAttr("num_outputs", 3)});
+    }
+    else
+    {
+        m.addNode("Split", {"qkv", "split"}, {"q", "k", "v"}, {intAttr("axis", 2)});
+    }
     std::map<std::string, std::vector<int64_t>> const perms{
         {"q", {0, 2, 1, 3}}, {"k", {0, 2, 3, 1}}, {"v", {0, 2, 1, 3}}};
     for (auto const& [name, perm] : perms)
     {
         m.addNode("Reshape", {name, "heads"}, {name + "4"});
+        if (c.eager && name == "k")
+        {
+            m.addNode("Transpose", {"k4"}, {"kh"}, {intsAttr("perm", {0, 2, 1, 3})});
+            m.addNode("Transpose", {"kh"}, {"kt"}, {intsAttr("perm", {0, 1, 3, 2})});
+            continue;
+        }
         m.addNode("Transpose", {name + "4"}, {name + "t"}, {intsAttr("perm", perm)});
     }
     m.addNode("MatMul", {"qt", "kt"}, {"scores"});
@@ -216,13 +232,14 @@ std::optional<Plan> fusedPlanMatchingUnfused(GptCase const& c, uint32_t seed)
 
 TEST(AttentionPackedFusion, Gpt2SplitIsReadInPlace)
 {
-    for (int32_t variant = 0; variant < 4; ++variant)
+    for (int32_t variant = 0; variant < 5; ++variant)
     {
         SCOPED_TRACE("variant " + std::to_string(variant));
         GptCase c;
-        c.causalMask = variant == 1;
+        c.causalMask = variant == 1 || variant == 4;
         c.computedShape = variant >= 2;
-        c.gemm = variant == 3;
+        c.gemm = variant >= 3;
+        c.eager = variant == 4;
         std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, 41 + static_cast<uint32_t>(variant));
         ASSERT_TRUE(plan.has_value());
         EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 0);

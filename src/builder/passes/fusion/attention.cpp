@@ -4,16 +4,20 @@
 // one attention node (kind kATTENTION_OUTPUT, backends/common/attentionParams.h) whose kernel never stores the
 // scores. Every tensor is 4-D of one float type, the batch and head extents of query, key and value are the same
 // expressions, and every intermediate has a single reader. Runs before the epilogue and pointwise fusions, which
-// would otherwise take the mask addition and the scaling. Pure transposes that split the heads before and merge
-// them after the attention are taken in too where the backend's kernel reads [b, s, h, d] tensors (layout.* = 1),
-// and so are the Slice + Reshape pairs that cut Q, K and V out of one packed projection [b, s, r] (an exported Split;
-// layout.* = 2, packed.*) when each slice and reshape has that single reader. The fused node is kept only when the backend's attention kernel accepts it at every profile shape (KernelProbe).
+// would otherwise take the mask addition and the scaling. Pure transposes (the key's: one, or two in a row) that
+// split the heads before and merge them after the attention are taken in too where the backend's kernel reads
+// [b, s, h, d] tensors (layout.* = 1), and so are the Slice + Reshape pairs that cut Q, K and V out of one packed
+// projection [b, s, r] (an exported Split; layout.* = 2, packed.*) where each slice and reshape has that single
+// reader. The fused node is kept only when the backend's attention kernel accepts it at every profile shape
+// (KernelProbe); the variants are tried from the most absorbed to the plain one.
 #include "builder/passes/fusion/fusion.h"
 
 #include "backends/common/attentionParams.h"
+#include "backends/common/sliceParams.h"
 #include "engine/tensorLifetimes.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 namespace kiln::fusion
@@ -62,14 +66,14 @@ bool maskMayBroadcast(FusionGraph& g, int32_t m, int32_t s)
     return true;
 }
 
-//! True when `node` is a Shuffle that only permutes a 4-D tensor by `perm` (no reshape, no second transpose).
-bool isPureTranspose(FusionGraph& g, PlanNode const& node, int64_t const (&perm)[4])
+//! The permutation of `node` when it is a Shuffle that only permutes a 4-D tensor (no reshape, no second transpose).
+std::optional<std::array<int64_t, 4>> pureTransposePerm(FusionGraph& g, PlanNode const& node)
 {
     Plan const& plan = g.plan();
     if (node.kind != LayerType::kSHUFFLE || !g.isFusibleNode(node) || node.inputs.empty() || node.outputs.size() != 1
         || (node.inputs.size() > 1 && node.inputs[1] >= 0) || node.inputs[0] < 0)
     {
-        return false;
+        return std::nullopt;
     }
     std::vector<int64_t> const first = node.attrs.getInts("first_transpose");
     std::vector<int64_t> const second = node.attrs.getInts("second_transpose");
@@ -78,28 +82,75 @@ bool isPureTranspose(FusionGraph& g, PlanNode const& node, int64_t const (&perm)
     // The network stores each permutation with Dims::MAX_DIMS entries; the first `rank` count.
     if (first.size() < 4 || second.size() < 4 || in.size() != 4 || out.size() != 4)
     {
-        return false;
+        return std::nullopt;
     }
+    std::array<int64_t, 4> perm{};
     for (size_t i = 0; i < 4; ++i)
     {
-        if (first[i] != perm[i] || second[i] != static_cast<int64_t>(i)
-            || !g.sameExtent(out[i], in[static_cast<size_t>(perm[i])]))
+        if (first[i] < 0 || first[i] > 3 || second[i] != static_cast<int64_t>(i)
+            || !g.sameExtent(out[i], in[static_cast<size_t>(first[i])]))
         {
-            return false;
+            return std::nullopt;
         }
+        perm[i] = first[i];
     }
-    return true;
+    return perm;
 }
 
-//! The Shuffle node writing `t` when it is a pure transpose by `perm` whose output only the attention reads, else -1.
-int32_t pureTransposeProducer(FusionGraph& g, int32_t t, int64_t const (&perm)[4])
+//! True when `node` is a Shuffle that only permutes a 4-D tensor by `perm`.
+bool isPureTranspose(FusionGraph& g, PlanNode const& node, int64_t const (&perm)[4])
 {
-    int32_t const p = g.producer(t);
-    if (p < 0 || !g.isInternal(t) || g.uses(t) != 1)
+    auto const p = pureTransposePerm(g, node);
+    return p.has_value() && std::equal(p->begin(), p->end(), perm);
+}
+
+//! Pure transposes (one, or two in a row: an export may transpose the heads first and then swap the key's last two
+//! axes) that turn a tensor into `t` by `perm`, each output read only by the next.
+struct TransposeChain
+{
+    int32_t source{-1};
+    std::vector<int32_t> nodes;
+};
+
+//! The chain writing `t` (read only by the attention) by `perm`, if there is one.
+std::optional<TransposeChain> pureTransposeProducer(FusionGraph& g, int32_t t, int64_t const (&perm)[4])
+{
+    Plan const& plan = g.plan();
+    int32_t const last = g.producer(t);
+    if (last < 0 || !g.isInternal(t) || g.uses(t) != 1)
     {
-        return -1;
+        return std::nullopt;
     }
-    return isPureTranspose(g, g.plan().nodes[static_cast<size_t>(p)], perm) ? p : -1;
+    PlanNode const& node = plan.nodes[static_cast<size_t>(last)];
+    auto const outer = pureTransposePerm(g, node);
+    if (!outer.has_value())
+    {
+        return std::nullopt;
+    }
+    if (std::equal(outer->begin(), outer->end(), perm))
+    {
+        return TransposeChain{node.inputs[0], {last}};
+    }
+    int32_t const middle = node.inputs[0];
+    int32_t const first = g.producer(middle);
+    if (first < 0 || !g.isInternal(middle) || g.uses(middle) != 1)
+    {
+        return std::nullopt;
+    }
+    auto const inner = pureTransposePerm(g, plan.nodes[static_cast<size_t>(first)]);
+    if (!inner.has_value())
+    {
+        return std::nullopt;
+    }
+    // out[i] = middle[outer[i]] = in[inner[outer[i]]].
+    for (size_t i = 0; i < 4; ++i)
+    {
+        if ((*inner)[static_cast<size_t>((*outer)[i])] != perm[i])
+        {
+            return std::nullopt;
+        }
+    }
+    return TransposeChain{plan.nodes[static_cast<size_t>(first)].inputs[0], {first, last}};
 }
 
 //! A query, key or value [b, s, h, d] read in place from the packed projection it was sliced from.
@@ -140,37 +191,61 @@ bool sameReshapedExtent(FusionGraph& g, ExprId e, ExprId other)
     return infers && g.sameExtent(select.c, other);
 }
 
-//! The start along the last axis of a slice of a 3-D tensor that keeps the other axes whole, unit stride, strict
-//! bounds, parameters all static; -1 when the slice is anything else.
-int64_t lastAxisSliceStart(PlanNode const& slice)
+//! A slice parameter (`slot`, attribute `name`): its input's values where connected (a shape tensor whose every value
+//! is a build-time constant, as the ONNX importer's computed starts are), else the attribute (empty when absent);
+//! nullopt for a value known only at run time.
+std::optional<std::vector<int64_t>> staticSliceParameter(Plan const& plan, PlanNode const& slice, size_t slot, char const* name)
 {
-    for (size_t i = 1; i < slice.inputs.size(); ++i)
+    if (slot >= slice.inputs.size() || slice.inputs[slot] < 0)
     {
-        if (slice.inputs[i] >= 0)
-        {
-            return -1;
-        }
+        return slice.attrs.getInts(name);
     }
-    if (slice.attrs.getInt("mode", -1) != static_cast<int64_t>(nvinfer1::SampleMode::kSTRICT_BOUNDS))
+    PlanTensor const& t = plan.tensors[static_cast<size_t>(slice.inputs[slot])];
+    if (!t.hasValues)
+    {
+        return std::nullopt;
+    }
+    std::vector<int64_t> values;
+    for (ExprId e : t.values)
+    {
+        if (!plan.shapes.isValid(e) || !plan.shapes.isConstant(e))
+        {
+            return std::nullopt;
+        }
+        values.push_back(plan.shapes.constantValue(e));
+    }
+    return values;
+}
+
+//! The start along the last axis of a slice of a 3-D tensor that keeps the other axes whole, unit stride, strict
+//! bounds, parameters known at build time; -1 when the slice is anything else.
+int64_t lastAxisSliceStart(Plan const& plan, PlanNode const& slice)
+{
+    if (slice.attrs.getInt("mode", -1) != static_cast<int64_t>(nvinfer1::SampleMode::kSTRICT_BOUNDS)
+        || (slice.inputs.size() > kSLICE_FILL_VALUE && slice.inputs[kSLICE_FILL_VALUE] >= 0))
     {
         return -1;
     }
-    std::vector<int64_t> const start = slice.attrs.getInts("start");
-    std::vector<int64_t> const stride = slice.attrs.getInts("stride");
-    std::vector<int64_t> axes = slice.attrs.has("axes") ? slice.attrs.getInts("axes") : std::vector<int64_t>{0, 1, 2};
-    if (start.size() != axes.size() || stride.size() != axes.size())
+    auto const start = staticSliceParameter(plan, slice, kSLICE_START, "start");
+    auto const stride = staticSliceParameter(plan, slice, kSLICE_STRIDE, "stride");
+    auto axes = staticSliceParameter(plan, slice, kSLICE_AXES, "axes");
+    if (axes.has_value() && axes->empty())
+    {
+        axes = std::vector<int64_t>{0, 1, 2};
+    }
+    if (!start || !stride || !axes || start->size() != axes->size() || stride->size() != axes->size())
     {
         return -1;
     }
     int64_t last = -1;
-    for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t i = 0; i < axes->size(); ++i)
     {
-        int64_t const axis = axes[i] < 0 ? axes[i] + 3 : axes[i];
-        if (axis == 2 && stride[i] == 1 && start[i] >= 0)
+        int64_t const axis = (*axes)[i] < 0 ? (*axes)[i] + 3 : (*axes)[i];
+        if (axis == 2 && (*stride)[i] == 1 && (*start)[i] >= 0)
         {
-            last = start[i];
+            last = (*start)[i];
         }
-        else if (axis < 0 || axis > 2 || start[i] != 0 || stride[i] != 1)
+        else if (axis < 0 || axis > 2 || (*start)[i] != 0 || (*stride)[i] != 1)
         {
             return -1;
         }
@@ -219,7 +294,7 @@ std::optional<PackedView> packedView(FusionGraph& g, int32_t t)
     }
     v.packed = slice.inputs[0];
     auto const& pd = plan.tensors[static_cast<size_t>(v.packed)].dims;
-    v.offset = lastAxisSliceStart(slice);
+    v.offset = lastAxisSliceStart(plan, slice);
     if (pd.size() != 3 || v.offset < 0 || !g.sameExtent(pd[0], ud[0]) || !g.sameExtent(pd[1], ud[1])
         || constantExtent(shapes, pd[2]) < v.offset + v.heads * v.dim)
     {
@@ -358,13 +433,13 @@ bool fuseAt(FusionGraph& g, int32_t n)
     for (int32_t slot = 0; slot < 3; ++slot)
     {
         bool const transposedKey = slot == kATTENTION_KEY && keyTransposed;
-        int32_t const shuffle = pureTransposeProducer(g, node.inputs[static_cast<size_t>(slot)],
+        std::optional<TransposeChain> const chain = pureTransposeProducer(g, node.inputs[static_cast<size_t>(slot)],
             transposedKey ? kKEY_TRANSPOSED : kHEADS_FIRST);
-        if (shuffle >= 0)
+        if (chain.has_value())
         {
-            absorbed.inputs[static_cast<size_t>(slot)] = plan.nodes[static_cast<size_t>(shuffle)].inputs[0];
+            absorbed.inputs[static_cast<size_t>(slot)] = chain->source;
             absorbed.attrs.setInt(kATTENTION_LAYOUT_ATTRIBUTES[slot], 1);
-            absorbedNodes.push_back(shuffle);
+            absorbedNodes.insert(absorbedNodes.end(), chain->nodes.begin(), chain->nodes.end());
             if (transposedKey)
             {
                 absorbed.attrs.setInt("keyTransposed", 0);
