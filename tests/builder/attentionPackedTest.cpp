@@ -1,12 +1,12 @@
-// The attention fusion on GPT-2's exported form (transformers GPT2Model through torch.onnx): one QKV projection
-// [b, s, 3·h·d] (MatMul + bias), Split in three along the last axis, each part reshaped to [b, s, h, d] and transposed
-// to heads-first (the key to [b, h, d, s]), the scaled, masked softmax attention, the merge transpose and reshape. On
-// the CPU with KILN_FUSE=1 the built plan has one attention node reading the packed projection (layout.* = 2,
-// packed.* = [offset, heads, dim]) and no Slice left, and its outputs match the unfused engine at two shapes of one
-// dynamic profile, with a padding mask [b, 1, 1, s], a causal one [1, 1, s, s], and the head reshapes' shape computed
-// from Shape(x) as torch.onnx's dynamo exporter writes it, and the projection as GPT-2's Conv1D exports (Reshape to
-// [b·s, e], Gemm, Reshape back), and as transformers' eager attention exports through dynamo (opset 18's
-// Split(num_outputs), the key transposed twice); a slice with a second reader stays a layer, its part read through the reshape as before.
+// The attention fusion on GPT-2's exported form (transformers GPT2Model through torch.onnx): one QKV projection [b, s,
+// 3·h·d] (MatMul + bias), Split in three along the last axis, each part reshaped to [b, s, h, d] and transposed to
+// heads-first (the key to [b, h, d, s]), the scaled, masked softmax attention, the merge transpose and reshape. On the
+// CPU with KILN_FUSE=1 the built plan has one attention node reading the packed projection (layout.* = 2, packed.* =
+// [offset, heads, dim]) and no Slice left, and its outputs match the unfused engine at two shapes of one dynamic
+// profile, with a padding mask [b, 1, 1, s], a causal one [1, 1, s, s], and the head reshapes' shape computed from
+// Shape(x) as torch.onnx's dynamo exporter writes it, and the projection as GPT-2's Conv1D exports (Reshape to [b·s,
+// e], Gemm, Reshape back), and as transformers' eager attention exports through dynamo (opset 18's Split(num_outputs),
+// the key transposed twice); a slice with a second reader stays a layer, its part read through the reshape as before.
 #include "common/builtPlan.h"
 #include "common/scopedEnv.h"
 #include "onnx/onnxTestModels.h"
@@ -36,7 +36,8 @@ struct GptCase
     bool causalMask{false};   //!< the mask [1, 1, s, s] (GPT-2's causal band as an additive tensor), else [b, 1, 1, s]
     bool keyReadTwice{false}; //!< the key's Split output also feeds a Neg whose result is a network output
     bool computedShape{false}; //!< the head reshapes' shape computed from Shape(x) (as torch.onnx dynamo writes it)
-    bool gemm{false}; //!< the projection as GPT-2's Conv1D exports: x to [b·s, e], Gemm with the bias, back to [b, s, 3·h·d]
+    //! The projection as GPT-2's Conv1D exports: x to [b·s, e], Gemm with the bias, back to [b, s, 3·h·d].
+    bool gemm{false};
     bool eager{false}; //!< as transformers' eager attention exports through dynamo (opset 18): Split by num_outputs,
                        //!< the key transposed to heads first, then its last two axes swapped (a second Transpose)
 };

@@ -4,8 +4,8 @@
 // and a 1,500-token sequence. Also: the kernel refuses FP32 and normOp kNONE at creation (the builder then leaves the
 // layers unfused), query, key and value read in place from one packed QKV tensor (layout 2: GPT-2's c_attn output,
 // grouped-query heads, FP16 and BF16) with the output stored [b, s, h, d], packed views cuDNN cannot read aligned
-// refused at creation and reshape, and the builder fuses an FP16 attention network for the CUDA backend while the CPU and CUDA plans
-// agree (checkParity).
+// refused at creation and reshape, and the builder fuses an FP16 attention network for the CUDA backend while the CPU
+// and CUDA plans agree (checkParity).
 #include "cudaParity.h"
 
 #include "backends/cuda/cudaKernel.h"

@@ -308,8 +308,9 @@ public:
             t.data = mStaged[i].data();
             if (i < 3)
             {
-                restride(stored[static_cast<size_t>(i)].data, attentionLayout(mParams, mShape, i, stored[static_cast<size_t>(i)].dims),
-                    t.data, headsFirstLayout(dims), dims, elementSize(t.type));
+                TensorView const& from = stored[static_cast<size_t>(i)];
+                restride(from.data, attentionLayout(mParams, mShape, i, from.dims), t.data, headsFirstLayout(dims), dims,
+                    elementSize(t.type));
             }
         }
         KILN_RETURN_IF_ERROR(runHeadsFirst(inputs, outputs));

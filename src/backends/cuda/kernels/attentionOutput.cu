@@ -7,8 +7,9 @@
 // whose broadcast cuDNN refuses, is staged in the workspace as an additive [mb, mh, sq, skv] tensor (0 where kept,
 // -inf where masked). A query, key or value viewed inside a packed QKV tensor (layout 2, the Split of one projection
 // absorbed by the fusion) is read in place: its offset moves the pointer and its row length is the sequence stride;
-// offsets and strides must be multiples of 16 bytes (refused at creation and reshape otherwise). Shapes cuDNN has no engine for are refused at reshape; the builder asks first (KernelProbe) and
-// leaves such attentions unfused, so FP32 attention and normOp kNONE keep the separate layers.
+// offsets and strides must be multiples of 16 bytes (refused at creation and reshape otherwise, and pointers that are
+// not aligned at run). Shapes cuDNN has no engine for are refused at reshape; the builder asks first (KernelProbe)
+// and leaves such attentions unfused, so FP32 attention and normOp kNONE keep the separate layers.
 #include "backends/common/attentionParams.h"
 #include "backends/cuda/cudaLibraries.h"
 #include "backends/cuda/kernels/attentionGraph.h"
