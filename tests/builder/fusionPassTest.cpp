@@ -793,9 +793,9 @@ TEST(FusionPass, NotAnAttentionStaysUnfused)
 }
 
 //! The exported form: q, k, v [b, 6, 2, 8] split into heads by transposes (the key to [b, 2, 8, 6]), the result merged
-//! back. The CPU attention kernel reads [b, h, s, d] only, so the fusion's probe refuses the variant with the
-//! transposes taken in and the CPU plan fuses the five layers with the transposes kept.
-TEST(FusionPass, AttentionKeepsTheTransposesWhereTheKernelRefusesThem)
+//! back. The CPU attention kernel reads [b, s, h, d] tensors (layout.* = 1), so the fusion's probe accepts the variant
+//! with the transposes taken in and the CPU plan fuses all nine layers into one.
+TEST(FusionPass, AttentionAbsorbsTheHeadTransposes)
 {
     NetworkFn const fn = [](NetworkRunner& r) {
         INetworkDefinition& n = r.network();
@@ -835,11 +835,9 @@ TEST(FusionPass, AttentionKeepsTheTransposesWhereTheKernelRefusesThem)
     }
     BuiltRun const plain = buildAndRun(fn, "0", inputs);
     BuiltRun const fused = buildAndRun(fn, "1", inputs);
-    EXPECT_TRUE(hasLayer(fused, "bmm1 + softmax + bmm2")) << layerList(fused);
-    for (char const* transpose : {"qt", "kt", "vt", "ot"})
-    {
-        EXPECT_TRUE(hasLayer(fused, transpose)) << transpose << ": " << layerList(fused);
-    }
+    EXPECT_TRUE(hasLayer(fused, "kt + qt + bmm1 + softmax + vt + bmm2 + ot")) << layerList(fused);
+    EXPECT_EQ(fused.layers.size(), 1U) << layerList(fused);
+    EXPECT_TRUE(hasLayer(plain, "qt")) << layerList(plain);
     ASSERT_EQ(fused.outputs.count("out"), 1U);
     EXPECT_TRUE(allClose(fused.outputs.at("out"), plain.outputs.at("out"), 1e-5, 1e-5));
 }

@@ -3,10 +3,14 @@
 // value) builds into one fused attention layer (cuDNN flash attention) for kCUDA, and its outputs match the CPU
 // backend's unfused layers at two batch sizes of one dynamic profile. The same network in FP32 stays unfused on
 // kCUDA (the CUDA attention kernel refuses FP32) and still matches. The exported form, with the head split and merge
-// transposes around the attention ([b, s, h, d] inputs and output), fuses with those transposes absorbed.
+// transposes around the attention ([b, s, h, d] inputs and output), fuses with those transposes absorbed. GPT-2's
+// form, one QKV projection sliced in three along the last axis and each part reshaped to [b, s, h, d], fuses with the
+// slices and reshapes absorbed too (cuDNN reads the projection in place); with the projection's parts at offsets cuDNN
+// cannot read aligned, the slices stay and the rest still fuses.
 #include "gpuTestUtils.h"
 
 #include <cmath>
+#include <memory>
 #include <random>
 
 namespace kiln::test::gpu
@@ -24,6 +28,18 @@ ITensor* transposed(INetworkDefinition& net, ITensor& t, Permutation perm)
     auto* shuffle = net.addShuffle(t);
     shuffle->setFirstTranspose(perm);
     return shuffle->getOutput(0);
+}
+
+//! softmax(q·k (op `keyOp`) / divisor + mask) · v.
+ITensor* scaledAttention(INetworkDefinition& net, ITensor& q, ITensor& k, MatrixOperation keyOp, ITensor& divisor,
+    ITensor& mask, ITensor& v)
+{
+    auto* scores = net.addMatrixMultiply(q, MatrixOperation::kNONE, k, keyOp);
+    auto* scaled = net.addElementWise(*scores->getOutput(0), divisor, ElementWiseOperation::kDIV);
+    auto* masked = net.addElementWise(*scaled->getOutput(0), mask, ElementWiseOperation::kSUM);
+    auto* probs = net.addSoftMax(*masked->getOutput(0));
+    probs->setAxes(1U << 3);
+    return net.addMatrixMultiply(*probs->getOutput(0), MatrixOperation::kNONE, v, MatrixOperation::kNONE)->getOutput(0);
 }
 
 //! `exported`: inputs and output [b, s, h, d] with the transposes an ONNX export has (the key to [b, h, d, s]).
@@ -55,13 +71,7 @@ std::function<void(NetworkRunner&)> attentionBody(DataType type, bool exported)
         static uint16_t const divisorH = 0x4800; // 8.0 in FP16
         Weights const w = type == DataType::kHALF ? Weights{DataType::kHALF, &divisorH, 1} : Weights{DataType::kFLOAT, &divisorF, 1};
         ITensor* divisor = net.addConstant(makeDims({1, 1, 1, 1}), w)->getOutput(0);
-        auto* scores = net.addMatrixMultiply(*q, MatrixOperation::kNONE, *k, keyOp);
-        auto* scaled = net.addElementWise(*scores->getOutput(0), *divisor, ElementWiseOperation::kDIV);
-        auto* masked = net.addElementWise(*scaled->getOutput(0), *mask, ElementWiseOperation::kSUM);
-        auto* probs = net.addSoftMax(*masked->getOutput(0));
-        probs->setAxes(1U << 3);
-        ITensor* out = net.addMatrixMultiply(*probs->getOutput(0), MatrixOperation::kNONE, *v, MatrixOperation::kNONE)
-                           ->getOutput(0);
+        ITensor* out = scaledAttention(net, *q, *k, keyOp, *divisor, *mask, *v);
         if (exported)
         {
             out = transposed(net, *out, Permutation{{0, 2, 1, 3}});
@@ -123,6 +133,83 @@ void checkAgainstCpu(DataType type, bool exported, char const* expectedFusion)
         double const tol = type == DataType::kHALF ? 1e-2 : 1e-4;
         EXPECT_TRUE(allClose(actual["y"], expected["y"], tol, tol)) << "batch " << batch;
     }
+}
+
+constexpr int64_t kEMBED = 64;
+
+//! x [b, kSEQ, kEMBED] · W [1, kEMBED, pad + 3·h·d] (FP16 constant), then Q, K and V sliced from the last axis at
+//! pad, pad + h·d and pad + 2·h·d, reshaped to [b, s, h, d], transposed to heads first, the attention with an additive
+//! [1, 1, s, s] mask, the output transposed back and reshaped to [b, s, h·d].
+std::function<void(NetworkRunner&)> packedBody(int64_t pad)
+{
+    int64_t const width = kHEADS * kDIM;
+    int64_t const row = pad + 3 * width;
+    std::mt19937 rng(29);
+    auto weights = std::make_shared<HostTensor>(
+        HostTensor::random(DataType::kHALF, makeDims({1, kEMBED, row}), rng, -0.2, 0.2));
+    return [weights, pad, width, row](NetworkRunner& r) {
+        INetworkDefinition& net = r.network();
+        ITensor* x = r.addInput("x", DataType::kHALF, {-1, kSEQ, kEMBED});
+        ITensor* mask = r.addInput("mask", DataType::kHALF, {1, 1, kSEQ, kSEQ});
+        ITensor* w = net.addConstant(makeDims({1, kEMBED, row}), Weights{DataType::kHALF, weights->data(), kEMBED * row})
+                         ->getOutput(0);
+        ITensor* qkv = net.addMatrixMultiply(*x, MatrixOperation::kNONE, *w, MatrixOperation::kNONE)->getOutput(0);
+        auto part = [&](int64_t index, Permutation perm) {
+            auto* slice = net.addSlice(*qkv, makeDims({pad + index * width}), makeDims({width}), makeDims({1}));
+            slice->setAxes(makeDims({2}));
+            auto* heads = net.addShuffle(*slice->getOutput(0));
+            heads->setReshapeDimensions(makeDims({0, 0, kHEADS, kDIM}));
+            return transposed(net, *heads->getOutput(0), perm);
+        };
+        ITensor* q = part(0, Permutation{{0, 2, 1, 3}});
+        ITensor* k = part(1, Permutation{{0, 2, 3, 1}});
+        ITensor* v = part(2, Permutation{{0, 2, 1, 3}});
+        static uint16_t const divisor = 0x4800; // 8.0 in FP16
+        ITensor* scale = net.addConstant(makeDims({1, 1, 1, 1}), Weights{DataType::kHALF, &divisor, 1})->getOutput(0);
+        ITensor* out = scaledAttention(net, *q, *k, MatrixOperation::kNONE, *scale, *mask, *v);
+        auto* merged = net.addShuffle(*transposed(net, *out, Permutation{{0, 2, 1, 3}}));
+        merged->setReshapeDimensions(makeDims({0, 0, width}));
+        r.markOutput(merged->getOutput(0), "y");
+        r.setProfileDims("x", {1, kSEQ, kEMBED}, {2, kSEQ, kEMBED}, {4, kSEQ, kEMBED});
+    };
+}
+
+//! Builds GPT-2's packed form for both backends, checks what the CUDA fusion absorbed, and compares at two batches.
+void checkPackedAgainstCpu(int64_t pad, bool expectPacked)
+{
+    KILN_REQUIRE_CUDA_BACKEND();
+    uint32_t const flags = 1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kSTRONGLY_TYPED);
+    auto cpu = buildFor(kiln::BackendKind::kCPU, packedBody(pad), flags);
+    auto gpu = buildFor(kiln::BackendKind::kCUDA, packedBody(pad), flags);
+    ASSERT_NE(cpu, nullptr);
+    ASSERT_NE(gpu, nullptr);
+    std::string const fusions = gpu->logger().messagesContaining("fusion: attention");
+    EXPECT_EQ(fusions.find("packed QKV slices and head transposes absorbed") != std::string::npos, expectPacked)
+        << fusions;
+    EXPECT_NE(fusions.find("absorbed)"), std::string::npos) << fusions;
+    for (int64_t batch : {1, 4})
+    {
+        std::mt19937 rng(61 + static_cast<uint32_t>(batch));
+        std::map<std::string, HostTensor> inputs;
+        inputs["x"] = HostTensor::random(DataType::kHALF, makeDims({batch, kSEQ, kEMBED}), rng, -1.0, 1.0);
+        inputs["mask"] = HostTensor::random(DataType::kHALF, makeDims({1, 1, kSEQ, kSEQ}), rng, -4.0, 0.0);
+        std::map<std::string, HostTensor> expected;
+        std::map<std::string, HostTensor> actual;
+        std::string error;
+        ASSERT_TRUE(runEngine(cpu->engine(), kiln::BackendKind::kCPU, inputs, expected, error)) << error;
+        ASSERT_TRUE(runEngine(gpu->engine(), kiln::BackendKind::kCUDA, inputs, actual, error)) << error;
+        EXPECT_TRUE(allClose(actual["y"], expected["y"], 1e-2, 1e-2)) << "batch " << batch;
+    }
+}
+
+TEST(AttentionGpu, Gpt2PackedQkvIsReadInPlace)
+{
+    checkPackedAgainstCpu(0, true);
+}
+
+TEST(AttentionGpu, MisalignedPackedQkvKeepsTheSlices)
+{
+    checkPackedAgainstCpu(4, false);
 }
 
 TEST(AttentionGpu, Fp16AttentionFusesAndMatchesCpu)

@@ -14,6 +14,31 @@ bool isAttentionStorage(DataType t)
     return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
 }
 
+//! The largest offset, head count or head dimension a packed view may name (products stay far from overflow).
+constexpr int64_t kMAX_PACKED_EXTENT = int64_t{1} << 30;
+
+//! "packed.X" of packed tensor `which`: [offset, heads, dim], each in range.
+Status readPackedView(KernelSetup const& setup, int32_t which, AttentionParams& p)
+{
+    std::vector<int64_t> const v = setup.node->attrs.getInts(kATTENTION_PACKED_ATTRIBUTES[which]);
+    std::string const name = kATTENTION_PACKED_ATTRIBUTES[which];
+    if (v.size() != 3)
+    {
+        return attentionError(setup, name + " must hold [offset, heads, dim] (3 integers), not "
+            + std::to_string(v.size()) + " values");
+    }
+    if (v[0] < 0 || v[1] < 1 || v[2] < 1 || v[0] > kMAX_PACKED_EXTENT || v[1] > kMAX_PACKED_EXTENT
+        || v[2] > kMAX_PACKED_EXTENT)
+    {
+        return attentionError(setup, name + " [" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", "
+            + std::to_string(v[2]) + "] is out of range (offset >= 0, heads and dim >= 1, each at most 2^30)");
+    }
+    p.packOffset[which] = v[0];
+    p.packHeads[which] = v[1];
+    p.packDim[which] = v[2];
+    return Status::ok();
+}
+
 std::string dimsText(nvinfer1::Dims const& d)
 {
     std::string s = "[";
@@ -45,13 +70,20 @@ StatusOr<AttentionParams> readAttentionParams(KernelSetup const& setup)
     p.keyTransposed = a.getInt("keyTransposed", 0) != 0;
     for (int32_t i = 0; i < 4; ++i)
     {
-        int64_t const layout = a.getInt(kATTENTION_LAYOUT_ATTRIBUTES[i], 0);
-        if (layout != 0 && layout != 1)
+        int64_t const layout = a.getInt(kATTENTION_LAYOUT_ATTRIBUTES[i], kATTENTION_LAYOUT_BHSD);
+        bool const packable = i != kATTENTION_OUTPUT;
+        if (layout != kATTENTION_LAYOUT_BHSD && layout != kATTENTION_LAYOUT_BSHD
+            && (!packable || layout != kATTENTION_LAYOUT_PACKED))
         {
             return attentionError(setup, std::string(kATTENTION_LAYOUT_ATTRIBUTES[i]) + " " + std::to_string(layout)
-                + " is not 0 ([b, h, s, d]) or 1 ([b, s, h, d])");
+                + " is not 0 ([b, h, s, d]) or 1 ([b, s, h, d])" + (packable ? " or 2 (packed)" : ""));
         }
-        p.seqMajor[i] = layout == 1;
+        p.seqMajor[i] = layout != kATTENTION_LAYOUT_BHSD;
+        p.packed[i] = layout == kATTENTION_LAYOUT_PACKED;
+        if (p.packed[i])
+        {
+            KILN_RETURN_IF_ERROR(readPackedView(setup, i, p));
+        }
     }
     if (p.keyTransposed && p.seqMajor[kATTENTION_KEY])
     {
@@ -68,9 +100,9 @@ StatusOr<AttentionParams> readAttentionParams(KernelSetup const& setup)
     }
     for (size_t i = 0; i < 3; ++i)
     {
-        if (!setup.inputPresent[i] || setup.inputTypes[i] != t || setup.inputRanks[i] != 4)
+        if (!setup.inputPresent[i] || setup.inputTypes[i] != t || setup.inputRanks[i] != (p.packed[i] ? 3 : 4))
         {
-            return attentionError(setup, "query, key and value must be 4-D tensors of one type");
+            return attentionError(setup, "query, key and value must be tensors of one type, 4-D (3-D where packed)");
         }
     }
     if (setup.outputTypes[0] != t || setup.outputRanks[0] != 4)
@@ -100,9 +132,34 @@ StatusOr<AttentionShape> attentionShapes(KernelSetup const& setup, AttentionPara
     {
         return attentionError(setup, "expects 4 input slots and one output");
     }
-    nvinfer1::Dims const& q = inputs[0].dims;
-    nvinfer1::Dims const& k = inputs[1].dims;
-    nvinfer1::Dims const& v = inputs[2].dims;
+    // A packed input [b, s, r] is seen through its [b, s, heads, dim] view, inside each row.
+    nvinfer1::Dims views[3];
+    for (int32_t i = 0; i < 3; ++i)
+    {
+        nvinfer1::Dims const& stored = inputs[static_cast<size_t>(i)].dims;
+        views[i] = stored;
+        if (!p.packed[i])
+        {
+            continue;
+        }
+        if (stored.nbDims != 3)
+        {
+            return attentionError(setup, std::string("packed ") + kATTENTION_LAYOUT_ATTRIBUTES[i] + " input "
+                + dimsText(stored) + " is not 3-D [b, s, r]");
+        }
+        if (p.packOffset[i] + p.packHeads[i] * p.packDim[i] > stored.d[2])
+        {
+            return attentionError(setup, std::string(kATTENTION_PACKED_ATTRIBUTES[i]) + " [" + std::to_string(p.packOffset[i])
+                + ", " + std::to_string(p.packHeads[i]) + ", " + std::to_string(p.packDim[i]) + "] reaches past the rows of "
+                + dimsText(stored));
+        }
+        views[i].nbDims = 4;
+        views[i].d[2] = p.packHeads[i];
+        views[i].d[3] = p.packDim[i];
+    }
+    nvinfer1::Dims const& q = views[0];
+    nvinfer1::Dims const& k = views[1];
+    nvinfer1::Dims const& v = views[2];
     nvinfer1::Dims const& o = outputs[0].dims;
     if (q.nbDims != 4 || k.nbDims != 4 || v.nbDims != 4 || o.nbDims != 4)
     {
@@ -150,6 +207,48 @@ StatusOr<AttentionShape> attentionShapes(KernelSetup const& setup, AttentionPara
         }
     }
     return s;
+}
+
+AttentionTensorLayout attentionLayout(AttentionParams const& p, AttentionShape const& s, int32_t which,
+    nvinfer1::Dims const& stored)
+{
+    bool const query = which == kATTENTION_QUERY || which == kATTENTION_OUTPUT;
+    int64_t const heads = query ? s.headsQ : s.headsKV;
+    int64_t const seq = query ? s.seqQ : s.seqKV;
+    int64_t const dim = which == kATTENTION_QUERY || which == kATTENTION_KEY ? s.headDim : s.valueDim;
+    AttentionTensorLayout l;
+    int64_t* st = l.stride;
+    if (p.packed[which])
+    {
+        int64_t const row = stored.nbDims == 3 ? stored.d[2] : heads * dim;
+        l.offset = p.packOffset[which];
+        st[0] = seq * row;
+        st[1] = dim;
+        st[2] = row;
+        st[3] = 1;
+    }
+    else if (p.seqMajor[which])
+    {
+        st[0] = heads * seq * dim;
+        st[1] = dim;
+        st[2] = heads * dim;
+        st[3] = 1;
+    }
+    else if (which == kATTENTION_KEY && p.keyTransposed)
+    {
+        st[0] = heads * dim * seq;
+        st[1] = dim * seq;
+        st[2] = 1;
+        st[3] = seq;
+    }
+    else
+    {
+        st[0] = heads * seq * dim;
+        st[1] = seq * dim;
+        st[2] = dim;
+        st[3] = 1;
+    }
+    return l;
 }
 
 } // namespace kiln

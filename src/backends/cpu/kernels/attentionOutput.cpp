@@ -3,7 +3,9 @@
 // softmax over the keys, and Σⱼ pⱼ·vⱼ; the scores matrix is never stored. The inputs are converted to float once per
 // run into scratch where needed (FP16/BF16 storage; the key to [b, hkv, d, skv], so that a row's scores are axpys over
 // contiguous keys), and every inner loop is an axpy that the compiler vectorises. Planes (batch, head) are split over
-// the CPU thread pool.
+// the CPU thread pool. Tensors stored [b, s, h, d] (layout 1) or viewed inside a packed QKV tensor (layout 2) are
+// first copied row by row to [b, h, s, d] scratch, and an output stored [b, s, h, d] is computed in scratch and copied
+// out: this kernel is the parity reference of the GPU's strided reads, not their fast path.
 #include "backends/common/attentionParams.h"
 #include "backends/cpu/kernels/elementWiseCommon.h"
 #include "backends/cpu/kernels/fastMath.h"
@@ -16,8 +18,11 @@
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace kiln
@@ -31,6 +36,28 @@ namespace
 void toFloat(void const* src, DataType type, int64_t count, float* dst)
 {
     ew::loadChunk(src, type, 0, 1, count, dst);
+}
+
+//! Copies the [b, h, s, d] view `dims` from `from` (laid out as `fl`) to `to` (laid out as `tl`), one row of d
+//! elements of `bytes` each at a time (both layouts have unit element stride).
+void restride(void const* from, AttentionTensorLayout const& fl, void* to, AttentionTensorLayout const& tl,
+    int64_t const (&dims)[4], int64_t bytes)
+{
+    auto const* src = static_cast<uint8_t const*>(from);
+    auto* dst = static_cast<uint8_t*>(to);
+    size_t const rowBytes = static_cast<size_t>(dims[3] * bytes);
+    for (int64_t b = 0; b < dims[0]; ++b)
+    {
+        for (int64_t h = 0; h < dims[1]; ++h)
+        {
+            for (int64_t x = 0; x < dims[2]; ++x)
+            {
+                int64_t const f = fl.offset + b * fl.stride[0] + h * fl.stride[1] + x * fl.stride[2];
+                int64_t const t = tl.offset + b * tl.stride[0] + h * tl.stride[1] + x * tl.stride[2];
+                std::memcpy(dst + t * bytes, src + f * bytes, rowBytes);
+            }
+        }
+    }
 }
 
 //! Planes of at least this head dimension and key count go through oneDNN's sgemm (when Kiln has oneDNN); smaller
@@ -223,11 +250,23 @@ public:
     {
     }
 
-    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    Status reshape(std::vector<TensorView> const& stored, std::vector<TensorView> const& storedOutputs) override
     {
         mReady = false;
-        KILN_ASSIGN_OR_RETURN(mShape, attentionShapes(mSetup, mParams, inputs, outputs));
+        KILN_ASSIGN_OR_RETURN(mShape, attentionShapes(mSetup, mParams, stored, storedOutputs));
         AttentionShape const& s = mShape;
+        mInputs = stored;
+        mOutputs = storedOutputs;
+        std::vector<TensorView>& inputs = mInputs;
+        std::vector<TensorView>& outputs = mOutputs;
+        for (int32_t i = 0; i < 4; ++i)
+        {
+            TensorView& t = i < 3 ? inputs[static_cast<size_t>(i)] : outputs[0];
+            int64_t dims[4];
+            headsFirstDims(i, dims);
+            t.dims = makeDims4(dims);
+            mStaged[i].resize(mParams.seqMajor[i] ? static_cast<size_t>(t.volume() * elementSize(t.type)) : 0);
+        }
         bool const narrow = inputs[0].type != DataType::kFLOAT;
         mQuery.resize(narrow ? static_cast<size_t>(inputs[0].volume()) : 0);
         mGemm = KILN_HAVE_ONEDNN != 0 && s.headDim >= kGEMM_MIN_EXTENT && s.seqKV >= kGEMM_MIN_EXTENT;
@@ -241,12 +280,90 @@ public:
         return Status::ok();
     }
 
-    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    Status run(std::vector<TensorView> const& stored, std::vector<TensorView> const& storedOutputs, RunContext const&) override
     {
         if (!mReady)
         {
             return notReshaped(mSetup, "Attention");
         }
+        // Tensors not stored [b, h, s, d] go through scratch (the views' vectors kept from reshape: no allocation).
+        if (stored.size() != mInputs.size() || storedOutputs.size() != mOutputs.size())
+        {
+            return attentionError(mSetup, "expects 4 input slots and one output");
+        }
+        std::vector<TensorView>& inputs = mInputs;
+        std::vector<TensorView>& outputs = mOutputs;
+        std::copy(stored.begin(), stored.end(), inputs.begin());
+        std::copy(storedOutputs.begin(), storedOutputs.end(), outputs.begin());
+        for (int32_t i = 0; i < 4; ++i)
+        {
+            if (!mParams.seqMajor[i])
+            {
+                continue;
+            }
+            TensorView& t = i < 3 ? inputs[static_cast<size_t>(i)] : outputs[0];
+            int64_t dims[4];
+            headsFirstDims(i, dims);
+            t.dims = makeDims4(dims);
+            t.data = mStaged[i].data();
+            if (i < 3)
+            {
+                TensorView const& from = stored[static_cast<size_t>(i)];
+                restride(from.data, attentionLayout(mParams, mShape, i, from.dims), t.data, headsFirstLayout(dims), dims,
+                    elementSize(t.type));
+            }
+        }
+        KILN_RETURN_IF_ERROR(runHeadsFirst(inputs, outputs));
+        if (mParams.seqMajor[kATTENTION_OUTPUT])
+        {
+            int64_t dims[4];
+            headsFirstDims(kATTENTION_OUTPUT, dims);
+            restride(outputs[0].data, headsFirstLayout(dims), storedOutputs[0].data,
+                attentionLayout(mParams, mShape, kATTENTION_OUTPUT, storedOutputs[0].dims), dims,
+                elementSize(outputs[0].type));
+        }
+        return Status::ok();
+    }
+
+private:
+    //! The extents [b, h, s, d] of tensor `which`.
+    void headsFirstDims(int32_t which, int64_t (&dims)[4]) const
+    {
+        AttentionShape const& s = mShape;
+        bool const query = which == kATTENTION_QUERY || which == kATTENTION_OUTPUT;
+        bool const headDim = which == kATTENTION_QUERY || which == kATTENTION_KEY;
+        dims[0] = s.batch;
+        dims[1] = query ? s.headsQ : s.headsKV;
+        dims[2] = query ? s.seqQ : s.seqKV;
+        dims[3] = headDim ? s.headDim : s.valueDim;
+        if (which == kATTENTION_KEY && mParams.keyTransposed)
+        {
+            std::swap(dims[2], dims[3]);
+        }
+    }
+
+    static nvinfer1::Dims makeDims4(int64_t const (&dims)[4])
+    {
+        nvinfer1::Dims d{};
+        d.nbDims = 4;
+        std::copy(dims, dims + 4, d.d);
+        return d;
+    }
+
+    //! Packed row-major strides of [b, h, s, d] `dims`.
+    static AttentionTensorLayout headsFirstLayout(int64_t const (&dims)[4])
+    {
+        AttentionTensorLayout l;
+        l.stride[3] = 1;
+        l.stride[2] = dims[3];
+        l.stride[1] = dims[2] * dims[3];
+        l.stride[0] = dims[1] * dims[2] * dims[3];
+        return l;
+    }
+
+    //! The attention over tensors stored [b, h, s, d] (the key possibly [b, h, d, s]).
+    Status runHeadsFirst(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+    {
         AttentionShape const& s = mShape;
         TensorView const& out = outputs[0];
         if (out.volume() == 0)
@@ -299,7 +416,6 @@ public:
         });
     }
 
-private:
     //! Every query row of plane (b, h), written in the output's type (FP32 straight, else through `row`).
     Status attendPlane(int64_t plane, float const* q, float const* kt, float const* v, TensorView const& out,
         float* scores, float* rows) const
@@ -348,6 +464,9 @@ private:
     std::vector<float> mScores; //!< one plane's scores (sgemm) or one row's (loops) per task
     bool mGemm{false};          //!< this shape's planes go through oneDNN's sgemm
     std::vector<float> mRows;   //!< one plane's output rows per task (narrow outputs)
+    std::vector<uint8_t> mStaged[4]; //!< tensors not stored [b, h, s, d], copied to that layout (stored type)
+    std::vector<TensorView> mInputs;  //!< the run's views, [b, h, s, d] (scratch where staged)
+    std::vector<TensorView> mOutputs;
     bool mReady{false};
 };
 
@@ -360,10 +479,6 @@ StatusOr<std::unique_ptr<Kernel>> createAttentionOutputKernel(KernelSetup const&
         return internalError("Attention kernel: no plan node");
     }
     KILN_ASSIGN_OR_RETURN(AttentionParams params, readAttentionParams(setup));
-    if (params.anySeqMajor())
-    {
-        return attentionError(setup, "the CPU attention kernel reads [b, h, s, d] tensors only (layout.* = 0)");
-    }
     return std::unique_ptr<Kernel>(std::make_unique<AttentionCpuKernel>(setup, params));
 }
 

@@ -1,7 +1,7 @@
 // cuDNN scaled dot-product attention (flash attention through the cuDNN frontend's graph.sdpa): one operation graph
 // per attention shape and layout, out = softmax(scale · Q·Kᵀ + bias [+ causal band]) · V with FP32 accumulation,
-// the plan chosen by cuDNN's heuristics and built once, and kept process-wide by its full description so that
-// identical layers and contexts share it. Q, K, V and O are described by extents [b, h, s, d] and element strides
+// the plan chosen by cuDNN's heuristics and built once, and kept process-wide by its full description (extents and
+// every stride, so that a packed QKV view gets its own plan) so that identical layers and contexts share it. Q, K, V and O are described by extents [b, h, s, d] and element strides
 // (any layout whose head dimension is innermost: BHSD, BSHD, or the transposed key cuDNN may refuse); the bias is
 // [b or 1, h or 1, sq or 1, skv] with the strides given. The scores are never stored. Compiled to a stub that always
 // refuses without cuDNN or its frontend headers (KILN_HAVE_CUDNN_FRONTEND=0).

@@ -5,8 +5,11 @@
 // stored transposed ([b, h, d, s]) is given to cuDNN by its strides, or copied to [b, h, s, d] in the workspace when
 // cuDNN refuses those strides; an additive mask is cuDNN's bias with its broadcast strides, and a BOOL mask, or one
 // whose broadcast cuDNN refuses, is staged in the workspace as an additive [mb, mh, sq, skv] tensor (0 where kept,
-// -inf where masked). Shapes cuDNN has no engine for are refused at reshape; the builder asks first (KernelProbe) and
-// leaves such attentions unfused, so FP32 attention and normOp kNONE keep the separate layers.
+// -inf where masked). A query, key or value viewed inside a packed QKV tensor (layout 2, the Split of one projection
+// absorbed by the fusion) is read in place: its offset moves the pointer and its row length is the sequence stride;
+// offsets and strides must be multiples of 16 bytes (refused at creation and reshape otherwise, and pointers that are
+// not aligned at run). Shapes cuDNN has no engine for are refused at reshape; the builder asks first (KernelProbe)
+// and leaves such attentions unfused, so FP32 attention and normOp kNONE keep the separate layers.
 #include "backends/common/attentionParams.h"
 #include "backends/cuda/cudaLibraries.h"
 #include "backends/cuda/kernels/attentionGraph.h"
@@ -17,9 +20,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace kiln::cuda
 {
@@ -88,13 +93,28 @@ void packed(int64_t const (&dims)[4], int64_t (&s)[4])
     s[0] = dims[1] * dims[2] * dims[3];
 }
 
-//! Element strides over [b, h, s, d] of a packed tensor stored [b, h, s, d], or with `seqMajor` [b, s, h, d].
-void strides(int64_t heads, int64_t seq, int64_t dim, bool seqMajor, int64_t (&st)[4])
+//! cuDNN's alignment of tensor pointers and of strides, in bytes.
+constexpr int64_t kCUDNN_ALIGNMENT = 16;
+
+//! Why cuDNN cannot read `l` (16-bit elements) at an aligned base: its offset or a non-unit stride is not a multiple
+//! of 16 bytes; empty when it can.
+std::string misalignment(AttentionTensorLayout const& l, char const* name)
 {
-    st[3] = 1;
-    st[0] = heads * seq * dim;
-    st[1] = seqMajor ? dim : seq * dim;
-    st[2] = seqMajor ? heads * dim : dim;
+    int64_t const elementBytes = 2;
+    if ((l.offset * elementBytes) % kCUDNN_ALIGNMENT != 0)
+    {
+        return std::string(name) + " starts " + std::to_string(l.offset) + " elements into its packed rows, not at a "
+            + "16-byte boundary (cuDNN's alignment)";
+    }
+    for (int64_t st : l.stride)
+    {
+        if (st != 1 && (st * elementBytes) % kCUDNN_ALIGNMENT != 0)
+        {
+            return std::string(name) + " has a stride of " + std::to_string(st) + " elements, not a multiple of 16 bytes"
+                + " (cuDNN's alignment)";
+        }
+    }
+    return {};
 }
 
 //! How one shape runs: the plan, and what is staged in the workspace in front of the plan's own.
@@ -102,6 +122,7 @@ struct AttentionConfig
 {
     std::shared_ptr<AttentionGraphPlan const> plan;
     AttentionShape shape;
+    int64_t offset[4]{};   //!< element offsets of query, key, value and output (packed views)
     bool stageKey{false};  //!< the transposed key copied to [b, h, s, d]
     bool stageMask{false}; //!< the mask staged additive, packed [mb, mh, sq, skv]
     int64_t maskDims[4]{};
@@ -188,7 +209,22 @@ public:
             mask = ws;
             ws += alignWorkspace(c.maskBytes);
         }
-        return c.plan->run(mCudnn, ctx.stream, inputs[0].data, key, inputs[2].data, mask, outputs[0].data, ws);
+        int64_t const elementBytes = 2;
+        auto at = [&](void const* base, int32_t which) {
+            return static_cast<void const*>(static_cast<uint8_t const*>(base) + c.offset[which] * elementBytes);
+        };
+        void const* q = at(inputs[0].data, kATTENTION_QUERY);
+        void const* v = at(inputs[2].data, kATTENTION_VALUE);
+        key = c.stageKey ? key : at(key, kATTENTION_KEY);
+        for (void const* p : {q, key, v})
+        {
+            // Arena tensors are aligned; a packed network input given at an odd address is not.
+            if (reinterpret_cast<uintptr_t>(p) % kCUDNN_ALIGNMENT != 0)
+            {
+                return invalidArgument(label() + ": query, key or value is not 16-byte aligned (cuDNN's alignment)");
+            }
+        }
+        return c.plan->run(mCudnn, ctx.stream, q, key, v, mask, outputs[0].data, ws);
     }
 
 private:
@@ -213,11 +249,25 @@ private:
         spec.causal = mParams.causal;
         spec.scale = mParams.scale;
         spec.device = mLibraries != nullptr ? mLibraries->device() : 0;
-        strides(s.headsQ, s.seqQ, s.headDim, mParams.seqMajor[kATTENTION_QUERY], spec.qStride);
-        strides(s.headsKV, s.seqKV, s.valueDim, mParams.seqMajor[kATTENTION_VALUE], spec.vStride);
-        strides(s.headsQ, s.seqQ, s.valueDim, mParams.seqMajor[kATTENTION_OUTPUT], spec.oStride);
-        int64_t keyPacked[4];
-        strides(s.headsKV, s.seqKV, s.headDim, mParams.seqMajor[kATTENTION_KEY], keyPacked);
+        AttentionTensorLayout layouts[4];
+        for (int32_t i = 0; i < 4; ++i)
+        {
+            layouts[i] = attentionLayout(mParams, s, i, i < 3 ? inputs[static_cast<size_t>(i)].dims : outputs[0].dims);
+            c.offset[i] = layouts[i].offset;
+            if (mParams.packed[i])
+            {
+                std::string const why = misalignment(layouts[i], kATTENTION_PACKED_ATTRIBUTES[i]);
+                if (!why.empty())
+                {
+                    return invalidArgument(label() + ": " + why);
+                }
+            }
+        }
+        std::copy(layouts[kATTENTION_QUERY].stride, layouts[kATTENTION_QUERY].stride + 4, spec.qStride);
+        std::copy(layouts[kATTENTION_VALUE].stride, layouts[kATTENTION_VALUE].stride + 4, spec.vStride);
+        std::copy(layouts[kATTENTION_OUTPUT].stride, layouts[kATTENTION_OUTPUT].stride + 4, spec.oStride);
+        // The key as cuDNN reads it once staged: [b, h, s, d].
+        int64_t const keyPacked[4]{s.headsKV * s.seqKV * s.headDim, s.seqKV * s.headDim, s.headDim, 1};
         int64_t const elementBytes = 2;
         nvinfer1::Dims const md = mParams.hasMask ? inputs[3].dims : nvinfer1::Dims{};
         std::optional<Status> first;
@@ -230,15 +280,8 @@ private:
             {
                 continue;
             }
-            if (mParams.keyTransposed && !c.stageKey)
-            {
-                int64_t const t[4]{s.headsKV * s.headDim * s.seqKV, s.headDim * s.seqKV, 1, s.seqKV};
-                std::copy(t, t + 4, spec.kStride);
-            }
-            else
-            {
-                std::copy(keyPacked, keyPacked + 4, spec.kStride);
-            }
+            int64_t const* keyStride = c.stageKey ? keyPacked : layouts[kATTENTION_KEY].stride;
+            std::copy(keyStride, keyStride + 4, spec.kStride);
             c.keyBytes = c.stageKey ? s.batch * s.headsKV * s.seqKV * s.headDim * elementBytes : 0;
             spec.bias = mParams.hasMask;
             c.maskBytes = 0;
@@ -301,6 +344,17 @@ StatusOr<std::unique_ptr<Kernel>> createAttentionOutputCudaKernel(KernelSetup co
     if (!params.softmax)
     {
         return attentionError(setup, "the CUDA attention kernel runs softmax attention only (normOp kSOFTMAX)");
+    }
+    for (int32_t i = 0; i < 3; ++i)
+    {
+        AttentionTensorLayout offsetOnly;
+        offsetOnly.offset = params.packOffset[i];
+        std::fill(offsetOnly.stride, offsetOnly.stride + 4, 1);
+        std::string const why = params.packed[i] ? misalignment(offsetOnly, kATTENTION_PACKED_ATTRIBUTES[i]) : "";
+        if (!why.empty())
+        {
+            return attentionError(setup, why);
+        }
     }
     return std::unique_ptr<Kernel>(std::make_unique<AttentionOutputCudaKernel>(setup, params));
 }

@@ -4,14 +4,21 @@
 // one attention node (kind kATTENTION_OUTPUT, backends/common/attentionParams.h) whose kernel never stores the
 // scores. Every tensor is 4-D of one float type, the batch and head extents of query, key and value are the same
 // expressions, and every intermediate has a single reader. Runs before the epilogue and pointwise fusions, which
-// would otherwise take the mask addition and the scaling. Pure transposes that split the heads before and merge
-// them after the attention are taken in too where the backend's kernel reads [b, s, h, d] tensors (layout.*). The
-// fused node is kept only when the backend's attention kernel accepts it at every profile shape (KernelProbe).
+// would otherwise take the mask addition and the scaling. Pure transposes (the key's: one, or two in a row) that
+// split the heads before and merge them after the attention are taken in too where the backend's kernel reads
+// [b, s, h, d] tensors (layout.* = 1), and so are the Slice + Reshape pairs that cut Q, K and V out of one packed
+// projection [b, s, r] (an exported Split; layout.* = 2, packed.*) where each slice and reshape has that single
+// reader. The fused node is kept only when the backend's attention kernel accepts it at every profile shape
+// (KernelProbe); the variants are tried from the most absorbed to the plain one.
 #include "builder/passes/fusion/fusion.h"
 
 #include "backends/common/attentionParams.h"
+#include "backends/common/sliceParams.h"
+#include "engine/tensorLifetimes.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 namespace kiln::fusion
 {
@@ -59,14 +66,14 @@ bool maskMayBroadcast(FusionGraph& g, int32_t m, int32_t s)
     return true;
 }
 
-//! True when `node` is a Shuffle that only permutes a 4-D tensor by `perm` (no reshape, no second transpose).
-bool isPureTranspose(FusionGraph& g, PlanNode const& node, int64_t const (&perm)[4])
+//! The permutation of `node` when it is a Shuffle that only permutes a 4-D tensor (no reshape, no second transpose).
+std::optional<std::array<int64_t, 4>> pureTransposePerm(FusionGraph& g, PlanNode const& node)
 {
     Plan const& plan = g.plan();
     if (node.kind != LayerType::kSHUFFLE || !g.isFusibleNode(node) || node.inputs.empty() || node.outputs.size() != 1
         || (node.inputs.size() > 1 && node.inputs[1] >= 0) || node.inputs[0] < 0)
     {
-        return false;
+        return std::nullopt;
     }
     std::vector<int64_t> const first = node.attrs.getInts("first_transpose");
     std::vector<int64_t> const second = node.attrs.getInts("second_transpose");
@@ -75,28 +82,225 @@ bool isPureTranspose(FusionGraph& g, PlanNode const& node, int64_t const (&perm)
     // The network stores each permutation with Dims::MAX_DIMS entries; the first `rank` count.
     if (first.size() < 4 || second.size() < 4 || in.size() != 4 || out.size() != 4)
     {
-        return false;
+        return std::nullopt;
     }
+    std::array<int64_t, 4> perm{};
     for (size_t i = 0; i < 4; ++i)
     {
-        if (first[i] != perm[i] || second[i] != static_cast<int64_t>(i)
-            || !g.sameExtent(out[i], in[static_cast<size_t>(perm[i])]))
+        if (first[i] < 0 || first[i] > 3 || second[i] != static_cast<int64_t>(i)
+            || !g.sameExtent(out[i], in[static_cast<size_t>(first[i])]))
         {
-            return false;
+            return std::nullopt;
         }
+        perm[i] = first[i];
     }
-    return true;
+    return perm;
 }
 
-//! The Shuffle node writing `t` when it is a pure transpose by `perm` whose output only the attention reads, else -1.
-int32_t pureTransposeProducer(FusionGraph& g, int32_t t, int64_t const (&perm)[4])
+//! True when `node` is a Shuffle that only permutes a 4-D tensor by `perm`.
+bool isPureTranspose(FusionGraph& g, PlanNode const& node, int64_t const (&perm)[4])
 {
-    int32_t const p = g.producer(t);
-    if (p < 0 || !g.isInternal(t) || g.uses(t) != 1)
+    auto const p = pureTransposePerm(g, node);
+    return p.has_value() && std::equal(p->begin(), p->end(), perm);
+}
+
+//! Pure transposes (one, or two in a row: an export may transpose the heads first and then swap the key's last two
+//! axes) that turn a tensor into `t` by `perm`, each output read only by the next.
+struct TransposeChain
+{
+    int32_t source{-1};
+    std::vector<int32_t> nodes;
+};
+
+//! The chain writing `t` (read only by the attention) by `perm`, if there is one.
+std::optional<TransposeChain> pureTransposeProducer(FusionGraph& g, int32_t t, int64_t const (&perm)[4])
+{
+    Plan const& plan = g.plan();
+    int32_t const last = g.producer(t);
+    if (last < 0 || !g.isInternal(t) || g.uses(t) != 1)
+    {
+        return std::nullopt;
+    }
+    PlanNode const& node = plan.nodes[static_cast<size_t>(last)];
+    auto const outer = pureTransposePerm(g, node);
+    if (!outer.has_value())
+    {
+        return std::nullopt;
+    }
+    if (std::equal(outer->begin(), outer->end(), perm))
+    {
+        return TransposeChain{node.inputs[0], {last}};
+    }
+    int32_t const middle = node.inputs[0];
+    int32_t const first = g.producer(middle);
+    if (first < 0 || !g.isInternal(middle) || g.uses(middle) != 1)
+    {
+        return std::nullopt;
+    }
+    auto const inner = pureTransposePerm(g, plan.nodes[static_cast<size_t>(first)]);
+    if (!inner.has_value())
+    {
+        return std::nullopt;
+    }
+    // out[i] = middle[outer[i]] = in[inner[outer[i]]].
+    for (size_t i = 0; i < 4; ++i)
+    {
+        if ((*inner)[static_cast<size_t>((*outer)[i])] != perm[i])
+        {
+            return std::nullopt;
+        }
+    }
+    return TransposeChain{plan.nodes[static_cast<size_t>(first)].inputs[0], {first, last}};
+}
+
+//! A query, key or value [b, s, h, d] read in place from the packed projection it was sliced from.
+struct PackedView
+{
+    int32_t packed{-1};  //!< the packed tensor [b, s, r]
+    int32_t reshape{-1}; //!< the Shuffle [b, s, h·d] -> [b, s, h, d]
+    int32_t slice{-1};   //!< the Slice of the last axis
+    int64_t offset{0};
+    int64_t heads{0};
+    int64_t dim{0};
+};
+
+//! The constant value of extent `e`, or -1.
+int64_t constantExtent(ShapeGraph const& shapes, ExprId e)
+{
+    return shapes.isConstant(e) ? shapes.constantValue(e) : -1;
+}
+
+//! True when extent `e` is `other`, directly or as the extent a reshape computes from a shape tensor's value x,
+//! "(x == -1) ? inferred : x", whose x is `other`: a tensor's extent, never -1, so that the select yields x.
+bool sameReshapedExtent(FusionGraph& g, ExprId e, ExprId other)
+{
+    ShapeGraph const& shapes = g.plan().shapes;
+    if (g.sameExtent(e, other))
+    {
+        return true;
+    }
+    if (!shapes.isValid(e) || shapes.node(e).op != ExprOp::kSELECT || !shapes.isValid(shapes.node(e).a))
+    {
+        return false;
+    }
+    ExprNode const& select = shapes.node(e);
+    ExprNode const& test = shapes.node(select.a);
+    auto isMinusOne = [&](ExprId x) { return shapes.isValid(x) && shapes.isConstant(x) && shapes.constantValue(x) == -1; };
+    bool const infers = test.op == ExprOp::kEQUAL
+        && ((test.a == select.c && isMinusOne(test.b)) || (test.b == select.c && isMinusOne(test.a)));
+    return infers && g.sameExtent(select.c, other);
+}
+
+//! A slice parameter (`slot`, attribute `name`): its input's values where connected (a shape tensor whose every value
+//! is a build-time constant, as the ONNX importer's computed starts are), else the attribute (empty when absent);
+//! nullopt for a value known only at run time.
+std::optional<std::vector<int64_t>> staticSliceParameter(Plan const& plan, PlanNode const& slice, size_t slot, char const* name)
+{
+    if (slot >= slice.inputs.size() || slice.inputs[slot] < 0)
+    {
+        return slice.attrs.getInts(name);
+    }
+    PlanTensor const& t = plan.tensors[static_cast<size_t>(slice.inputs[slot])];
+    if (!t.hasValues)
+    {
+        return std::nullopt;
+    }
+    std::vector<int64_t> values;
+    for (ExprId e : t.values)
+    {
+        if (!plan.shapes.isValid(e) || !plan.shapes.isConstant(e))
+        {
+            return std::nullopt;
+        }
+        values.push_back(plan.shapes.constantValue(e));
+    }
+    return values;
+}
+
+//! The start along the last axis of a slice of a 3-D tensor that keeps the other axes whole, unit stride, strict
+//! bounds, parameters known at build time; -1 when the slice is anything else.
+int64_t lastAxisSliceStart(Plan const& plan, PlanNode const& slice)
+{
+    if (slice.attrs.getInt("mode", -1) != static_cast<int64_t>(nvinfer1::SampleMode::kSTRICT_BOUNDS)
+        || (slice.inputs.size() > kSLICE_FILL_VALUE && slice.inputs[kSLICE_FILL_VALUE] >= 0))
     {
         return -1;
     }
-    return isPureTranspose(g, g.plan().nodes[static_cast<size_t>(p)], perm) ? p : -1;
+    auto const start = staticSliceParameter(plan, slice, kSLICE_START, "start");
+    auto const stride = staticSliceParameter(plan, slice, kSLICE_STRIDE, "stride");
+    auto axes = staticSliceParameter(plan, slice, kSLICE_AXES, "axes");
+    if (axes.has_value() && axes->empty())
+    {
+        axes = std::vector<int64_t>{0, 1, 2};
+    }
+    if (!start || !stride || !axes || start->size() != axes->size() || stride->size() != axes->size())
+    {
+        return -1;
+    }
+    int64_t last = -1;
+    for (size_t i = 0; i < axes->size(); ++i)
+    {
+        int64_t const axis = (*axes)[i] < 0 ? (*axes)[i] + 3 : (*axes)[i];
+        if (axis == 2 && (*stride)[i] == 1 && (*start)[i] >= 0)
+        {
+            last = (*start)[i];
+        }
+        else if (axis < 0 || axis > 2 || (*start)[i] != 0 || (*stride)[i] != 1)
+        {
+            return -1;
+        }
+    }
+    return last;
+}
+
+//! How `t` ([b, s, h, d], read only by the attention) is a reshaped slice of a packed [b, s, r] projection: a pure
+//! reshape of [b, s, h·d] that is a slice along the last axis (what an exported Split becomes), each with no other
+//! reader.
+std::optional<PackedView> packedView(FusionGraph& g, int32_t t)
+{
+    Plan const& plan = g.plan();
+    ShapeGraph const& shapes = plan.shapes;
+    PackedView v;
+    v.reshape = g.producer(t);
+    if (v.reshape < 0 || !g.isInternal(t) || g.uses(t) != 1)
+    {
+        return std::nullopt;
+    }
+    PlanNode const& reshape = plan.nodes[static_cast<size_t>(v.reshape)];
+    if (reshape.kind != LayerType::kSHUFFLE || !g.isFusibleNode(reshape) || !isPureReshape(plan, reshape))
+    {
+        return std::nullopt;
+    }
+    int32_t const sliced = reshape.inputs[0];
+    auto const& td = plan.tensors[static_cast<size_t>(t)].dims;
+    auto const& ud = plan.tensors[static_cast<size_t>(sliced)].dims;
+    v.slice = g.producer(sliced);
+    if (td.size() != 4 || ud.size() != 3 || v.slice < 0 || !g.isInternal(sliced) || g.uses(sliced) != 1
+        || !sameReshapedExtent(g, td[0], ud[0]) || !sameReshapedExtent(g, td[1], ud[1]))
+    {
+        return std::nullopt;
+    }
+    v.heads = constantExtent(shapes, td[2]);
+    v.dim = constantExtent(shapes, td[3]);
+    if (v.heads < 1 || v.dim < 1 || constantExtent(shapes, ud[2]) != v.heads * v.dim)
+    {
+        return std::nullopt;
+    }
+    PlanNode const& slice = plan.nodes[static_cast<size_t>(v.slice)];
+    if (slice.kind != LayerType::kSLICE || !g.isFusibleNode(slice) || slice.inputs.empty() || slice.inputs[0] < 0
+        || slice.outputs.size() != 1)
+    {
+        return std::nullopt;
+    }
+    v.packed = slice.inputs[0];
+    auto const& pd = plan.tensors[static_cast<size_t>(v.packed)].dims;
+    v.offset = lastAxisSliceStart(plan, slice);
+    if (pd.size() != 3 || v.offset < 0 || !g.sameExtent(pd[0], ud[0]) || !g.sameExtent(pd[1], ud[1])
+        || constantExtent(shapes, pd[2]) < v.offset + v.heads * v.dim)
+    {
+        return std::nullopt;
+    }
+    return v;
 }
 
 //! Tries to fuse the attention whose first matrix multiply is node `n`; true when the plan changed.
@@ -229,13 +433,13 @@ bool fuseAt(FusionGraph& g, int32_t n)
     for (int32_t slot = 0; slot < 3; ++slot)
     {
         bool const transposedKey = slot == kATTENTION_KEY && keyTransposed;
-        int32_t const shuffle = pureTransposeProducer(g, node.inputs[static_cast<size_t>(slot)],
+        std::optional<TransposeChain> const chain = pureTransposeProducer(g, node.inputs[static_cast<size_t>(slot)],
             transposedKey ? kKEY_TRANSPOSED : kHEADS_FIRST);
-        if (shuffle >= 0)
+        if (chain.has_value())
         {
-            absorbed.inputs[static_cast<size_t>(slot)] = plan.nodes[static_cast<size_t>(shuffle)].inputs[0];
+            absorbed.inputs[static_cast<size_t>(slot)] = chain->source;
             absorbed.attrs.setInt(kATTENTION_LAYOUT_ATTRIBUTES[slot], 1);
-            absorbedNodes.push_back(shuffle);
+            absorbedNodes.insert(absorbedNodes.end(), chain->nodes.begin(), chain->nodes.end());
             if (transposedKey)
             {
                 absorbed.attrs.setInt("keyTransposed", 0);
@@ -249,25 +453,64 @@ bool fuseAt(FusionGraph& g, int32_t n)
         absorbed.attrs.setInt(kATTENTION_LAYOUT_ATTRIBUTES[kATTENTION_OUTPUT], 1);
         absorbedNodes.push_back(after);
     }
-    std::sort(absorbedNodes.begin(), absorbedNodes.end());
     bool const anyAbsorbed = static_cast<int32_t>(absorbedNodes.size()) > kept;
 
-    // The backend's attention kernel must run the node at every profile shape (CUDA: cuDNN's SDPA has FP16/BF16
-    // engines with limits on the head size and the layouts); otherwise the layers stay as they are.
-    std::string refusal;
-    for (int32_t variant = anyAbsorbed ? 0 : 1; variant < 2; ++variant)
+    // An exported model with one QKV projection splits it along the last axis (Slice) and reshapes each part to
+    // [b, s, h, d] before those transposes: a backend whose kernel reads strided views takes the slices and the
+    // reshapes in too (layout.* = 2, packed.* = [offset, heads, dim]), so that Q, K and V are never copied out.
+    PlanNode packedNode = absorbed;
+    std::vector<int32_t> packedNodes = absorbedNodes;
+    for (int32_t slot = 0; slot < 3; ++slot)
     {
-        PlanNode& candidate = variant == 0 ? absorbed : node;
-        std::vector<int32_t> const& nodes = variant == 0 ? absorbedNodes : fused;
-        std::string const name = joinedNames(plan, nodes);
+        if (absorbed.attrs.getInt(kATTENTION_LAYOUT_ATTRIBUTES[slot], 0) != kATTENTION_LAYOUT_BSHD)
+        {
+            continue;
+        }
+        std::optional<PackedView> const view = packedView(g, absorbed.inputs[static_cast<size_t>(slot)]);
+        if (view.has_value())
+        {
+            packedNode.inputs[static_cast<size_t>(slot)] = view->packed;
+            packedNode.attrs.setInt(kATTENTION_LAYOUT_ATTRIBUTES[slot], kATTENTION_LAYOUT_PACKED);
+            packedNode.attrs.setInts(kATTENTION_PACKED_ATTRIBUTES[slot], {view->offset, view->heads, view->dim});
+            packedNodes.push_back(view->reshape);
+            packedNodes.push_back(view->slice);
+        }
+    }
+    bool const anyPacked = packedNodes.size() > absorbedNodes.size();
+    std::sort(absorbedNodes.begin(), absorbedNodes.end());
+    std::sort(packedNodes.begin(), packedNodes.end());
+
+    // The backend's attention kernel must run the node at every profile shape (CUDA: cuDNN's SDPA has FP16/BF16
+    // engines with limits on the head size, the layouts and the alignment); otherwise the next variant is tried, and
+    // at last the layers stay as they are.
+    struct Variant
+    {
+        PlanNode* node;
+        std::vector<int32_t> const* nodes;
+        char const* note;
+    };
+    std::vector<Variant> variants;
+    if (anyPacked)
+    {
+        variants.push_back({&packedNode, &packedNodes, ", packed QKV slices and head transposes absorbed"});
+    }
+    if (anyAbsorbed)
+    {
+        variants.push_back({&absorbed, &absorbedNodes, ", head transposes absorbed"});
+    }
+    variants.push_back({&node, &fused, ""});
+    for (Variant const& variant : variants)
+    {
+        PlanNode& candidate = *variant.node;
+        std::string const name = joinedNames(plan, *variant.nodes);
         candidate.name = name;
         candidate.attrs.setString("fuse.names", name);
-        refusal = g.probe().refusal(candidate, makeKernelSetup(plan, candidate));
+        std::string const refusal = g.probe().refusal(candidate, makeKernelSetup(plan, candidate));
         if (refusal.empty())
         {
             g.ctx().logger.verbose("fusion: attention '" + name + "' (scale " + std::to_string(scale)
-                + (mask >= 0 ? ", with a mask" : "") + (variant == 0 ? ", head transposes absorbed" : "") + ")");
-            spliceNodes(plan, nodes, std::move(candidate));
+                + (mask >= 0 ? ", with a mask" : "") + variant.note + ")");
+            spliceNodes(plan, *variant.nodes, std::move(candidate));
             g.refresh();
             return true;
         }
