@@ -17,6 +17,7 @@
 #include "backends/common/normalizationParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
+#include "backends/cuda/kernels/vector8.cuh"
 #include "core/dataType.h"
 
 #include <cuda_bf16.h>
@@ -172,38 +173,28 @@ constexpr int32_t kWARP_ROW_VECTORS = 4; //!< 16-byte vectors per lane in the wa
 constexpr int32_t kWARP_ROWS_PER_BLOCK = 4;
 
 //! Elements 8 * vec .. 8 * vec + 7 of a dense FP32, FP16 or BF16 vector (16-byte aligned) as float.
-__device__ __forceinline__ void loadEight(void const* p, DataType t, int32_t vec, float (&out)[8])
+__device__ __forceinline__ void loadEight(void const* p, DataType t, int32_t vec, float (&out)[kVECTOR8])
 {
     if (t == DataType::kFLOAT)
     {
-        float4 const a = reinterpret_cast<float4 const*>(p)[2 * vec];
-        float4 const b = reinterpret_cast<float4 const*>(p)[2 * vec + 1];
-        out[0] = a.x;
-        out[1] = a.y;
-        out[2] = a.z;
-        out[3] = a.w;
-        out[4] = b.x;
-        out[5] = b.y;
-        out[6] = b.z;
-        out[7] = b.w;
+        float4 const* f = reinterpret_cast<float4 const*>(p) + 2 * vec;
+        float4 const pair[2] = {f[0], f[1]};
+        float const* v = reinterpret_cast<float const*>(pair);
+#pragma unroll
+        for (int32_t j = 0; j < kVECTOR8; ++j)
+        {
+            out[j] = v[j];
+        }
         return;
     }
     uint4 const raw = reinterpret_cast<uint4 const*>(p)[vec];
     if (t == DataType::kHALF)
     {
-        __half const* e = reinterpret_cast<__half const*>(&raw);
-#pragma unroll
-        for (int32_t j = 0; j < 8; ++j)
-        {
-            out[j] = __half2float(e[j]);
-        }
-        return;
+        unpack8<__half>(raw, out);
     }
-    __nv_bfloat16 const* e = reinterpret_cast<__nv_bfloat16 const*>(&raw);
-#pragma unroll
-    for (int32_t j = 0; j < 8; ++j)
+    else
     {
-        out[j] = __bfloat162float(e[j]);
+        unpack8<__nv_bfloat16>(raw, out);
     }
 }
 
@@ -289,8 +280,8 @@ __global__ void __launch_bounds__(32 * kWARP_ROWS_PER_BLOCK) normalizationWarpRo
         if (vec < vectors)
         {
             T const* e = reinterpret_cast<T const*>(&raw[i]);
-            float g[8];
-            float b[8];
+            float g[kVECTOR8];
+            float b[kVECTOR8];
             loadEight(scale, ts, vec, g);
             loadEight(bias, tb, vec, b);
             uint4 result;
