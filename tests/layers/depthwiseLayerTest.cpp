@@ -128,6 +128,10 @@ TEST_P(DepthwiseLayerTest, InvertedResidualBlockInReducedPrecisionMatchesFp32)
             {
                 SCOPED_TRACE("node '" + node.name + "'");
                 EXPECT_NE(node.attrs.getInt(kiln::kCHANNEL_LAST_ATTRIBUTE, 0), 0);
+                // 3x3 and 5x5 kernels at strides 1 and 2: the builder timed every kHWC8 layout of the tactic.
+                std::string const layouts = node.attrs.getString("tactic.timing");
+                EXPECT_NE(layouts.find("depthwise.pixel "), std::string::npos) << layouts;
+                EXPECT_NE(layouts.find("depthwise.strip "), std::string::npos) << layouts;
                 if (gated)
                 {
                     // Only the depthwise layouts take a gated activation; the builder timed them against each other.
