@@ -101,6 +101,9 @@ bool fuseAt(FusionGraph& g, int32_t n)
     }
     if (x < 0 || plan.tensors[static_cast<size_t>(x)].type != type || plan.tensors[static_cast<size_t>(r)].type != type)
     {
+        // Said once per pair, so that a model whose additions stay (dynamic extents not provably equal) shows why.
+        g.ctx().logger.verbose("fusion: residual addition '" + a.name + "' left before '" + norm.name
+            + "': no operand has the sum's extents with the other of them or a row broadcast (or the types differ)");
         return false;
     }
     std::vector<int32_t> const fused{add, n};
