@@ -9,7 +9,9 @@ depthwise Conv (groups = channels, bias = the folded BatchNorm) followed by the 
 epilogue). It builds each model once with `kilnexec --fp16 --backend=cuda` (KILN_TACTIC_TIMING=0 keeps the first
 tactic, `depthwise`, and the channel-last pass puts the convolution in kHWC8; --exportLayerInfo shows the tactic and
 the formats), then times the same engine under every variant: the variable is read when the kernel is created, at
-engine load, so the engine is reused. Timing is kilnexec --dumpProfile with --noDataTransfers (the per-layer
+engine load, so the engine is reused. (Without the variable, builds time the layouts that won this sweep as the
+tactics depthwise, depthwise.pixel and depthwise.strip, SiLU with the approximate sigmoid; the variable overrides
+whichever depthwise tactic the engine holds.) Timing is kilnexec --dumpProfile with --noDataTransfers (the per-layer
 averageMs of --exportProfile); the row is the convolution layer's time (the reformats at the model's edges are not
 counted). floor = (input + output + weights bytes) / --peak-tbps.
 

@@ -36,6 +36,7 @@ enum class Fusion : uint32_t
     kPOINTWISE_PROGRAM = 1U << 1, //!< a chain of pointwise layers as one pointwise-program node
     kATTENTION = 1U << 2,         //!< matmul, scale, mask add, softmax, matmul as one attention node
     kGELU = 1U << 3,              //!< the erf GELU written as pointwise layers as one kGELU_ERF activation
+    kRESIDUAL_NORM = 1U << 4,     //!< elementwise sum + layer norm as one normalization node (sum kept as an output)
 };
 
 //! A tensor format that a backend's kernels of some layer kinds read and write directly, so that the builder keeps

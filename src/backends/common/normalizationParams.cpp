@@ -2,6 +2,8 @@
 // (backends/cpu/kernels/normalization.cpp) and the CUDA kernel (backends/cuda/kernels/normalization.cu).
 #include "backends/common/normalizationParams.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 
 namespace kiln
@@ -106,6 +108,65 @@ StatusOr<NormalizationParams> makeNormalizationParams(
     KILN_ASSIGN_OR_RETURN(NormalizationParams p, readNormalizationParams(setup));
     KILN_RETURN_IF_ERROR(normalizationShapes(setup, p, inputs, outputs));
     return p;
+}
+
+bool isResidualNormalization(KernelSetup const& setup)
+{
+    return setup.node != nullptr && setup.node->attrs.getInt(kRESIDUAL_NORM_ATTR, 0) != 0;
+}
+
+StatusOr<ResidualNormShapes> residualNormShapes(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+{
+    if (inputs.size() != 4 || outputs.empty() || outputs.size() > 2)
+    {
+        return normError(setup, "the fused residual form expects input, scale, bias and residual, and one or two outputs");
+    }
+    TensorView const& x = inputs[0];
+    TensorView const& r = inputs[3];
+    if (r.type != x.type || r.dims.nbDims != x.dims.nbDims)
+    {
+        return normError(setup, "the residual must have the input's type and rank");
+    }
+    ResidualNormShapes shapes;
+    shapes.period = 1;
+    bool leading = true;
+    for (int32_t d = 0; d < x.dims.nbDims; ++d)
+    {
+        leading = leading && r.dims.d[d] == 1;
+        if (!leading && r.dims.d[d] != x.dims.d[d])
+        {
+            return normError(setup, "residual extent " + std::to_string(r.dims.d[d]) + " in dimension "
+                + std::to_string(d) + " is neither the input's " + std::to_string(x.dims.d[d])
+                + " nor a leading 1 of a broadcast row");
+        }
+        shapes.period *= r.dims.d[d];
+    }
+    shapes.sumOutput = outputs.size() == 2;
+    if (shapes.sumOutput)
+    {
+        TensorView const& s = outputs[1];
+        bool same = s.type == x.type && s.dims.nbDims == x.dims.nbDims;
+        for (int32_t d = 0; same && d < x.dims.nbDims; ++d)
+        {
+            same = s.dims.d[d] == x.dims.d[d];
+        }
+        if (!same)
+        {
+            return normError(setup, "the sum output must have the input's type and shape");
+        }
+    }
+    return shapes;
+}
+
+std::vector<TensorView> normalizationInputs(std::vector<TensorView> const& inputs)
+{
+    return std::vector<TensorView>(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(inputs.size(), 3)));
+}
+
+std::vector<TensorView> normalizationOutputs(std::vector<TensorView> const& outputs)
+{
+    return std::vector<TensorView>(outputs.begin(), outputs.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(outputs.size(), 1)));
 }
 
 } // namespace kiln

@@ -1,5 +1,6 @@
 // Backend-neutral host-side logic of INormalizationLayer kernels (CPU and CUDA): the node's attributes and the
-// checks of one run's input, scale, bias and output, with the validation messages.
+// checks of one run's input, scale, bias and output, with the validation messages, and the fused residual form (a
+// layer norm with the preceding residual addition folded in, made by builder/passes/fusion/residualNorm.cpp).
 #pragma once
 
 #include "backends/kernel.h"
@@ -33,5 +34,28 @@ StatusOr<NormalizationParams> readNormalizationParams(KernelSetup const& setup);
 //! looked at: at reshape).
 Status normalizationShapes(KernelSetup const& setup, NormalizationParams& p, std::vector<TensorView> const& inputs,
     std::vector<TensorView> const& outputs);
+
+//! Attribute of a normalization node with the residual addition fused in: inputs (x, scale, bias, r), outputs (y) or
+//! (y, s); s = x + r rounded to x's type (r of x's shape, or a row broadcast over x's leading axes), y normalises s.
+constexpr char const* kRESIDUAL_NORM_ATTR = "fuse.residualNorm";
+
+//! True for a node carrying kRESIDUAL_NORM_ATTR.
+bool isResidualNormalization(KernelSetup const& setup);
+
+//! The fused residual form at one run's shapes.
+struct ResidualNormShapes
+{
+    int64_t period{0};   //!< r's volume: element i of x adds r[i % period]
+    bool sumOutput{false}; //!< the node writes s (output 1)
+};
+
+//! Checks r (input 3) and the optional sum output against x: r has x's type and x's trailing extents after leading
+//! 1s, s has x's type and shape.
+StatusOr<ResidualNormShapes> residualNormShapes(
+    KernelSetup const& setup, std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs);
+
+//! The layer's own slots of a (possibly fused) normalization node: inputs (x, scale, bias), output y.
+std::vector<TensorView> normalizationInputs(std::vector<TensorView> const& inputs);
+std::vector<TensorView> normalizationOutputs(std::vector<TensorView> const& outputs);
 
 } // namespace kiln

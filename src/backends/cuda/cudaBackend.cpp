@@ -139,7 +139,8 @@ public:
             // the erf GELU's five layers become one activation, which the matrix multiply's epilogue then takes
             // (cuBLASLt's GELU epilogue in FP16/BF16).
             c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM)
-                | static_cast<uint32_t>(Fusion::kATTENTION) | static_cast<uint32_t>(Fusion::kGELU);
+                | static_cast<uint32_t>(Fusion::kATTENTION) | static_cast<uint32_t>(Fusion::kGELU)
+                | static_cast<uint32_t>(Fusion::kRESIDUAL_NORM);
             c.reducedPrecisions = (1U << static_cast<uint32_t>(nvinfer1::DataType::kHALF))
                 | (1U << static_cast<uint32_t>(nvinfer1::DataType::kBF16));
             // cuDNN's tensor-core convolutions read NHWC: NCHW tensors cost a transpose of the data before and of

@@ -7,6 +7,9 @@
 //   0b. fusion/gelu.cpp: the erf GELU written as pointwise layers -> one kGELU_ERF activation layer;
 //   1. fusion/convEpilogue.cpp: convolution / deconvolution / matrix multiply + elementwise kSUM with a tensor (bias or
 //      residual) and/or an activation -> one node with the "fuse.*" attributes (backends/common/fusedEpilogue.h);
+//   1b. fusion/residualNorm.cpp: elementwise kSUM + layer norm -> one normalization node ("fuse.residualNorm") that
+//      also writes the sum where it has other readers; after the epilogues, so that a matrix multiply keeps a
+//      residual it can take as its GEMM's C (BERT), and the additions left (GPT-2's residual stream) join the norm;
 //   2. fusion/pointwiseChains.cpp: chains of elementwise / unary / activation layers -> one kELEMENTWISE node with a
 //      pointwise program (backends/common/pointwiseProgram.h).
 // It runs when the engine is built for the CUDA backend, or when the environment variable KILN_FUSE=1 (so that the
@@ -287,13 +290,15 @@ Status fusionPass(BuildContext& ctx)
     // GELUs before epilogues, so that a matrix multiply's epilogue takes the activation.
     int32_t const gelus = (fusions & static_cast<uint32_t>(Fusion::kGELU)) != 0 ? fusion::fuseGelu(g) : 0;
     int32_t const epilogues = (fusions & static_cast<uint32_t>(Fusion::kEPILOGUE)) != 0 ? fusion::fuseEpilogues(g) : 0;
+    int32_t const norms
+        = (fusions & static_cast<uint32_t>(Fusion::kRESIDUAL_NORM)) != 0 ? fusion::fuseResidualNorms(g) : 0;
     int32_t const chains
         = (fusions & static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM)) != 0 ? fusion::fusePointwiseChains(g) : 0;
-    if (attentions + gelus + epilogues + chains > 0)
+    if (attentions + gelus + epilogues + norms + chains > 0)
     {
         ctx.logger.verbose("fusion: " + std::to_string(attentions) + " attention(s), " + std::to_string(gelus)
             + " GELU(s), " + std::to_string(epilogues)
-            + " epilogue fusion(s), " + std::to_string(chains)
+            + " epilogue fusion(s), " + std::to_string(norms) + " residual norm(s), " + std::to_string(chains)
             + " pointwise program(s); " + std::to_string(before) + " -> " + std::to_string(ctx.plan.nodes.size())
             + " layers");
     }

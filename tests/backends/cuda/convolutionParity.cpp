@@ -957,6 +957,33 @@ TEST(CudaParity, DepthwiseHwc8Variants)
     }
 }
 
+//! Every kHWC8 depthwise tactic (the layouts the builder times per layer; SiLU epilogues take the approximate
+//! sigmoid) against the CPU reference on every depthwise case without KILN_DEPTHWISE_VARIANT, FP16 and BF16.
+TEST(CudaParity, DepthwiseHwc8Tactics)
+{
+    ASSERT_EQ(std::getenv("KILN_DEPTHWISE_VARIANT"), nullptr) << "the test checks the tactics' own layouts";
+    for (char const* tactic : {"depthwise", "depthwise.pixel", "depthwise.strip"})
+    {
+        uint32_t seed = 700;
+        for (DataType t : {DataType::kHALF, DataType::kBF16})
+        {
+            SCOPED_TRACE(dataTypeName(t));
+            std::vector<ConvSpec> cases = depthwiseModelCases(t);
+            std::vector<ConvSpec> const small = depthwiseCases(t);
+            cases.insert(cases.end(), small.begin(), small.end());
+            if (std::string(tactic) == "depthwise.strip")
+            {
+                std::vector<ConvSpec> const big = depthwiseStripCases(t);
+                cases.insert(cases.end(), big.begin(), big.end());
+            }
+            for (ConvSpec const& s : cases)
+            {
+                runHwc8(s, seed++, tactic);
+            }
+        }
+    }
+}
+
 //! Setup of a hand-made node for the table tests (no GPU needed: creation fails before any upload).
 KernelSetup tableSetup(PlanNode const& node, DataType t, size_t nbInputs)
 {
@@ -1129,6 +1156,29 @@ TEST(CudaKernelTable, DepthwiseTactics)
         ASSERT_FALSE(cl.empty());
         EXPECT_EQ(cl.front(), "depthwise");
         EXPECT_EQ(std::count(cl.begin(), cl.end(), "kiln"), 0);
+        // 3x3 stride 1 on kHWC8: the pixel and strip layouts are timed too, once each.
+        EXPECT_EQ(std::count(cl.begin(), cl.end(), "depthwise.pixel"), 1);
+        EXPECT_EQ(std::count(cl.begin(), cl.end(), "depthwise.strip"), 1);
+        // Linear tensors have one depthwise kernel: no layouts to time.
+        std::vector<std::string> const linear = tactics(setupOf(node, t, 16 * 9, false));
+        EXPECT_EQ(std::count(linear.begin(), linear.end(), "depthwise.pixel"), 0);
+        EXPECT_EQ(std::count(linear.begin(), linear.end(), "depthwise.strip"), 0);
+    }
+    {
+        // 7x7: the pixel layout is instantiated, the strip one is not.
+        PlanNode seven = channelLast;
+        seven.attrs.setInts("kernelSize", {7, 7});
+        std::vector<std::string> const v = tactics(setupOf(seven, DataType::kHALF, 16 * 49, true));
+        EXPECT_EQ(std::count(v.begin(), v.end(), "depthwise.pixel"), 1);
+        EXPECT_EQ(std::count(v.begin(), v.end(), "depthwise.strip"), 0);
+        // A dense convolution gets no depthwise layout (no timed candidates added outside depthwise layers).
+        PlanNode dense = channelLast;
+        dense.attrs.setInt("nbGroups", 1);
+        std::vector<std::string> const d = tactics(setupOf(dense, DataType::kHALF, 16 * 16 * 9, true));
+        for (std::string const& name : d)
+        {
+            EXPECT_NE(name.rfind("depthwise", 0), 0U) << name;
+        }
     }
     auto const offered = [&](PlanNode const& n, DataType t, int64_t count, bool cl) {
         std::vector<std::string> const v = tactics(setupOf(n, t, count, cl));

@@ -9,6 +9,9 @@
 // FP32 scale and shift copied from scale and bias) on the row plan where scale and bias are dense over the row, the
 // row kernel elsewhere; 3-4x faster than the row kernel on BF16 rows of 256 and 768 (docs/cpu-backend.md). Tactic
 // "reference", and shapes the row kernel does not serve, run the general per-element walk.
+// The fused residual form (normalizationParams.h, "fuse.residualNorm"): the sum x + r is computed first, in float and
+// rounded to x's type as the unfused addition stores it, into the sum output (or a scratch buffer when the sum has no
+// other reader), and then normalised by the same tactics.
 #include "backends/common/normalizationParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/fastMath.h"
@@ -198,7 +201,7 @@ bool oneDnnRowsApply(KernelSetup const& setup)
 bool rowKernelApplies(KernelSetup const& setup, NormalizationParams const& p)
 {
     bool const types = std::all_of(setup.inputTypes.begin(), setup.inputTypes.end(), isFloatStorageType)
-        && setup.outputTypes.size() == 1 && isFloatStorageType(setup.outputTypes[0]);
+        && !setup.outputTypes.empty() && std::all_of(setup.outputTypes.begin(), setup.outputTypes.end(), isFloatStorageType);
     int32_t const rank = setup.inputRanks.empty() ? 0 : setup.inputRanks[0];
     if (!types || p.groups > 1 || rank < 1 || p.mask <= 0 || (p.mask >> rank) != 0)
     {
@@ -218,12 +221,79 @@ public:
         , mParams(params)
         , mRowTactic(rowTactic)
         , mOneDnnTactic(oneDnnTactic)
+        , mResidual(isResidualNormalization(setup))
     {
     }
 
     Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
         mReady = false;
+        if (!mResidual)
+        {
+            return reshapeLayer(inputs, outputs);
+        }
+        KILN_ASSIGN_OR_RETURN(mResidualShapes, residualNormShapes(mSetup, inputs, outputs));
+        int64_t const bytes = mResidualShapes.sumOutput ? 0 : inputs[0].volume() * elementSize(inputs[0].type);
+        mSumScratch.resize(static_cast<size_t>(bytes));
+        return reshapeLayer(normalizationInputs(inputs), normalizationOutputs(outputs));
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const& ctx) override
+    {
+        if (!mResidual)
+        {
+            return runLayer(inputs, outputs, ctx);
+        }
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Normalization");
+        }
+        TensorView sum = inputs[0];
+        sum.data = mResidualShapes.sumOutput ? outputs[1].data : static_cast<void*>(mSumScratch.data());
+        addResidual(inputs[0], inputs[3], sum);
+        return runLayer({sum, inputs[1], inputs[2]}, normalizationOutputs(outputs), ctx);
+    }
+
+private:
+    //! sum = x + r (r repeating every mResidualShapes.period elements), added in float and rounded to x's type.
+    void addResidual(TensorView const& x, TensorView const& r, TensorView const& sum) const
+    {
+        int64_t const period = mResidualShapes.period;
+        int64_t const rows = period > 0 ? x.volume() / period : 0;
+        int64_t const grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(period, 1));
+        if (x.type == DataType::kFLOAT)
+        {
+            auto const* xf = static_cast<float const*>(x.data);
+            auto const* rf = static_cast<float const*>(r.data);
+            auto* sf = static_cast<float*>(sum.data);
+            parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+                for (int64_t row = begin; row < end; ++row)
+                {
+                    for (int64_t i = 0; i < period; ++i)
+                    {
+                        sf[row * period + i] = xf[row * period + i] + rf[i];
+                    }
+                }
+            });
+            return;
+        }
+        parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+            for (int64_t row = begin; row < end; ++row)
+            {
+                for (int64_t i = 0; i < period; ++i)
+                {
+                    int64_t const e = row * period + i;
+                    float const v = static_cast<float>(loadElement(x.data, x.type, e))
+                        + static_cast<float>(loadElement(r.data, r.type, i));
+                    storeElement(sum.data, sum.type, e, static_cast<double>(v));
+                }
+            }
+        });
+    }
+
+    //! The layer itself: inputs (x, scale, bias), output y.
+    Status reshapeLayer(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+    {
         KILN_RETURN_IF_ERROR(normalizationShapes(mSetup, mParams, inputs, outputs));
         NormalizationParams const& p = mParams;
         mRows.reset();
@@ -302,7 +372,7 @@ public:
         return Status::ok();
     }
 
-    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    Status runLayer(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&)
     {
         if (!mReady)
         {
@@ -358,7 +428,6 @@ public:
         return Status::ok();
     }
 
-private:
     //! The row kernel's scratch: float copies of scale and bias unless FP32, one float row per task unless x and y
     //! are FP32.
     void prepareRowScratch(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
@@ -489,6 +558,9 @@ private:
     std::vector<float> mRowScratch;        //!< one float row per task (BF16/FP16 x or y)
     std::vector<float> mScaleFloat;        //!< scale as float (BF16/FP16 scale)
     std::vector<float> mBiasFloat;         //!< bias as float (BF16/FP16 bias)
+    bool mResidual{false};               //!< the fused residual form (normalizationParams.h)
+    ResidualNormShapes mResidualShapes;  //!< its shapes at the last reshape
+    std::vector<uint8_t> mSumScratch;    //!< the sum when the node does not output it
     bool mReady{false};
 };
 

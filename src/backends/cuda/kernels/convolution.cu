@@ -689,7 +689,7 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup co
     KILN_ASSIGN_OR_RETURN(ConvConfig cfg, readConvConfig(*setup.node, deconvolution));
     std::string const& tactic = setup.node->tactic;
     // Gated activations (SiLU, hard-swish) in the depthwise and gemm tactics only.
-    bool const ownKernel = (tactic == kTACTIC_DEPTHWISE || tactic == kTACTIC_GEMM) && !deconvolution;
+    bool const ownKernel = (isDepthwiseTactic(tactic) || tactic == kTACTIC_GEMM) && !deconvolution;
     KILN_ASSIGN_OR_RETURN(FusedEpilogue epilogue, readConvolutionEpilogue(*setup.node, ownKernel));
     std::string const problem = convolutionTypeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.hasAdd);
     if (!problem.empty())
@@ -738,9 +738,9 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     // The depthwise tactic first where it applies (timing decides; it is also what the channel-last pass probes).
     bool const channelLast = setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
     std::vector<std::string> tactics;
-    if (!deconvolution && depthwiseApplies(setup, readConvConfig(*setup.node, false).value(), epilogue.value()))
+    if (!deconvolution)
     {
-        tactics.push_back(kTACTIC_DEPTHWISE);
+        tactics = depthwiseTactics(setup, readConvConfig(*setup.node, false).value(), epilogue.value());
     }
     if (cudnnBuilt() && !gated && (!channelLast || (convGraphBuilt() && !deconvolution)))
     {

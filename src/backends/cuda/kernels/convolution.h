@@ -21,8 +21,12 @@ namespace kiln::cuda
 //! Tactic names of the convolution family.
 constexpr char const* kTACTIC_CUDNN = "cudnn";
 constexpr char const* kTACTIC_KILN = "kiln";
-//! Depthwise convolutions (groups == input channels == output maps, constant weights): convolutionDepthwise.cu.
+//! Depthwise convolutions (groups == input channels == output maps, constant weights): convolutionDepthwise.cu. On
+//! kHWC8 tensors three layouts are separate tactics, timed per layer: register tiles ("depthwise", also the linear
+//! kernel), one pixel per thread ("depthwise.pixel"), strips of rows ("depthwise.strip").
 constexpr char const* kTACTIC_DEPTHWISE = "depthwise";
+constexpr char const* kTACTIC_DEPTHWISE_PIXEL = "depthwise.pixel";
+constexpr char const* kTACTIC_DEPTHWISE_STRIP = "depthwise.strip";
 //! 1x1 convolutions without padding, groups 1, FP16/BF16 (kHWC8 with stride 1, or linear with spatial extents 1) as
 //! one cuBLASLt product with its epilogue: convolutionGemm.cu.
 constexpr char const* kTACTIC_GEMM = "gemm";
@@ -93,6 +97,13 @@ StatusOr<std::vector<int64_t>> addStrides5(nvinfer1::Dims const& add, nvinfer1::
 //! True when the depthwise tactic can run the forward convolution of `setup` (its types, formats, geometry and
 //! constant weights; the channel count is checked at reshape).
 bool depthwiseApplies(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
+
+//! The depthwise tactics that apply to `setup` (empty when depthwiseApplies is false): "depthwise", and on kHWC8
+//! tensors the pixel and strip layouts where their kernels are instantiated for the geometry.
+std::vector<std::string> depthwiseTactics(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
+
+//! True for the names of the depthwise tactics.
+bool isDepthwiseTactic(std::string const& tactic);
 
 //! The depthwise tactic's kernel (fails with the reason when depthwiseApplies is false).
 StatusOr<std::unique_ptr<Kernel>> createDepthwiseConvolutionKernel(

@@ -4,10 +4,13 @@
 // fusedEpilogue.h (bias, added tensor, any activation of activationMath.cuh, gated or not: SiLU and hard-swish are
 // v · sigmoid(v) and v · hard_sigmoid(v)), accumulated in float.
 // - Channel-last nodes (kHWC8: FP16/BF16 data, fused addition and output stored [N, H, W, Cp], Cp = C rounded up
-//   to 8): the kernels of convolutionDepthwise.cuh, chosen by KILN_DEPTHWISE_VARIANT (read at creation, default 0):
-//   register tiles of 2 or 4 output pixels per thread (0, 2), one pixel per thread (1), or a 2-D block tile staged in
-//   shared memory (3), channel pairs down strips of rows with the window in registers (4); 5-9 are 0-4 with an
-//   approximate sigmoid. Weights are stored once at creation as float
+//   to 8): the kernels of convolutionDepthwise.cuh in one of three layouts, each a tactic that the builder times per
+//   layer: "depthwise" register tiles of 2 or 4 output pixels per thread (variant 0), "depthwise.pixel" one pixel per
+//   thread (1), "depthwise.strip" channel pairs down strips of rows with the window in registers (4). A SiLU epilogue
+//   (gated sigmoid) always takes the approximate sigmoid (__expf, __fdividef; docs/gpu.md states its error). The
+//   environment variable KILN_DEPTHWISE_VARIANT (0-9, read at creation) overrides the layout and the sigmoid for
+//   experiments (bench/gpu/depthwise_sweep.py): 0-4 as above plus the blocks-filling tiles (2) and the shared-memory
+//   block tile (3), 5-9 the same with the approximate sigmoid. Weights are stored once at creation as float
 //   [R, S, Cp]. Kernel widths 3, 5 and 7 with strides 1 and 2 and horizontal dilation 1 are compiled for; other
 //   geometries run a generic per-vector loop. Padding channels of the output are written as zero.
 // - Linear NCHW nodes (FP32/FP16/BF16): one thread per output value, weights as float [C, R, S]; coalesced along W.
@@ -99,13 +102,13 @@ constexpr int32_t kVARIANTS = 10;
 constexpr int32_t kLAYOUTS = 5;
 constexpr char const* kVARIANT_ENV = "KILN_DEPTHWISE_VARIANT";
 
-//! The variant the environment asks for, or -1 with `error` set when the value is not one.
-int32_t variantFromEnvironment(std::string& error)
+//! The variant the environment asks for, `fallback` when it is unset, or -1 with `error` set when the value is not one.
+int32_t variantFromEnvironment(int32_t fallback, std::string& error)
 {
     char const* env = std::getenv(kVARIANT_ENV);
     if (env == nullptr || *env == '\0')
     {
-        return 0;
+        return fallback;
     }
     std::string const text(env);
     if (text.size() == 1 && text[0] >= '0' && text[0] < static_cast<char>('0' + kVARIANTS))
@@ -550,8 +553,8 @@ private:
     FusedEpilogue mEpilogue;
     bool mChannelLast{false};
     DataType mType{DataType::kHALF};
-    int32_t mVariant{0};       //!< the layout of KILN_DEPTHWISE_VARIANT (0-4)
-    bool mFastSigmoid{false}; //!< variants 5-9
+    int32_t mVariant{0};       //!< the layout (0-4: the tactic's, or KILN_DEPTHWISE_VARIANT's)
+    bool mFastSigmoid{false}; //!< variants 5-9 (SiLU epilogues by default)
     int32_t mSmCount{1};
     int32_t mSharedOptin{48 * 1024};
     int64_t mCp{0};
@@ -622,6 +625,38 @@ bool depthwiseApplies(KernelSetup const& setup, ConvConfig const& cfg, FusedEpil
     return setup.node != nullptr && !setup.inputTypes.empty() && depthwiseProblem(setup, cfg, epilogue).empty();
 }
 
+std::vector<std::string> depthwiseTactics(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue)
+{
+    if (!depthwiseApplies(setup, cfg, epilogue))
+    {
+        return {};
+    }
+    std::vector<std::string> tactics{kTACTIC_DEPTHWISE};
+    if (setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) == 0)
+    {
+        return tactics; // one linear kernel
+    }
+    WindowParams const& p = cfg.params;
+    bool const undilated = p.dilation.size() == 2 && p.dilation[0] == 1 && p.dilation[1] == 1;
+    int64_t const kw = p.kernel[1];
+    int64_t const sw = p.stride[1];
+    // The instantiated widths and strides; elsewhere the layouts share the generic kernel (nothing to time).
+    if (undilated && (kw == 3 || kw == 5 || kw == 7) && (sw == 1 || sw == 2))
+    {
+        tactics.push_back(kTACTIC_DEPTHWISE_PIXEL);
+    }
+    if (undilated && kw == p.kernel[0] && sw == p.stride[0] && (kw == 3 || kw == 5) && (sw == 1 || sw == 2))
+    {
+        tactics.push_back(kTACTIC_DEPTHWISE_STRIP);
+    }
+    return tactics;
+}
+
+bool isDepthwiseTactic(std::string const& tactic)
+{
+    return tactic == kTACTIC_DEPTHWISE || tactic == kTACTIC_DEPTHWISE_PIXEL || tactic == kTACTIC_DEPTHWISE_STRIP;
+}
+
 StatusOr<std::unique_ptr<Kernel>> createDepthwiseConvolutionKernel(
     KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue)
 {
@@ -635,8 +670,13 @@ StatusOr<std::unique_ptr<Kernel>> createDepthwiseConvolutionKernel(
     {
         return invalidArgument(label + ": " + problem);
     }
+    // The tactic's layout, with the approximate sigmoid for SiLU; KILN_DEPTHWISE_VARIANT overrides both.
+    std::string const& tactic = setup.node->tactic;
+    int32_t const layout = tactic == kTACTIC_DEPTHWISE_PIXEL ? 1 : tactic == kTACTIC_DEPTHWISE_STRIP ? 4 : 0;
+    bool const silu = epilogue.hasActivation && epilogue.gated
+        && epilogue.activation == nvinfer1::ActivationType::kSIGMOID;
     std::string variantError;
-    int32_t const variant = variantFromEnvironment(variantError);
+    int32_t const variant = variantFromEnvironment(layout + (silu ? kLAYOUTS : 0), variantError);
     if (variant < 0)
     {
         return invalidArgument(label + ": " + variantError);

@@ -1,6 +1,7 @@
 // Device side of the "depthwise" convolution tactic (convolutionDepthwise.cu) on channel-last kHWC8 tensors: the
 // launch geometry and operands, the fused epilogue and store of one 8-channel vector, and the kernels that the
-// variants of KILN_DEPTHWISE_VARIANT select (docs/gpu.md, "Depthwise convolutions"): the register-tiled kernel
+// depthwise tactics ("depthwise", "depthwise.pixel", "depthwise.strip") and, for experiments, the variants of
+// KILN_DEPTHWISE_VARIANT select (docs/gpu.md, "Depthwise convolutions"): the register-tiled kernel
 // (a thread = 8 channels x TILE output pixels of a row), the generic per-vector loop, the shared-memory kernel
 // (a block = a 2-D output tile x a group of channel vectors, its input tile and weights staged in shared memory) and
 // the strip kernel (a thread = a channel pair of one output column down a strip of rows, weights and a sliding input
@@ -53,7 +54,7 @@ struct DwArgs
     int64_t addStrides[4]{};    //!< linear: element strides over [N, C, H, W] (0: broadcast)
     bool hasActivation{false};
     bool gated{false}; //!< v · act(v)
-    bool fastSigmoid{false}; //!< kSIGMOID as 1 / (1 + e^-v) with the approximate __expf and __fdividef (variants 5-9)
+    bool fastSigmoid{false}; //!< kSIGMOID as 1 / (1 + e^-v) with the approximate __expf and __fdividef (SiLU, 5-9)
     nvinfer1::ActivationType activation{nvinfer1::ActivationType::kRELU};
     float alpha{0.F};
     float beta{0.F};

@@ -6,10 +6,19 @@
 // axes with per-member scale and bias (BERT's, ViT's) takes a leaner kernel with the same arithmetic: the row's
 // values stay in registers between the passes and no index map is evaluated. FP16/BF16 rows of at most 1,024 members
 // (a multiple of 8) run one warp per row with 16-byte accesses and float statistics: the layer norms of BERT-sized
-// transformers, which the block-per-row kernel ran at 14x their memory floor.
+// transformers, which the block-per-row kernel ran at 14x their memory floor. Its scale and bias are read as 16-byte
+// vectors (FP32, FP16 or BF16, one type switch per vector rather than per element).
+// The fused residual form ("fuse.residualNorm", normalizationParams.h): the warp-per-row kernel reads x and the
+// residual r (of x's shape, or a row block repeating over the leading axes), rounds x + r to the storage type as the
+// unfused addition would, normalises the rounded row and writes y and, when the node outputs it, the sum: one pass,
+// (2 inputs + 2 outputs) x rows x members x 2 bytes. Shapes the warp kernel does not serve (FP32, long rows,
+// misaligned pointers, other broadcasts) add first (residualAddKernel, into the sum output or the workspace) and then
+// normalise the sum with the kernels above.
 #include "backends/common/normalizationParams.h"
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 #include "backends/cuda/kernels/kernelCommon.cuh"
+#include "backends/cuda/kernels/vector8.cuh"
+#include "core/dataType.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -163,12 +172,40 @@ __global__ void __launch_bounds__(kROW_THREADS) normalizationRowsKernel(int64_t 
 constexpr int32_t kWARP_ROW_VECTORS = 4; //!< 16-byte vectors per lane in the warp-per-row kernel (rows up to 1,024)
 constexpr int32_t kWARP_ROWS_PER_BLOCK = 4;
 
+//! Elements 8 * vec .. 8 * vec + 7 of a dense FP32, FP16 or BF16 vector (16-byte aligned) as float.
+__device__ __forceinline__ void loadEight(void const* p, DataType t, int32_t vec, float (&out)[kVECTOR8])
+{
+    if (t == DataType::kFLOAT)
+    {
+        float4 const* f = reinterpret_cast<float4 const*>(p) + 2 * vec;
+        float4 const pair[2] = {f[0], f[1]};
+        float const* v = reinterpret_cast<float const*>(pair);
+#pragma unroll
+        for (int32_t j = 0; j < kVECTOR8; ++j)
+        {
+            out[j] = v[j];
+        }
+        return;
+    }
+    uint4 const raw = reinterpret_cast<uint4 const*>(p)[vec];
+    if (t == DataType::kHALF)
+    {
+        unpack8<__half>(raw, out);
+    }
+    else
+    {
+        unpack8<__nv_bfloat16>(raw, out);
+    }
+}
+
 //! Layer norm of short FP16/BF16 rows (members a multiple of 8, at most 32 · 8 · kWARP_ROW_VECTORS): one warp per row,
-//! 16-byte loads and stores, the row in registers, statistics in float (mean, then the squared deviations from it).
-//! What BERT-sized models run (768 or 1,024 members).
+//! 16-byte loads and stores, the row in registers, statistics in float (mean, then the squared deviations from it);
+//! scale and bias dense over the row, 16-byte aligned. What BERT-sized models run (768 or 1,024 members). With
+//! `residual` (not null), the row is x + r rounded to T, r's row being row % residualRows; `sumRows` (may be null) gets it.
 template <typename T>
 __global__ void __launch_bounds__(32 * kWARP_ROWS_PER_BLOCK) normalizationWarpRowsKernel(int64_t rows, int32_t members,
-    float eps, T const* x, void const* scale, DataType ts, void const* bias, DataType tb, T* y)
+    float eps, T const* x, void const* scale, DataType ts, void const* bias, DataType tb, T* y, T const* residual,
+    int64_t residualRows, T* sumRows)
 {
     constexpr int32_t kLANES = 32;
     int32_t const lane = threadIdx.x & 31;
@@ -181,12 +218,29 @@ __global__ void __launch_bounds__(32 * kWARP_ROWS_PER_BLOCK) normalizationWarpRo
     uint4 raw[kWARP_ROW_VECTORS];
     float sum = 0.F;
     uint4 const* in = reinterpret_cast<uint4 const*>(x + row * members);
+    uint4 const* res = residual != nullptr ? reinterpret_cast<uint4 const*>(residual + (row % residualRows) * members)
+                                           : nullptr;
+    uint4* sumOut = sumRows != nullptr ? reinterpret_cast<uint4*>(sumRows + row * members) : nullptr;
 #pragma unroll
     for (int32_t i = 0; i < kWARP_ROW_VECTORS; ++i)
     {
         int32_t const vec = lane + i * kLANES;
         raw[i] = vec < vectors ? in[vec] : make_uint4(0, 0, 0, 0);
-        T const* e = reinterpret_cast<T const*>(&raw[i]);
+        T* e = reinterpret_cast<T*>(&raw[i]);
+        if (res != nullptr && vec < vectors)
+        {
+            uint4 const other = res[vec];
+            T const* o = reinterpret_cast<T const*>(&other);
+#pragma unroll
+            for (int32_t j = 0; j < 8; ++j)
+            {
+                e[j] = static_cast<T>(static_cast<float>(e[j]) + static_cast<float>(o[j]));
+            }
+            if (sumOut != nullptr)
+            {
+                sumOut[vec] = raw[i];
+            }
+        }
 #pragma unroll
         for (int32_t j = 0; j < 8; ++j)
         {
@@ -226,19 +280,36 @@ __global__ void __launch_bounds__(32 * kWARP_ROWS_PER_BLOCK) normalizationWarpRo
         if (vec < vectors)
         {
             T const* e = reinterpret_cast<T const*>(&raw[i]);
+            float g[kVECTOR8];
+            float b[kVECTOR8];
+            loadEight(scale, ts, vec, g);
+            loadEight(bias, tb, vec, b);
             uint4 result;
             T* r = reinterpret_cast<T*>(&result);
 #pragma unroll
             for (int32_t j = 0; j < 8; ++j)
             {
-                int64_t const m = static_cast<int64_t>(vec) * 8 + j;
-                float const v = (static_cast<float>(e[j]) - mean) * invStd * dev::loadFloat(scale, ts, m)
-                    + dev::loadFloat(bias, tb, m);
-                r[j] = static_cast<T>(v);
+                r[j] = static_cast<T>((static_cast<float>(e[j]) - mean) * invStd * g[j] + b[j]);
             }
             out[vec] = result;
         }
     }
+}
+
+//! sum[i] = x[i] + r[i % period], added in float and stored in `t` (the fused residual form's first step where the
+//! warp kernel does not apply).
+__global__ void residualAddKernel(int64_t volume, int64_t period, void const* x, void const* r, void* sum, DataType t)
+{
+    for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < volume;
+         i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    {
+        dev::storeFloat(sum, t, i, dev::loadFloat(x, t, i) + dev::loadFloat(r, t, i % period));
+    }
+}
+
+bool aligned16(void const* p)
+{
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
 //! create: nothing to read (the attributes are checked with the shapes); reshape: the attributes, the checks and the
@@ -248,12 +319,66 @@ class NormalizationCudaKernel final : public Kernel
 public:
     explicit NormalizationCudaKernel(KernelSetup const& setup)
         : mSetup(setup)
+        , mResidual(isResidualNormalization(setup))
     {
     }
 
     Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
     {
         mKeys = -1;
+        if (!mResidual)
+        {
+            return reshapeLayer(inputs, outputs);
+        }
+        KILN_ASSIGN_OR_RETURN(mResidualShapes, residualNormShapes(mSetup, inputs, outputs));
+        return reshapeLayer(normalizationInputs(inputs), normalizationOutputs(outputs));
+    }
+
+    //! The sum, where the node does not output it and the warp kernel may not apply (decided at run: alignment).
+    int64_t workspaceSize(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const override
+    {
+        return mResidual && outputs.size() == 1 && !inputs.empty() ? inputs[0].volume() * elementSize(inputs[0].type) : 0;
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx) override
+    {
+        if (!mResidual || mKeys <= 0)
+        {
+            return runLayer(inputs, outputs, ctx, nullptr);
+        }
+        std::vector<TensorView> const layerInputs = normalizationInputs(inputs);
+        std::vector<TensorView> const layerOutputs = normalizationOutputs(outputs);
+        TensorView const& x = inputs[0];
+        TensorView const& r = inputs[3];
+        int64_t const members = mMembers;
+        bool const rowBlocks = mResidualShapes.period % members == 0 && aligned16(r.data)
+            && (!mResidualShapes.sumOutput || aligned16(outputs[1].data));
+        if (rowBlocks && warpRowsApply(layerInputs, layerOutputs))
+        {
+            return runLayer(layerInputs, layerOutputs, ctx, &inputs[3],
+                mResidualShapes.sumOutput ? outputs[1].data : nullptr);
+        }
+        TensorView sum = x;
+        sum.data = mResidualShapes.sumOutput ? outputs[1].data : ctx.workspace;
+        int64_t const bytes = x.volume() * elementSize(x.type);
+        if (sum.data == nullptr || (!mResidualShapes.sumOutput && ctx.workspaceBytes < bytes))
+        {
+            return internalError(nodeLabel(mSetup, "Normalization") + ": no room for the residual sum ("
+                + std::to_string(bytes) + " bytes of workspace needed)");
+        }
+        int64_t const volume = x.volume();
+        auto const blocks = static_cast<uint32_t>(std::min<int64_t>((volume + 255) / 256, int64_t{1} << 16));
+        residualAddKernel<<<blocks, 256, 0, ctx.stream>>>(volume, mResidualShapes.period, x.data, r.data, sum.data,
+            x.type);
+        KILN_RETURN_IF_ERROR(launchStatus("Normalization residual addition kernel"));
+        return runLayer({sum, inputs[1], inputs[2]}, layerOutputs, ctx, nullptr);
+    }
+
+private:
+    //! The layer itself: inputs (x, scale, bias), output y.
+    Status reshapeLayer(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs)
+    {
         ReshapeViews const v = reshapeViews(mSetup, inputs, outputs);
         KILN_ASSIGN_OR_RETURN(NormalizationParams const p, makeNormalizationParams(mSetup, v.inputs, v.outputs));
         TensorView const& x = inputs[0];
@@ -314,8 +439,24 @@ public:
         return Status::ok();
     }
 
-    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
-        RunContext const& ctx) override
+    //! The warp-per-row kernel serves these tensors: FP16/BF16 rows of a multiple of 8 members, at most 1,024, x and
+    //! y 16-byte aligned, scale and bias FP32/FP16/BF16 and 16-byte aligned.
+    bool warpRowsApply(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) const
+    {
+        TensorView const& y = outputs[0];
+        auto const paramType = [](DataType t) {
+            return t == DataType::kFLOAT || t == DataType::kHALF || t == DataType::kBF16;
+        };
+        bool const narrow = y.type == DataType::kHALF || y.type == DataType::kBF16;
+        return mRows && narrow && inputs[0].type == y.type && mMembers % 8 == 0 && mMembers <= 256 * kWARP_ROW_VECTORS
+            && aligned16(inputs[0].data) && aligned16(y.data) && aligned16(inputs[1].data) && aligned16(inputs[2].data)
+            && paramType(inputs[1].type) && paramType(inputs[2].type);
+    }
+
+    //! One launch for inputs (x, scale, bias) and output y; with `residual`, the warp kernel adds it first (the
+    //! caller checked that it applies) and writes the sum to `sum` when not null.
+    Status runLayer(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs,
+        RunContext const& ctx, TensorView const* residual, void* sum = nullptr)
     {
         if (mKeys <= 0)
         {
@@ -325,24 +466,26 @@ public:
         TensorView const& bias = inputs[2];
         TensorView const& y = outputs[0];
         auto const blocks = static_cast<uint32_t>(std::min<int64_t>(mKeys, int64_t{1} << 20));
-        bool const narrow = y.type == DataType::kHALF || y.type == DataType::kBF16;
-        if (mRows && narrow && inputs[0].type == y.type && mMembers % 8 == 0 && mMembers <= 256 * kWARP_ROW_VECTORS
-            && reinterpret_cast<uintptr_t>(inputs[0].data) % 16 == 0 && reinterpret_cast<uintptr_t>(y.data) % 16 == 0)
+        if (residual != nullptr || warpRowsApply(inputs, outputs))
         {
             auto const warpBlocks = static_cast<uint32_t>((mKeys + kWARP_ROWS_PER_BLOCK - 1) / kWARP_ROWS_PER_BLOCK);
             auto const members = static_cast<int32_t>(mMembers);
             auto const eps = static_cast<float>(mEps);
+            void const* r = residual != nullptr ? residual->data : nullptr;
+            int64_t const residualRows = residual != nullptr ? std::max<int64_t>(1, mResidualShapes.period / mMembers) : 1;
             if (y.type == DataType::kHALF)
             {
                 normalizationWarpRowsKernel<__half><<<warpBlocks, 32 * kWARP_ROWS_PER_BLOCK, 0, ctx.stream>>>(mKeys,
                     members, eps, static_cast<__half const*>(inputs[0].data), scale.data, scale.type, bias.data,
-                    bias.type, static_cast<__half*>(y.data));
+                    bias.type, static_cast<__half*>(y.data), static_cast<__half const*>(r), residualRows,
+                    static_cast<__half*>(sum));
             }
             else
             {
                 normalizationWarpRowsKernel<__nv_bfloat16><<<warpBlocks, 32 * kWARP_ROWS_PER_BLOCK, 0, ctx.stream>>>(
                     mKeys, members, eps, static_cast<__nv_bfloat16 const*>(inputs[0].data), scale.data, scale.type,
-                    bias.data, bias.type, static_cast<__nv_bfloat16*>(y.data));
+                    bias.data, bias.type, static_cast<__nv_bfloat16*>(y.data), static_cast<__nv_bfloat16 const*>(r),
+                    residualRows, static_cast<__nv_bfloat16*>(sum));
             }
             return launchStatus("Normalization kernel");
         }
@@ -368,6 +511,8 @@ private:
     int64_t mMembers{0};
     double mEps{0.0};
     bool mRows{false}; //!< normalizationRowsKernel applies
+    bool mResidual{false};              //!< the fused residual form (normalizationParams.h)
+    ResidualNormShapes mResidualShapes; //!< its shapes at the last reshape
 };
 
 } // namespace

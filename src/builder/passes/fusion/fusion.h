@@ -84,6 +84,9 @@ int32_t fuseGelu(FusionGraph& g);
 //! Conv/deconv/matmul + elementwise kSUM + activation epilogues (fusion/convEpilogue.cpp). Returns the number of
 //! fusions made.
 int32_t fuseEpilogues(FusionGraph& g);
+//! An elementwise kSUM feeding a layer norm into one normalization node that also writes the sum where it has other
+//! readers (fusion/residualNorm.cpp). Returns the number of fusions made.
+int32_t fuseResidualNorms(FusionGraph& g);
 //! Chains of pointwise layers into programs (fusion/pointwiseChains.cpp). Returns the number of fused nodes made.
 int32_t fusePointwiseChains(FusionGraph& g);
 
