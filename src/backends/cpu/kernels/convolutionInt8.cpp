@@ -1,0 +1,271 @@
+// CPU kernel of the INT8 convolution node (builder/passes/fusion/int8Convolution.cpp): an s8 data input, s8 weights
+// (weights slot 0, per-output-channel or per-tensor scales), an optional FP32 bias (slot 1), an optional activation
+// ("fuse.act") and an s8 output when the Q was fused ("int8.yScale"), else FP32. One oneDNN int8 convolution
+// (oneDNN 2.x): output scales x_scale * w_scale[oc], the bias divided by the same scales (oneDNN 2.x scales the
+// accumulator plus bias), the activation as an eltwise post-op and, with a fused Q, a linear post-op by
+// 1 / y_scale; oneDNN then rounds to nearest even and saturates to [-128, 127]. The weights are reordered into the
+// primitive's layout once per shape. No reference implementation: the builder fuses only where this kernel accepts
+// the node at every profile shape (KernelProbe), so a build without oneDNN keeps the unfused layers.
+#include "backends/common/convolutionParams.h"
+#include "backends/cpu/kernels/convolutionCommon.h"
+#include "backends/cpu/kernels/convolutionDescs.h"
+#include "backends/cpu/kernels/kernelFactories.h"
+#include "backends/cpu/kernels/oneDnnEpilogue.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kiln
+{
+using nvinfer1::DataType;
+
+bool isInt8ConvolutionNode(PlanNode const& node)
+{
+    return node.kind == nvinfer1::LayerType::kCONVOLUTION && node.attrs.has("int8.xScale");
+}
+
+#if KILN_HAVE_ONEDNN && DNNL_VERSION_MAJOR < 3
+namespace
+{
+using dnnl::memory;
+
+//! The oneDNN objects of one input shape.
+struct Int8ConvEntry
+{
+    std::vector<int64_t> inDims;
+    memory userSrc;
+    memory userDst;
+    memory src; // set when the primitive reads another source layout
+    memory dst; // set when it writes another destination layout
+    memory weights;
+    memory bias;
+    OneDnnStep srcReorder;
+    OneDnnStep convolution;
+    OneDnnStep dstReorder;
+};
+
+//! create: scales, epilogue and types; reshape: the primitive, reorders and packed weights for the input shape;
+//! run: the primitive.
+class Int8ConvolutionKernel final : public Kernel
+{
+public:
+    Int8ConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue, std::vector<float> scales,
+        float yScale)
+        : mSetup(setup)
+        , mCfg(std::move(cfg))
+        , mEpilogue(epilogue)
+        , mScales(std::move(scales))
+        , mYScale(yScale)
+    {
+    }
+
+    Status reshape(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs) override
+    {
+        mReady = false;
+        // The shared shape checks know float storage only: the types were checked at creation.
+        TensorView in = inputs.at(0);
+        TensorView out = outputs.at(0);
+        in.type = DataType::kFLOAT;
+        out.type = DataType::kFLOAT;
+        KILN_RETURN_IF_ERROR(convShapes(mSetup, mCfg, {in}, {out}, mSetup.weights[0].count,
+            mSetup.weights.size() > 1 ? mSetup.weights[1].count : 0, mShapes));
+        mEmpty = inputs[0].volume() == 0 || outputs[0].volume() == 0;
+        std::vector<int64_t> const inDims = dimsVector(inputs[0].dims);
+        if (!mEmpty && (!mEntry || mEntry->inDims != inDims))
+        {
+            try
+            {
+                mEntry = buildEntry(inDims, dimsVector(outputs[0].dims));
+            }
+            catch (std::exception const& e)
+            {
+                mEntry.reset();
+                return unsupported("layer '" + mSetup.node->name + "': oneDNN has no INT8 convolution for this shape ("
+                    + e.what() + ")");
+            }
+        }
+        mReady = true;
+        return Status::ok();
+    }
+
+    Status run(std::vector<TensorView> const& inputs, std::vector<TensorView> const& outputs, RunContext const&) override
+    {
+        if (!mReady)
+        {
+            return notReshaped(mSetup, "Convolution");
+        }
+        if (mEmpty)
+        {
+            return Status::ok();
+        }
+        try
+        {
+            Int8ConvEntry& e = *mEntry;
+            e.userSrc.set_data_handle(inputs[0].data);
+            e.userDst.set_data_handle(outputs[0].data);
+            if (e.srcReorder)
+            {
+                e.srcReorder.execute(*mStream);
+            }
+            e.convolution.execute(*mStream);
+            if (e.dstReorder)
+            {
+                e.dstReorder.execute(*mStream);
+            }
+            mStream->wait();
+        }
+        catch (dnnl::error const& err)
+        {
+            return failedExecution("layer '" + mSetup.node->name + "': oneDNN failed: " + err.what());
+        }
+        countOneDnnRun(nvinfer1::LayerType::kCONVOLUTION);
+        return Status::ok();
+    }
+
+private:
+    std::unique_ptr<Int8ConvEntry> buildEntry(std::vector<int64_t> const& inDims, std::vector<int64_t> const& outDims)
+    {
+        bool const quantizedOut = mYScale > 0.F;
+        dnnl::primitive_attr attr;
+        if (!mEpilogue.empty())
+        {
+            OneDnnEpiloguePlan plan = planOneDnnEpilogue(mEpilogue, outDims, nullptr, false);
+            if (!plan.remainder.empty())
+            {
+                throw std::runtime_error("the activation is not a oneDNN post-op");
+            }
+            attr = plan.attr;
+        }
+        std::vector<float> outScales(mScales.size());
+        for (size_t i = 0; i < mScales.size(); ++i)
+        {
+            outScales[i] = xScale() * mScales[i];
+        }
+        attr.set_output_scales(outScales.size() == 1 ? 0 : 1 << 1, outScales);
+        if (quantizedOut)
+        {
+            dnnl::post_ops ops = attr.get_post_ops();
+            ops.append_eltwise(1.F, dnnl::algorithm::eltwise_linear, 1.F / mYScale, 0.F);
+            attr.set_post_ops(ops);
+        }
+        bool const hasBias = mSetup.weights.size() > 1 && mSetup.weights[1].present();
+        memory::data_type const dstType = quantizedOut ? memory::data_type::s8 : memory::data_type::f32;
+        OneDnnConvDescs d = makeConvDescs(mCfg, memory::data_type::s8, inDims, mShapes.ext, hasBias, attr,
+            ConvFormats(), memory::data_type::s8, dstType);
+        if (isOneDnnReferenceImpl(d.pd))
+        {
+            throw std::runtime_error("only oneDNN's reference implementation takes it");
+        }
+        dnnl::engine& eng = oneDnnEngine();
+        if (!mStream)
+        {
+            mStream = std::make_unique<dnnl::stream>(eng);
+        }
+        auto e = std::make_unique<Int8ConvEntry>();
+        e->inDims = inDims;
+        e->userSrc = memory(d.userSrc, eng, nullptr);
+        e->userDst = memory(d.userDst, eng, nullptr);
+        if (d.pd.src_desc() != d.userSrc)
+        {
+            e->src = memory(d.pd.src_desc(), eng);
+            e->srcReorder = OneDnnStep(dnnl::reorder(e->userSrc, e->src), {{DNNL_ARG_FROM, e->userSrc}, {DNNL_ARG_TO, e->src}});
+        }
+        if (d.pd.dst_desc() != d.userDst)
+        {
+            e->dst = memory(d.pd.dst_desc(), eng);
+            e->dstReorder = OneDnnStep(dnnl::reorder(e->dst, e->userDst), {{DNNL_ARG_FROM, e->dst}, {DNNL_ARG_TO, e->userDst}});
+        }
+        memory user(d.userWeights, eng, const_cast<void*>(mSetup.weights[0].data));
+        e->weights = memory(d.pd.weights_desc(), eng);
+        dnnl::reorder(user, e->weights).execute(*mStream, user, e->weights);
+        mStream->wait();
+        std::vector<std::pair<int, memory>> args{{DNNL_ARG_SRC, e->srcReorder ? e->src : e->userSrc},
+            {DNNL_ARG_WEIGHTS, e->weights}, {DNNL_ARG_DST, e->dstReorder ? e->dst : e->userDst}};
+        if (hasBias)
+        {
+            e->bias = memory(d.bias, eng);
+            float* b = static_cast<float*>(e->bias.get_data_handle());
+            float const* src = static_cast<float const*>(mSetup.weights[1].data);
+            for (int64_t i = 0; i < mCfg.k; ++i)
+            {
+                b[i] = src[i] / outScales[outScales.size() == 1 ? 0 : static_cast<size_t>(i)];
+            }
+            args.emplace_back(DNNL_ARG_BIAS, e->bias);
+        }
+        e->convolution = OneDnnStep(dnnl::primitive(d.pd), args);
+        return e;
+    }
+
+    float xScale() const { return static_cast<float>(mSetup.node->attrs.getFloat("int8.xScale", 1.0)); }
+
+    KernelSetup mSetup;
+    ConvConfig mCfg;
+    FusedEpilogue mEpilogue;
+    std::vector<float> mScales; //!< the weights' scales (one, or one per output channel)
+    float mYScale;              //!< the fused Q's scale, or 0 (FP32 output)
+    ConvShapes mShapes;
+    std::unique_ptr<Int8ConvEntry> mEntry;
+    std::unique_ptr<dnnl::stream> mStream;
+    bool mEmpty{false};
+    bool mReady{false};
+};
+
+} // namespace
+#endif
+
+StatusOr<std::unique_ptr<Kernel>> createInt8ConvolutionKernel(KernelSetup const& setup)
+{
+    PlanNode const& node = *setup.node;
+    std::string const layer = "layer '" + node.name + "' (INT8 convolution): ";
+    KILN_ASSIGN_OR_RETURN(ConvConfig cfg, readConvConfig(node, false));
+    KILN_ASSIGN_OR_RETURN(FusedEpilogue epilogue, readConvolutionEpilogue(node));
+    KILN_ASSIGN_OR_RETURN(double const xScale, node.attrs.requireFloat("int8.xScale"));
+    KILN_ASSIGN_OR_RETURN(std::vector<double> const wScales, node.attrs.requireFloats("int8.wScales"));
+    double const yScale = node.attrs.getFloat("int8.yScale", 0.0);
+    bool const quantizedOut = node.attrs.has("int8.yScale");
+    std::vector<float> scales(wScales.begin(), wScales.end());
+    bool const scalesOk = xScale > 0.0 && (!quantizedOut || yScale > 0.0)
+        && (scales.size() == 1 || static_cast<int64_t>(scales.size()) == cfg.k)
+        && std::all_of(scales.begin(), scales.end(), [](float s) { return s > 0.F; });
+    if (!scalesOk)
+    {
+        return invalidArgument(layer + "the scales must be positive, one or one per output map for the weights");
+    }
+    if (epilogue.hasAdd || epilogue.hasResidual)
+    {
+        return unsupported(layer + "a fused addition is not supported");
+    }
+    bool const typesOk = setup.inputTypes.size() == 1 && setup.inputTypes[0] == DataType::kINT8
+        && setup.outputTypes.size() == 1 && setup.outputTypes[0] == (quantizedOut ? DataType::kINT8 : DataType::kFLOAT);
+    bool const weightsOk = !setup.weights.empty() && setup.weights[0].present() && setup.weights[0].data != nullptr
+        && setup.weights[0].type == DataType::kINT8
+        && (setup.weights.size() < 2 || !setup.weights[1].present()
+            || (setup.weights[1].type == DataType::kFLOAT && setup.weights[1].count == cfg.k
+                && setup.weights[1].data != nullptr));
+    if (!typesOk || !weightsOk)
+    {
+        return invalidArgument(layer + "expects one INT8 input, INT8 weights, an FP32 bias of one value per output map "
+            "or none, and an " + std::string(quantizedOut ? "INT8" : "FP32") + " output");
+    }
+    if (cfg.params.nbSpatial != 2 && cfg.params.nbSpatial != 3)
+    {
+        return unsupported(layer + "only 2-D and 3-D convolutions are supported");
+    }
+#if KILN_HAVE_ONEDNN && DNNL_VERSION_MAJOR < 3
+    return std::unique_ptr<Kernel>(std::make_unique<Int8ConvolutionKernel>(
+        setup, std::move(cfg), epilogue, std::move(scales), quantizedOut ? static_cast<float>(yScale) : 0.F));
+#else
+    return unsupported(layer + "needs oneDNN 2.x (output scales); this build has none");
+#endif
+}
+
+std::vector<std::string> int8ConvolutionTactics(KernelSetup const& /*setup*/)
+{
+#if KILN_HAVE_ONEDNN && DNNL_VERSION_MAJOR < 3
+    return {kTACTIC_ONEDNN};
+#else
+    return {};
+#endif
+}
+
+} // namespace kiln
