@@ -60,11 +60,14 @@ struct Case
     bool dynamicBatch{false};
     int32_t weightAxis{0}; //!< axis of the per-channel weight scales (0: output maps, fusible)
     bool inputDq{true};    //!< the data input is DQ(Q(x)); false: x itself (no INT8 fusion)
+    //! A second convolution "conv2" (output y2, float) reads the same DQ; both weight DQs precede both convolutions.
+    bool sharedInput{false};
 };
 
 struct Built
 {
     HostTensor y;
+    HostTensor y2;
     std::vector<std::string> layers;
 };
 
@@ -123,6 +126,13 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
     IDequantizeLayer* dqw = n.addDequantize(*store.add(n, wq, "wq"), *store.add(n, ws, "ws"), DataType::kFLOAT);
     dqw->setName("dqw");
     dqw->setAxis(nbScales == 0 ? -1 : c.weightAxis);
+    IDequantizeLayer* dqw2 = nullptr;
+    if (c.sharedInput)
+    {
+        dqw2 = n.addDequantize(*store.add(n, wq, "wq2"), *store.add(n, ws, "ws2"), DataType::kFLOAT);
+        dqw2->setName("dqw2");
+        dqw2->setAxis(nbScales == 0 ? -1 : c.weightAxis);
+    }
     store.tensors.push_back(HostTensor::random(DataType::kFLOAT, makeDims({c.k}), rng, -0.5, 0.5));
     Weights const bias = c.bias ? Weights{DataType::kFLOAT, store.tensors.back().data(), c.k}
                                 : Weights{DataType::kFLOAT, nullptr, 0};
@@ -133,6 +143,17 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
     conv->setPaddingNd(makeDims({c.pad, c.pad}));
     conv->setNbGroups(c.groups);
     conv->setInput(1, *dqw->getOutput(0));
+    if (c.sharedInput)
+    {
+        IConvolutionLayer* conv2 = n.addConvolutionNd(
+            *data, c.k, makeDims({c.kernel, c.kernel}), Weights{DataType::kFLOAT, nullptr, 0}, bias);
+        conv2->setName("conv2");
+        conv2->setStrideNd(makeDims({c.stride, c.stride}));
+        conv2->setPaddingNd(makeDims({c.pad, c.pad}));
+        conv2->setNbGroups(c.groups);
+        conv2->setInput(1, *dqw2->getOutput(0));
+        r.markOutput(conv2->getOutput(0), "y2");
+    }
     ITensor* y = conv->getOutput(0);
     if (c.relu)
     {
@@ -157,7 +178,12 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
         ADD_FAILURE() << "build failed (KILN_FUSE=" << (fuse ? fuse : "unset") << "): " << r.logger().allErrors();
         return b;
     }
-    b.y = r.run({{"x", x}}).at("y");
+    auto outputs = r.run({{"x", x}});
+    b.y = outputs.at("y");
+    if (c.sharedInput)
+    {
+        b.y2 = outputs.at("y2");
+    }
     std::unique_ptr<IEngineInspector> inspector(r.engine().createEngineInspector());
     for (int32_t i = 0; inspector != nullptr && i < r.engine().getNbLayers(); ++i)
     {
@@ -285,6 +311,28 @@ TEST(Int8ConvolutionFusion, DynamicBatch)
     c.dynamicBatch = true;
     EXPECT_TRUE(hasLayer(compare(c, 3), "dqx + dqw + conv + relu + qy"));
     EXPECT_TRUE(hasLayer(compare(c, 1), "dqx + dqw + conv + relu + qy"));
+}
+
+TEST(Int8ConvolutionFusion, TwoConvolutionsShareOneDequantize)
+{
+    Case c;
+    c.sharedInput = true;
+    std::mt19937 rng(8);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, c.c, c.h, c.w}), rng, -2.0, 2.0);
+    Built const plain = buildAndRun(c, "0", x, 3);
+    Built const fused = buildAndRun(c, nullptr, x, 3);
+    // The shared DQ stays; each convolution takes its own weight DQ.
+    EXPECT_TRUE(hasLayer(fused.layers, "dqx")) << joined(fused.layers);
+    EXPECT_TRUE(hasLayer(fused.layers, "dqw + conv + relu + qy")) << joined(fused.layers);
+    EXPECT_TRUE(hasLayer(fused.layers, "dqw2 + conv2")) << joined(fused.layers);
+    ASSERT_EQ(fused.y2.volume(), plain.y2.volume());
+    double maxAbs = 0.0;
+    for (int64_t i = 0; i < plain.y2.volume(); ++i)
+    {
+        maxAbs = std::max(maxAbs, std::abs(plain.y2.at(i)));
+    }
+    EXPECT_TRUE(allClose(fused.y2, plain.y2, 1e-5 * maxAbs, 1e-5));
+    EXPECT_TRUE(allClose(fused.y, plain.y, 0.05 * 1.001, 0.0));
 }
 
 TEST(Int8ConvolutionFusion, WeightScalesOnTheWrongAxisStayUnfused)

@@ -209,7 +209,9 @@ PlanNode fusedNode(FusionGraph& g, Candidate const& c, bool withAct, bool withQ,
     return node;
 }
 
-bool fuseAt(FusionGraph& g, int32_t n)
+//! Tries the INT8 convolution at node `n`; on success `erasedBefore` is the number of fused nodes (DQs) that stood
+//! before it, so that the caller resumes at the first node it has not seen.
+bool fuseAt(FusionGraph& g, int32_t n, int32_t& erasedBefore)
 {
     Plan& plan = g.plan();
     Candidate c = collect(g, n);
@@ -250,6 +252,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
         }
         g.ctx().logger.verbose("fusion: INT8 convolution '" + node.name + "'");
         // A DQ read elsewhere stays; the fused node sits where the last fused layer was.
+        erasedBefore = static_cast<int32_t>(std::count_if(fused.begin(), fused.end(), [n](int32_t f) { return f < n; }));
         spliceNodes(plan, fused, std::move(node));
         g.refresh();
         return true;
@@ -323,7 +326,21 @@ bool foldWeightDequantize(FusionGraph& g, int32_t n)
 
 int32_t fuseInt8Convolutions(FusionGraph& g)
 {
-    return fuseAtEveryNode(g, fuseAt);
+    // Like fuseAtEveryNode, but a fusion also erases DQs before the convolution: resume that many places earlier.
+    int32_t count = 0;
+    int32_t n = 0;
+    while (static_cast<size_t>(n) < g.plan().nodes.size())
+    {
+        int32_t erasedBefore = 0;
+        if (fuseAt(g, n, erasedBefore))
+        {
+            ++count;
+            n -= erasedBefore;
+            continue;
+        }
+        ++n;
+    }
+    return count;
 }
 
 int32_t foldWeightDequantizations(FusionGraph& g)
