@@ -321,10 +321,10 @@ TEST(Int8ConvolutionFusion, TwoConvolutionsShareOneDequantize)
     HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, c.c, c.h, c.w}), rng, -2.0, 2.0);
     Built const plain = buildAndRun(c, "0", x, 3);
     Built const fused = buildAndRun(c, nullptr, x, 3);
-    // The shared DQ stays; each convolution takes its own weight DQ.
-    EXPECT_TRUE(hasLayer(fused.layers, "dqx")) << joined(fused.layers);
+    // The shared DQ stays for the second convolution, whose fusion then takes it as its sole reader.
     EXPECT_TRUE(hasLayer(fused.layers, "dqw + conv + relu + qy")) << joined(fused.layers);
-    EXPECT_TRUE(hasLayer(fused.layers, "dqw2 + conv2")) << joined(fused.layers);
+    EXPECT_TRUE(hasLayer(fused.layers, "dqx + dqw2 + conv2")) << joined(fused.layers);
+    EXPECT_EQ(fused.layers.size(), 4U) << joined(fused.layers);
     ASSERT_EQ(fused.y2.volume(), plain.y2.volume());
     double maxAbs = 0.0;
     for (int64_t i = 0; i < plain.y2.volume(); ++i)
