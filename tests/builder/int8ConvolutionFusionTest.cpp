@@ -6,6 +6,7 @@
 // fusion refuses (per-channel weight scales along the wrong axis) still runs right, and a weight DQ left unfused is
 // folded into FP32 kernel weights.
 #include "common/networkRunner.h"
+#include "common/scopedEnv.h"
 
 #include <gtest/gtest.h>
 
@@ -14,34 +15,14 @@
 #include <cstdlib>
 #include <deque>
 #include <memory>
-#include <optional>
 #include <random>
+#include <utility>
 
 namespace kiln::test
 {
 namespace
 {
 using namespace nvinfer1;
-
-//! Sets KILN_FUSE for the scope (nullptr: unset) and restores it.
-class FuseEnv
-{
-public:
-    explicit FuseEnv(char const* value)
-    {
-        if (char const* old = std::getenv("KILN_FUSE"))
-        {
-            mOld = old;
-        }
-        value != nullptr ? ::setenv("KILN_FUSE", value, 1) : ::unsetenv("KILN_FUSE");
-    }
-    ~FuseEnv() { mOld ? ::setenv("KILN_FUSE", mOld->c_str(), 1) : ::unsetenv("KILN_FUSE"); }
-    FuseEnv(FuseEnv const&) = delete;
-    FuseEnv& operator=(FuseEnv const&) = delete;
-
-private:
-    std::optional<std::string> mOld;
-};
 
 struct Case
 {
@@ -88,7 +69,7 @@ struct Store
 //! x -> Q -> DQ -> conv(kernel DQ(INT8 weights)) [-> ReLU] [-> Q -> DQ] -> y, built with KILN_FUSE=`fuse`.
 Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t seed)
 {
-    FuseEnv env(fuse);
+    ScopedEnv env("KILN_FUSE", fuse);
     std::mt19937 rng(seed);
     Store store;
     NetworkRunner r;
@@ -191,6 +172,14 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
         b.layers.push_back(text != nullptr ? text : "");
     }
     return b;
+}
+
+//! The unfused and the fused (CPU default) builds of `c`, run on one random input of batch 2 (seed `seed`).
+std::pair<Built, Built> buildBoth(Case const& c, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, c.c, c.h, c.w}), rng, -2.0, 2.0);
+    return {buildAndRun(c, "0", x, 3), buildAndRun(c, nullptr, x, 3)};
 }
 
 std::string joined(std::vector<std::string> const& v)
@@ -317,10 +306,7 @@ TEST(Int8ConvolutionFusion, TwoConvolutionsShareOneDequantize)
 {
     Case c;
     c.sharedInput = true;
-    std::mt19937 rng(8);
-    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, c.c, c.h, c.w}), rng, -2.0, 2.0);
-    Built const plain = buildAndRun(c, "0", x, 3);
-    Built const fused = buildAndRun(c, nullptr, x, 3);
+    auto const [plain, fused] = buildBoth(c, 8);
     // The shared DQ stays for the second convolution, whose fusion then takes it as its sole reader.
     EXPECT_TRUE(hasLayer(fused.layers, "dqw + conv + relu + qy")) << joined(fused.layers);
     EXPECT_TRUE(hasLayer(fused.layers, "dqx + dqw2 + conv2")) << joined(fused.layers);
@@ -339,10 +325,7 @@ TEST(Int8ConvolutionFusion, WeightScalesOnTheWrongAxisStayUnfused)
 {
     Case c;
     c.weightAxis = 1; // per input channel: not an output scale
-    std::mt19937 rng(9);
-    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, c.c, c.h, c.w}), rng, -2.0, 2.0);
-    Built const plain = buildAndRun(c, "0", x, 3);
-    Built const fused = buildAndRun(c, nullptr, x, 3);
+    auto const [plain, fused] = buildBoth(c, 9);
     EXPECT_TRUE(hasLayer(fused.layers, "dqx")) << joined(fused.layers);
     EXPECT_TRUE(hasLayer(fused.layers, "dqw")) << joined(fused.layers);
     ASSERT_EQ(fused.y.volume(), plain.y.volume());
@@ -355,10 +338,7 @@ TEST(Int8ConvolutionFusion, UnfusedWeightDequantizeIsFolded)
     c.inputDq = false; // a float data input: no INT8 convolution, but the weight DQ folds into FP32 weights
     c.quantizeOutput = false;
     c.relu = false;
-    std::mt19937 rng(10);
-    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({2, c.c, c.h, c.w}), rng, -2.0, 2.0);
-    Built const plain = buildAndRun(c, "0", x, 3);
-    Built const fused = buildAndRun(c, nullptr, x, 3);
+    auto const [plain, fused] = buildBoth(c, 10);
     EXPECT_TRUE(hasLayer(plain.layers, "dqw")) << joined(plain.layers);
     EXPECT_FALSE(hasLayer(fused.layers, "dqw")) << joined(fused.layers);
     ASSERT_EQ(fused.y.volume(), plain.y.volume());
