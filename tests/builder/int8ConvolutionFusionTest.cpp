@@ -43,6 +43,8 @@ struct Case
     bool inputDq{true};    //!< the data input is DQ(Q(x)); false: x itself (no INT8 fusion)
     //! A second convolution "conv2" (output y2, float) reads the same DQ; both weight DQs precede both convolutions.
     bool sharedInput{false};
+    //! Q -> DQ (scale 0.04) between the convolution and the ReLU, as ONNX Runtime's quantizer writes Conv -> Relu.
+    bool midQdq{false};
 };
 
 struct Built
@@ -136,6 +138,15 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
         r.markOutput(conv2->getOutput(0), "y2");
     }
     ITensor* y = conv->getOutput(0);
+    if (c.midQdq)
+    {
+        HostTensor ms = HostTensor::fromValues(DataType::kFLOAT, Dims{0, {}}, {0.04});
+        IQuantizeLayer* qm = n.addQuantize(*y, *store.add(n, ms, "ms"), DataType::kINT8);
+        qm->setName("qm");
+        IDequantizeLayer* dqm = n.addDequantize(*qm->getOutput(0), *store.add(n, ms, "ms2"), DataType::kFLOAT);
+        dqm->setName("dqm");
+        y = dqm->getOutput(0);
+    }
     if (c.relu)
     {
         IActivationLayer* relu = n.addActivation(*y, ActivationType::kRELU);
@@ -241,6 +252,15 @@ TEST(Int8ConvolutionFusion, PerChannelBiasReluQuantized)
     auto const layers = compare(Case{});
     EXPECT_TRUE(hasLayer(layers, "dqx + dqw + conv + relu + qy")) << joined(layers);
     EXPECT_EQ(layers.size(), 3U) << joined(layers); // qx, the fused convolution, dqy
+}
+
+TEST(Int8ConvolutionFusion, QuantizeDequantizeBeforeTheRelu)
+{
+    Case c;
+    c.midQdq = true;
+    auto const layers = compare(c);
+    EXPECT_TRUE(hasLayer(layers, "dqx + dqw + conv + qm + dqm + relu + qy")) << joined(layers);
+    EXPECT_EQ(layers.size(), 3U) << joined(layers);
 }
 
 TEST(Int8ConvolutionFusion, PerTensorNoBiasFloatOutput)

@@ -2,8 +2,9 @@
 // (weights slot 0, per-output-channel or per-tensor scales), an optional FP32 bias (slot 1), an optional activation
 // ("fuse.act") and an s8 output when the Q was fused ("int8.yScale"), else FP32. One oneDNN int8 convolution
 // (oneDNN 2.x): output scales x_scale * w_scale[oc], the bias divided by the same scales (oneDNN 2.x scales the
-// accumulator plus bias), the activation as an eltwise post-op and, with a fused Q, a linear post-op by
-// 1 / y_scale; oneDNN then rounds to nearest even and saturates to [-128, 127]. The weights are reordered into the
+// accumulator plus bias), with "int8.midScale" (a fused Q -> DQ before the activation) the post-ops linear(1 / mid),
+// round and clip [-128, 127] times mid, then the activation as an eltwise post-op; a fused Q divides the result by
+// y_scale (in the activation's result scale, or in the output scales without one); oneDNN then rounds to nearest even and saturates to [-128, 127]. The weights are reordered into the
 // primitive's layout once per shape. No reference implementation: the builder fuses only where this kernel accepts
 // the node at every profile shape (KernelProbe), so a build without oneDNN keeps the unfused layers.
 #include "backends/common/convolutionParams.h"
@@ -50,12 +51,13 @@ class Int8ConvolutionKernel final : public Kernel
 {
 public:
     Int8ConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue, std::vector<float> scales,
-        float yScale)
+        float yScale, float midScale)
         : mSetup(setup)
         , mCfg(std::move(cfg))
         , mEpilogue(epilogue)
         , mScales(std::move(scales))
         , mYScale(yScale)
+        , mMidScale(midScale)
     {
     }
 
@@ -126,28 +128,61 @@ private:
     std::unique_ptr<Int8ConvEntry> buildEntry(std::vector<int64_t> const& inDims, std::vector<int64_t> const& outDims)
     {
         bool const quantizedOut = mYScale > 0.F;
-        dnnl::primitive_attr attr;
+        // oneDNN 2.6's post-op injectors share one set of constants per eltwise algorithm in a chain (a second
+        // eltwise_linear computes with the first one's alpha), so each algorithm appears once: the fused Q's 1 / y_scale
+        // goes into the output scales (no activation) or into the activation's result scale, and the intermediate
+        // Q -> DQ's multiply by mid into the clip's.
+        std::vector<dnnl::algorithm> used;
+        dnnl::post_ops ops;
+        auto append = [&](float scale, dnnl::algorithm alg, float alpha, float beta) {
+            if (std::find(used.begin(), used.end(), alg) != used.end())
+            {
+                throw std::runtime_error("one eltwise algorithm twice in the post-ops");
+            }
+            used.push_back(alg);
+            ops.append_eltwise(scale, alg, alpha, beta);
+        };
+        if (mMidScale > 0.F)
+        {
+            // The fused intermediate Q -> DQ: saturate(round(v / mid)) · mid.
+            append(1.F, dnnl::algorithm::eltwise_linear, 1.F / mMidScale, 0.F);
+            append(1.F, dnnl::algorithm::eltwise_round, 0.F, 0.F);
+            append(mMidScale, dnnl::algorithm::eltwise_clip, -128.F, 127.F);
+        }
+        float outputDivisor = quantizedOut ? mYScale : 1.F;
         if (!mEpilogue.empty())
         {
             OneDnnEpiloguePlan plan = planOneDnnEpilogue(mEpilogue, outDims, nullptr, false);
-            if (!plan.remainder.empty())
+            dnnl::post_ops const act = plan.attr.get_post_ops();
+            if (!plan.remainder.empty() || act.len() < 1)
             {
                 throw std::runtime_error("the activation is not a oneDNN post-op");
             }
-            attr = plan.attr;
+            for (int i = 0; i < act.len(); ++i)
+            {
+                float scale = 0.F;
+                float alpha = 0.F;
+                float beta = 0.F;
+                dnnl::algorithm alg{};
+                act.get_params_eltwise(i, scale, alg, alpha, beta);
+                append(i + 1 == act.len() ? scale / outputDivisor : scale, alg, alpha, beta);
+            }
+            outputDivisor = 1.F;
+        }
+        else if (mMidScale > 0.F)
+        {
+            throw std::runtime_error("an intermediate Q -> DQ without an activation");
         }
         std::vector<float> outScales(mScales.size());
+        std::vector<float> biasScales(mScales.size());
         for (size_t i = 0; i < mScales.size(); ++i)
         {
-            outScales[i] = xScale() * mScales[i];
+            biasScales[i] = xScale() * mScales[i];
+            outScales[i] = biasScales[i] / outputDivisor;
         }
+        dnnl::primitive_attr attr;
         attr.set_output_scales(outScales.size() == 1 ? 0 : 1 << 1, outScales);
-        if (quantizedOut)
-        {
-            dnnl::post_ops ops = attr.get_post_ops();
-            ops.append_eltwise(1.F, dnnl::algorithm::eltwise_linear, 1.F / mYScale, 0.F);
-            attr.set_post_ops(ops);
-        }
+        attr.set_post_ops(ops);
         bool const hasBias = mSetup.weights.size() > 1 && mSetup.weights[1].present();
         memory::data_type const dstType = quantizedOut ? memory::data_type::s8 : memory::data_type::f32;
         OneDnnConvDescs d = makeConvDescs(mCfg, memory::data_type::s8, inDims, mShapes.ext, hasBias, attr,
@@ -188,7 +223,7 @@ private:
             float const* src = static_cast<float const*>(mSetup.weights[1].data);
             for (int64_t i = 0; i < mCfg.k; ++i)
             {
-                b[i] = src[i] / outScales[outScales.size() == 1 ? 0 : static_cast<size_t>(i)];
+                b[i] = src[i] / biasScales[biasScales.size() == 1 ? 0 : static_cast<size_t>(i)];
             }
             args.emplace_back(DNNL_ARG_BIAS, e->bias);
         }
@@ -203,6 +238,7 @@ private:
     FusedEpilogue mEpilogue;
     std::vector<float> mScales; //!< the weights' scales (one, or one per output channel)
     float mYScale;              //!< the fused Q's scale, or 0 (FP32 output)
+    float mMidScale;            //!< the scale of a fused Q -> DQ before the activation, or 0
     ConvShapes mShapes;
     std::unique_ptr<Int8ConvEntry> mEntry;
     std::unique_ptr<dnnl::stream> mStream;
@@ -222,9 +258,11 @@ StatusOr<std::unique_ptr<Kernel>> createInt8ConvolutionKernel(KernelSetup const&
     KILN_ASSIGN_OR_RETURN(double const xScale, node.attrs.requireFloat("int8.xScale"));
     KILN_ASSIGN_OR_RETURN(std::vector<double> const wScales, node.attrs.requireFloats("int8.wScales"));
     double const yScale = node.attrs.getFloat("int8.yScale", 0.0);
+    double const midScale = node.attrs.getFloat("int8.midScale", 0.0);
     bool const quantizedOut = node.attrs.has("int8.yScale");
     std::vector<float> scales(wScales.begin(), wScales.end());
     bool const scalesOk = xScale > 0.0 && (!quantizedOut || yScale > 0.0)
+        && (!node.attrs.has("int8.midScale") || (midScale > 0.0 && epilogue.hasActivation))
         && (scales.size() == 1 || static_cast<int64_t>(scales.size()) == cfg.k)
         && std::all_of(scales.begin(), scales.end(), [](float s) { return s > 0.F; });
     if (!scalesOk)
@@ -253,7 +291,8 @@ StatusOr<std::unique_ptr<Kernel>> createInt8ConvolutionKernel(KernelSetup const&
     }
 #if KILN_HAVE_ONEDNN && DNNL_VERSION_MAJOR < 3
     return std::unique_ptr<Kernel>(std::make_unique<Int8ConvolutionKernel>(
-        setup, std::move(cfg), epilogue, std::move(scales), quantizedOut ? static_cast<float>(yScale) : 0.F));
+        setup, std::move(cfg), epilogue, std::move(scales), quantizedOut ? static_cast<float>(yScale) : 0.F,
+        static_cast<float>(midScale)));
 #else
     return unsupported(layer + "needs oneDNN 2.x (output scales); this build has none");
 #endif

@@ -122,6 +122,9 @@ struct Candidate
     int32_t dqW{-1};
     int32_t act{-1};
     int32_t quant{-1};
+    int32_t midQuant{-1}; //!< a Q -> DQ pair between the convolution and its activation (ONNX Runtime's QDQ form)
+    int32_t midDq{-1};
+    float midScale{0.F};
     float xScale{0.F};
     std::vector<float> wScales;
     float yScale{0.F};
@@ -190,6 +193,11 @@ PlanNode fusedNode(FusionGraph& g, Candidate const& c, bool withAct, bool withQ,
     node.outputs = {conv.outputs[0]};
     if (withAct && c.act >= 0)
     {
+        if (c.midQuant >= 0)
+        {
+            node.attrs.setFloat("int8.midScale", c.midScale);
+            fused.insert(fused.end(), {c.midQuant, c.midDq});
+        }
         PlanNode const& a = plan.nodes[static_cast<size_t>(c.act)];
         node.attrs.setInt("fuse.act", a.attrs.getInt("type", 0) + 1);
         node.attrs.setFloat("fuse.alpha", a.attrs.getFloat("alpha", 0.0));
@@ -236,6 +244,30 @@ bool fuseAt(FusionGraph& g, int32_t n, int32_t& erasedBefore)
         {
             c.quant = q;
             c.yScale = ys[0];
+        }
+    }
+    // The quantizer's Q -> DQ -> activation -> Q after the convolution (ONNX Runtime's QDQ Conv -> Relu): the first Q
+    // and DQ (one per-tensor scale) become the node's intermediate rounding, the second Q its output.
+    int32_t const midDq = c.act < 0 && c.quant >= 0
+        ? g.soleReader(plan.nodes[static_cast<size_t>(c.quant)].outputs[0], LayerType::kDEQUANTIZE, conv)
+        : -1;
+    if (midDq >= 0)
+    {
+        PlanNode const& dq = plan.nodes[static_cast<size_t>(midDq)];
+        std::vector<float> const s1 = quantScales(g, dq, LayerType::kDEQUANTIZE, -1);
+        int32_t const a = s1.size() == 1 && s1[0] == c.yScale ? g.soleReader(dq.outputs[0], LayerType::kACTIVATION, conv) : -1;
+        bool const oneInput = a >= 0 && plan.nodes[static_cast<size_t>(a)].inputs.size() == 1;
+        int32_t const q2 = oneInput ? g.soleReader(plan.nodes[static_cast<size_t>(a)].outputs[0], LayerType::kQUANTIZE, conv) : -1;
+        std::vector<float> const s2
+            = q2 >= 0 ? quantScales(g, plan.nodes[static_cast<size_t>(q2)], LayerType::kQUANTIZE, -1) : std::vector<float>{};
+        if (s2.size() == 1)
+        {
+            c.midQuant = c.quant;
+            c.midDq = midDq;
+            c.midScale = c.yScale;
+            c.act = a;
+            c.quant = q2;
+            c.yScale = s2[0];
         }
     }
     // The whole candidate first, then without the Q, then the convolution alone.
