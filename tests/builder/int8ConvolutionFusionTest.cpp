@@ -16,6 +16,7 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <string>
 #include <utility>
 
 namespace kiln::test
@@ -68,6 +69,31 @@ struct Store
     }
 };
 
+//! Q then DQ of `t` with the per-tensor `scale`: layers "q<tag>" and "dq<tag>"; returns the DQ's output.
+ITensor* quantizeDequantize(INetworkDefinition& n, Store& store, ITensor* t, double scale, std::string const& tag)
+{
+    HostTensor const s = HostTensor::fromValues(DataType::kFLOAT, Dims{0, {}}, {scale});
+    IQuantizeLayer* q = n.addQuantize(*t, *store.add(n, s, ("s" + tag).c_str()), DataType::kINT8);
+    q->setName(("q" + tag).c_str());
+    IDequantizeLayer* dq = n.addDequantize(*q->getOutput(0), *store.add(n, s, ("s2" + tag).c_str()), DataType::kFLOAT);
+    dq->setName(("dq" + tag).c_str());
+    return dq->getOutput(0);
+}
+
+//! The convolution `name` of case `c` over `data`, its kernel the tensor `kernel`.
+IConvolutionLayer* convolution(INetworkDefinition& n, Case const& c, ITensor* data, ITensor* kernel, Weights bias,
+    char const* name)
+{
+    IConvolutionLayer* conv
+        = n.addConvolutionNd(*data, c.k, makeDims({c.kernel, c.kernel}), Weights{DataType::kFLOAT, nullptr, 0}, bias);
+    conv->setName(name);
+    conv->setStrideNd(makeDims({c.stride, c.stride}));
+    conv->setPaddingNd(makeDims({c.pad, c.pad}));
+    conv->setNbGroups(c.groups);
+    conv->setInput(1, *kernel);
+    return conv;
+}
+
 //! x -> Q -> DQ -> conv(kernel DQ(INT8 weights)) [-> ReLU] [-> Q -> DQ] -> y, built with KILN_FUSE=`fuse`.
 Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t seed)
 {
@@ -82,16 +108,7 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
     {
         r.setProfileDims("x", {1, c.c, c.h, c.w}, {2, c.c, c.h, c.w}, {4, c.c, c.h, c.w});
     }
-    HostTensor xs = HostTensor::fromValues(DataType::kFLOAT, Dims{0, {}}, {0.02});
-    ITensor* data = in;
-    if (c.inputDq)
-    {
-        IQuantizeLayer* qx = n.addQuantize(*in, *store.add(n, xs, "xs"), DataType::kINT8);
-        qx->setName("qx");
-        IDequantizeLayer* dqx = n.addDequantize(*qx->getOutput(0), *store.add(n, xs, "xs2"), DataType::kFLOAT);
-        dqx->setName("dqx");
-        data = dqx->getOutput(0);
-    }
+    ITensor* data = c.inputDq ? quantizeDequantize(n, store, in, 0.02, "x") : in;
     int64_t const cg = c.c / c.groups;
     HostTensor wq(DataType::kINT8, makeDims({c.k, cg, c.kernel, c.kernel}));
     std::uniform_int_distribution<int32_t> q(-127, 127);
@@ -119,33 +136,15 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
     store.tensors.push_back(HostTensor::random(DataType::kFLOAT, makeDims({c.k}), rng, -0.5, 0.5));
     Weights const bias = c.bias ? Weights{DataType::kFLOAT, store.tensors.back().data(), c.k}
                                 : Weights{DataType::kFLOAT, nullptr, 0};
-    IConvolutionLayer* conv
-        = n.addConvolutionNd(*data, c.k, makeDims({c.kernel, c.kernel}), Weights{DataType::kFLOAT, nullptr, 0}, bias);
-    conv->setName("conv");
-    conv->setStrideNd(makeDims({c.stride, c.stride}));
-    conv->setPaddingNd(makeDims({c.pad, c.pad}));
-    conv->setNbGroups(c.groups);
-    conv->setInput(1, *dqw->getOutput(0));
+    IConvolutionLayer* conv = convolution(n, c, data, dqw->getOutput(0), bias, "conv");
     if (c.sharedInput)
     {
-        IConvolutionLayer* conv2 = n.addConvolutionNd(
-            *data, c.k, makeDims({c.kernel, c.kernel}), Weights{DataType::kFLOAT, nullptr, 0}, bias);
-        conv2->setName("conv2");
-        conv2->setStrideNd(makeDims({c.stride, c.stride}));
-        conv2->setPaddingNd(makeDims({c.pad, c.pad}));
-        conv2->setNbGroups(c.groups);
-        conv2->setInput(1, *dqw2->getOutput(0));
-        r.markOutput(conv2->getOutput(0), "y2");
+        r.markOutput(convolution(n, c, data, dqw2->getOutput(0), bias, "conv2")->getOutput(0), "y2");
     }
     ITensor* y = conv->getOutput(0);
     if (c.midQdq)
     {
-        HostTensor ms = HostTensor::fromValues(DataType::kFLOAT, Dims{0, {}}, {0.04});
-        IQuantizeLayer* qm = n.addQuantize(*y, *store.add(n, ms, "ms"), DataType::kINT8);
-        qm->setName("qm");
-        IDequantizeLayer* dqm = n.addDequantize(*qm->getOutput(0), *store.add(n, ms, "ms2"), DataType::kFLOAT);
-        dqm->setName("dqm");
-        y = dqm->getOutput(0);
+        y = quantizeDequantize(n, store, y, 0.04, "m");
     }
     if (c.relu)
     {
@@ -155,12 +154,7 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
     }
     if (c.quantizeOutput)
     {
-        HostTensor ys = HostTensor::fromValues(DataType::kFLOAT, Dims{0, {}}, {0.05});
-        IQuantizeLayer* qy = n.addQuantize(*y, *store.add(n, ys, "ys"), DataType::kINT8);
-        qy->setName("qy");
-        IDequantizeLayer* dqy = n.addDequantize(*qy->getOutput(0), *store.add(n, ys, "ys2"), DataType::kFLOAT);
-        dqy->setName("dqy");
-        y = dqy->getOutput(0);
+        y = quantizeDequantize(n, store, y, 0.05, "y");
     }
     r.markOutput(y, "y");
     r.config().setProfilingVerbosity(ProfilingVerbosity::kLAYER_NAMES_ONLY);
