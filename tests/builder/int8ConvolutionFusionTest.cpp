@@ -46,6 +46,9 @@ struct Case
     bool sharedInput{false};
     //! Q -> DQ (scale 0.04) between the convolution and the ReLU, as ONNX Runtime's quantizer writes Conv -> Relu.
     bool midQdq{false};
+    //! Q -> DQ (0.04) -> + DQ(Q(x, 0.03)) -> Q (0.05) after the convolution (needs c == k and a same-size output); the
+    //! ReLU and output Q/DQ (0.05), when set, follow a DQ of that Q.
+    bool residual{false};
 };
 
 struct Built
@@ -142,9 +145,16 @@ Built buildAndRun(Case const& c, char const* fuse, HostTensor const& x, uint32_t
         r.markOutput(convolution(n, c, data, dqw2->getOutput(0), bias, "conv2")->getOutput(0), "y2");
     }
     ITensor* y = conv->getOutput(0);
-    if (c.midQdq)
+    if (c.midQdq || c.residual)
     {
         y = quantizeDequantize(n, store, y, 0.04, "m");
+    }
+    if (c.residual)
+    {
+        ITensor* res = quantizeDequantize(n, store, in, 0.03, "r");
+        IElementWiseLayer* add = n.addElementWise(*y, *res, ElementWiseOperation::kSUM);
+        add->setName("add");
+        y = quantizeDequantize(n, store, add->getOutput(0), 0.05, "s");
     }
     if (c.relu)
     {
@@ -216,7 +226,8 @@ std::vector<std::string> compare(Case const& c, int64_t batch = 2)
     }
     EXPECT_GT(maxAbs, 0.1) << "the test data should not be all zeros";
     // A fused Q may round a value to the neighbouring step (oneDNN multiplies by 1 / y_scale, Kiln's Q divides).
-    double const tol = c.quantizeOutput ? 0.05 * 1.001 : 1e-5 * maxAbs + 1e-6;
+    // With a residual the intermediate roundings can each move a value by a step: two steps at most.
+    double const tol = c.residual ? 0.05 * 2.001 : c.quantizeOutput ? 0.05 * 1.001 : 1e-5 * maxAbs + 1e-6;
     int64_t stepsOff = 0;
     for (int64_t i = 0; i < plain.y.volume(); ++i)
     {
@@ -255,6 +266,28 @@ TEST(Int8ConvolutionFusion, QuantizeDequantizeBeforeTheRelu)
     auto const layers = compare(c);
     EXPECT_TRUE(hasLayer(layers, "dqx + dqw + conv + qm + dqm + relu + qy")) << joined(layers);
     EXPECT_EQ(layers.size(), 3U) << joined(layers);
+}
+
+TEST(Int8ConvolutionFusion, ResidualAdditionWithRelu)
+{
+    Case c;
+    c.residual = true;
+    c.k = c.c;
+    auto const layers = compare(c);
+    EXPECT_TRUE(hasLayer(layers, "dqx + dqw + conv + qm + dqm + dqr + add + qs + dqs + relu + qy")) << joined(layers);
+    EXPECT_EQ(layers.size(), 4U) << joined(layers); // qx, qr, the fused convolution, dqy
+}
+
+TEST(Int8ConvolutionFusion, ResidualAdditionAlone)
+{
+    Case c;
+    c.residual = true;
+    c.k = c.c;
+    c.relu = false;
+    c.quantizeOutput = false;
+    c.perChannel = false;
+    auto const layers = compare(c);
+    EXPECT_TRUE(hasLayer(layers, "dqx + dqw + conv + qm + dqm + dqr + add + qs")) << joined(layers);
 }
 
 TEST(Int8ConvolutionFusion, PerTensorNoBiasFloatOutput)

@@ -4,9 +4,13 @@
 // (oneDNN 2.x): output scales x_scale * w_scale[oc], the bias divided by the same scales (oneDNN 2.x scales the
 // accumulator plus bias), with "int8.midScale" (a fused Q -> DQ before the activation) the post-ops linear(1 / mid),
 // round and clip [-128, 127] times mid, then the activation as an eltwise post-op; a fused Q divides the result by
-// y_scale (in the activation's result scale, or in the output scales without one); oneDNN then rounds to nearest even and saturates to [-128, 127]. The weights are reordered into the
-// primitive's layout once per shape. No reference implementation: the builder fuses only where this kernel accepts
-// the node at every profile shape (KernelProbe), so a build without oneDNN keeps the unfused layers.
+// y_scale (in the activation's result scale, or in the output scales without one); oneDNN then rounds to nearest even
+// and saturates to [-128, 127]. With "int8.residualScale" (input 1: the INT8 residual of a fused Q -> DQ -> Add ->
+// Q(sum), ONNX Runtime's ResNet block) the residual is copied into the destination and added by a sum post-op
+// scaled by residual / sum, after the intermediate rounding; an activation after the sum's Q -> DQ follows a second
+// rounding. The weights are reordered into the primitive's layout once per shape. No reference implementation: the
+// builder fuses only where this kernel accepts the node at every profile shape (KernelProbe), so a build without
+// oneDNN keeps the unfused layers.
 #include "backends/common/convolutionParams.h"
 #include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/convolutionDescs.h"
@@ -40,6 +44,8 @@ struct Int8ConvEntry
     memory dst; // set when it writes another destination layout
     memory weights;
     memory bias;
+    memory residual; // the INT8 residual as stored, copied into the destination before the primitive (sum post-op)
+    OneDnnStep residualCopy;
     OneDnnStep srcReorder;
     OneDnnStep convolution;
     OneDnnStep dstReorder;
@@ -51,13 +57,15 @@ class Int8ConvolutionKernel final : public Kernel
 {
 public:
     Int8ConvolutionKernel(KernelSetup const& setup, ConvConfig cfg, FusedEpilogue epilogue, std::vector<float> scales,
-        float yScale, float midScale)
+        float yScale, float midScale, float residualScale, float sumScale)
         : mSetup(setup)
         , mCfg(std::move(cfg))
         , mEpilogue(epilogue)
         , mScales(std::move(scales))
         , mYScale(yScale)
         , mMidScale(midScale)
+        , mResidualScale(residualScale)
+        , mSumScale(sumScale)
     {
     }
 
@@ -72,6 +80,10 @@ public:
         KILN_RETURN_IF_ERROR(convShapes(mSetup, mCfg, {in}, {out}, mSetup.weights[0].count,
             mSetup.weights.size() > 1 ? mSetup.weights[1].count : 0, mShapes));
         mEmpty = inputs[0].volume() == 0 || outputs[0].volume() == 0;
+        if (mResidualScale > 0.F && (inputs.size() < 2 || dimsVector(inputs[1].dims) != dimsVector(outputs[0].dims)))
+        {
+            return invalidArgument("layer '" + mSetup.node->name + "': the residual (input 1) must have the output's shape");
+        }
         std::vector<int64_t> const inDims = dimsVector(inputs[0].dims);
         if (!mEmpty && (!mEntry || mEntry->inDims != inDims))
         {
@@ -105,6 +117,11 @@ public:
             Int8ConvEntry& e = *mEntry;
             e.userSrc.set_data_handle(inputs[0].data);
             e.userDst.set_data_handle(outputs[0].data);
+            if (e.residualCopy && (inputs[1].data != outputs[0].data || e.dstReorder))
+            {
+                e.residual.set_data_handle(inputs[1].data);
+                e.residualCopy.execute(*mStream);
+            }
             if (e.srcReorder)
             {
                 e.srcReorder.execute(*mStream);
@@ -135,21 +152,37 @@ private:
         std::vector<dnnl::algorithm> used;
         dnnl::post_ops ops;
         auto append = [&](float scale, dnnl::algorithm alg, float alpha, float beta) {
-            if (std::find(used.begin(), used.end(), alg) != used.end())
+            // eltwise_round has no constants: a chain may round twice.
+            if (alg != dnnl::algorithm::eltwise_round && std::find(used.begin(), used.end(), alg) != used.end())
             {
                 throw std::runtime_error("one eltwise algorithm twice in the post-ops");
             }
             used.push_back(alg);
             ops.append_eltwise(scale, alg, alpha, beta);
         };
-        if (mMidScale > 0.F)
+        float outputDivisor = quantizedOut ? mYScale : 1.F;
+        if (mResidualScale > 0.F)
+        {
+            // Q(mid) -> DQ -> + DQ(residual) -> Q(sum): saturate(round(v / mid)) · mid / sum + residual · res / sum,
+            // then [round, saturate, · sum / y (clip_v2: a second clip would take the first one's scale), activation].
+            append(1.F, dnnl::algorithm::eltwise_linear, 1.F / mMidScale, 0.F);
+            append(1.F, dnnl::algorithm::eltwise_round, 0.F, 0.F);
+            append(mMidScale / mSumScale, dnnl::algorithm::eltwise_clip, -128.F, 127.F);
+            ops.append_sum(mResidualScale / mSumScale);
+            if (!mEpilogue.empty())
+            {
+                append(1.F, dnnl::algorithm::eltwise_round, 0.F, 0.F);
+                append(mSumScale / mYScale, dnnl::algorithm::eltwise_clip_v2, -128.F, 127.F);
+            }
+            outputDivisor = 1.F;
+        }
+        else if (mMidScale > 0.F)
         {
             // The fused intermediate Q -> DQ: saturate(round(v / mid)) · mid.
             append(1.F, dnnl::algorithm::eltwise_linear, 1.F / mMidScale, 0.F);
             append(1.F, dnnl::algorithm::eltwise_round, 0.F, 0.F);
             append(mMidScale, dnnl::algorithm::eltwise_clip, -128.F, 127.F);
         }
-        float outputDivisor = quantizedOut ? mYScale : 1.F;
         if (!mEpilogue.empty())
         {
             OneDnnEpiloguePlan plan = planOneDnnEpilogue(mEpilogue, outDims, nullptr, false);
@@ -165,11 +198,11 @@ private:
                 float beta = 0.F;
                 dnnl::algorithm alg{};
                 act.get_params_eltwise(i, scale, alg, alpha, beta);
-                append(i + 1 == act.len() ? scale / outputDivisor : scale, alg, alpha, beta);
+                append(i + 1 == act.len() && mResidualScale <= 0.F ? scale / outputDivisor : scale, alg, alpha, beta);
             }
             outputDivisor = 1.F;
         }
-        else if (mMidScale > 0.F)
+        else if (mMidScale > 0.F && mResidualScale <= 0.F)
         {
             throw std::runtime_error("an intermediate Q -> DQ without an activation");
         }
@@ -214,6 +247,12 @@ private:
         e->weights = memory(d.pd.weights_desc(), eng);
         dnnl::reorder(user, e->weights).execute(*mStream, user, e->weights);
         mStream->wait();
+        if (mResidualScale > 0.F)
+        {
+            e->residual = memory(d.userDst, eng, nullptr);
+            memory const target = e->dstReorder ? e->dst : e->userDst;
+            e->residualCopy = OneDnnStep(dnnl::reorder(e->residual, target), {{DNNL_ARG_FROM, e->residual}, {DNNL_ARG_TO, target}});
+        }
         std::vector<std::pair<int, memory>> args{{DNNL_ARG_SRC, e->srcReorder ? e->src : e->userSrc},
             {DNNL_ARG_WEIGHTS, e->weights}, {DNNL_ARG_DST, e->dstReorder ? e->dst : e->userDst}};
         if (hasBias)
@@ -239,6 +278,8 @@ private:
     std::vector<float> mScales; //!< the weights' scales (one, or one per output channel)
     float mYScale;              //!< the fused Q's scale, or 0 (FP32 output)
     float mMidScale;            //!< the scale of a fused Q -> DQ before the activation, or 0
+    float mResidualScale;       //!< the INT8 residual's scale (input 1), or 0 without a residual
+    float mSumScale;            //!< the scale of the Q after the residual addition
     ConvShapes mShapes;
     std::unique_ptr<Int8ConvEntry> mEntry;
     std::unique_ptr<dnnl::stream> mStream;
@@ -259,10 +300,14 @@ StatusOr<std::unique_ptr<Kernel>> createInt8ConvolutionKernel(KernelSetup const&
     KILN_ASSIGN_OR_RETURN(std::vector<double> const wScales, node.attrs.requireFloats("int8.wScales"));
     double const yScale = node.attrs.getFloat("int8.yScale", 0.0);
     double const midScale = node.attrs.getFloat("int8.midScale", 0.0);
+    double const residualScale = node.attrs.getFloat("int8.residualScale", 0.0);
+    double const sumScale = node.attrs.getFloat("int8.sumScale", 0.0);
+    bool const residual = node.attrs.has("int8.residualScale");
     bool const quantizedOut = node.attrs.has("int8.yScale");
     std::vector<float> scales(wScales.begin(), wScales.end());
     bool const scalesOk = xScale > 0.0 && (!quantizedOut || yScale > 0.0)
-        && (!node.attrs.has("int8.midScale") || (midScale > 0.0 && epilogue.hasActivation))
+        && (!node.attrs.has("int8.midScale") || (midScale > 0.0 && (epilogue.hasActivation || residual)))
+        && (!residual || (residualScale > 0.0 && sumScale > 0.0 && midScale > 0.0 && quantizedOut))
         && (scales.size() == 1 || static_cast<int64_t>(scales.size()) == cfg.k)
         && std::all_of(scales.begin(), scales.end(), [](float s) { return s > 0.F; });
     if (!scalesOk)
@@ -273,7 +318,8 @@ StatusOr<std::unique_ptr<Kernel>> createInt8ConvolutionKernel(KernelSetup const&
     {
         return unsupported(layer + "a fused addition is not supported");
     }
-    bool const typesOk = setup.inputTypes.size() == 1 && setup.inputTypes[0] == DataType::kINT8
+    bool const typesOk = setup.inputTypes.size() == (residual ? 2U : 1U) && setup.inputTypes[0] == DataType::kINT8
+        && (!residual || setup.inputTypes[1] == DataType::kINT8)
         && setup.outputTypes.size() == 1 && setup.outputTypes[0] == (quantizedOut ? DataType::kINT8 : DataType::kFLOAT);
     bool const weightsOk = !setup.weights.empty() && setup.weights[0].present() && setup.weights[0].data != nullptr
         && setup.weights[0].type == DataType::kINT8
@@ -292,7 +338,7 @@ StatusOr<std::unique_ptr<Kernel>> createInt8ConvolutionKernel(KernelSetup const&
 #if KILN_HAVE_ONEDNN && DNNL_VERSION_MAJOR < 3
     return std::unique_ptr<Kernel>(std::make_unique<Int8ConvolutionKernel>(
         setup, std::move(cfg), epilogue, std::move(scales), quantizedOut ? static_cast<float>(yScale) : 0.F,
-        static_cast<float>(midScale)));
+        static_cast<float>(midScale), static_cast<float>(residualScale), static_cast<float>(sumScale)));
 #else
     return unsupported(layer + "needs oneDNN 2.x (output scales); this build has none");
 #endif

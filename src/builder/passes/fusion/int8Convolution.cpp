@@ -125,10 +125,83 @@ struct Candidate
     int32_t midQuant{-1}; //!< a Q -> DQ pair between the convolution and its activation (ONNX Runtime's QDQ form)
     int32_t midDq{-1};
     float midScale{0.F};
+    // The residual form: Q -> DQ -> + DQ(residual) -> Q(sum) [-> DQ -> activation -> Q] (ONNX Runtime's ResNet block).
+    int32_t sum{-1};
+    int32_t resDq{-1};
+    int32_t resInput{-1}; //!< the INT8 residual
+    float resScale{0.F};
+    int32_t sumQuant{-1};
+    float sumScale{0.F};
+    int32_t sumDq{-1};
     float xScale{0.F};
     std::vector<float> wScales;
     float yScale{0.F};
 };
+
+//! The residual form after the convolution's Q -> DQ (`midDq`, scale c.yScale): an elementwise kSUM, sole reader of
+//! the DQ, with DQ(INT8 residual, per-tensor) of the output's dims, then its per-tensor Q, then optionally DQ (the same
+//! scale) -> activation -> Q. Returns the candidate `c` extended with it, or one with sum = -1.
+Candidate residualForm(FusionGraph& g, Candidate c, int32_t midDq)
+{
+    Plan const& plan = g.plan();
+    PlanNode const& conv = plan.nodes[static_cast<size_t>(c.conv)];
+    Candidate none = c;
+    none.sum = -1;
+    int32_t const dqOut = plan.nodes[static_cast<size_t>(midDq)].outputs[0];
+    int32_t const sum = g.soleReader(dqOut, LayerType::kELEMENTWISE, conv);
+    PlanNode const* s = sum >= 0 ? &plan.nodes[static_cast<size_t>(sum)] : nullptr;
+    if (s == nullptr || s->attrs.getInt("operation", -1) != static_cast<int64_t>(nvinfer1::ElementWiseOperation::kSUM)
+        || s->inputs.size() != 2 || (s->inputs[0] == dqOut) == (s->inputs[1] == dqOut))
+    {
+        return none;
+    }
+    int32_t const other = s->inputs[0] == dqOut ? s->inputs[1] : s->inputs[0];
+    int32_t const resDq = producerOf(g, other, LayerType::kDEQUANTIZE);
+    std::vector<float> const rs
+        = resDq >= 0 ? quantScales(g, plan.nodes[static_cast<size_t>(resDq)], LayerType::kDEQUANTIZE, -1) : std::vector<float>{};
+    if (rs.size() != 1 || !g.sameDims(other, conv.outputs[0]) || !g.sameDims(s->outputs[0], conv.outputs[0])
+        || plan.tensors[static_cast<size_t>(plan.nodes[static_cast<size_t>(resDq)].inputs[0])].constant >= 0)
+    {
+        return none;
+    }
+    int32_t const q2 = g.soleReader(s->outputs[0], LayerType::kQUANTIZE, conv);
+    std::vector<float> const s2
+        = q2 >= 0 ? quantScales(g, plan.nodes[static_cast<size_t>(q2)], LayerType::kQUANTIZE, -1) : std::vector<float>{};
+    if (s2.size() != 1)
+    {
+        return none;
+    }
+    c.midQuant = c.quant;
+    c.midDq = midDq;
+    c.midScale = c.yScale;
+    c.sum = sum;
+    c.resDq = resDq;
+    c.resInput = plan.nodes[static_cast<size_t>(resDq)].inputs[0];
+    c.resScale = rs[0];
+    c.sumQuant = q2;
+    c.sumScale = s2[0];
+    c.act = -1;
+    c.quant = -1;
+    int32_t const dq2 = g.soleReader(plan.nodes[static_cast<size_t>(q2)].outputs[0], LayerType::kDEQUANTIZE, conv);
+    std::vector<float> const d2
+        = dq2 >= 0 ? quantScales(g, plan.nodes[static_cast<size_t>(dq2)], LayerType::kDEQUANTIZE, -1) : std::vector<float>{};
+    int32_t const a = d2.size() == 1 && d2[0] == s2[0]
+        ? g.soleReader(plan.nodes[static_cast<size_t>(dq2)].outputs[0], LayerType::kACTIVATION, conv)
+        : -1;
+    int32_t const q3 = a >= 0 && plan.nodes[static_cast<size_t>(a)].inputs.size() == 1
+        ? g.soleReader(plan.nodes[static_cast<size_t>(a)].outputs[0], LayerType::kQUANTIZE, conv)
+        : -1;
+    std::vector<float> const s3
+        = q3 >= 0 ? quantScales(g, plan.nodes[static_cast<size_t>(q3)], LayerType::kQUANTIZE, -1) : std::vector<float>{};
+    if (s3.size() == 1)
+    {
+        c.sumDq = dq2;
+        c.act = a;
+        c.quant = q3;
+        c.yScale = s3[0];
+    }
+    return c;
+}
 
 //! The candidate around convolution `n` (without activation or Q yet), or conv = -1.
 Candidate collect(FusionGraph& g, int32_t n)
@@ -191,9 +264,33 @@ PlanNode fusedNode(FusionGraph& g, Candidate const& c, bool withAct, bool withQ,
     node.attrs.setFloat("int8.xScale", c.xScale);
     node.attrs.setFloats("int8.wScales", std::vector<double>(c.wScales.begin(), c.wScales.end()));
     node.outputs = {conv.outputs[0]};
+    if (c.sum >= 0)
+    {
+        node.inputs.push_back(c.resInput);
+        node.attrs.setFloat("int8.midScale", c.midScale);
+        node.attrs.setFloat("int8.residualScale", c.resScale);
+        node.attrs.setFloat("int8.sumScale", c.sumScale);
+        fused.insert(fused.end(), {c.midQuant, c.midDq, c.sum, c.sumQuant});
+        if (g.isInternal(plan.nodes[static_cast<size_t>(c.resDq)].outputs[0]))
+        {
+            fused.push_back(c.resDq);
+        }
+        node.outputs = {plan.nodes[static_cast<size_t>(c.sumQuant)].outputs[0]};
+        node.attrs.setFloat("int8.yScale", c.sumScale);
+        withQ = false;
+        if (c.act < 0)
+        {
+            withAct = false;
+        }
+        else
+        {
+            fused.push_back(c.sumDq);
+            withQ = true;
+        }
+    }
     if (withAct && c.act >= 0)
     {
-        if (c.midQuant >= 0)
+        if (c.midQuant >= 0 && c.sum < 0)
         {
             node.attrs.setFloat("int8.midScale", c.midScale);
             fused.insert(fused.end(), {c.midQuant, c.midDq});
@@ -251,6 +348,11 @@ bool fuseAt(FusionGraph& g, int32_t n, int32_t& erasedBefore)
     int32_t const midDq = c.act < 0 && c.quant >= 0
         ? g.soleReader(plan.nodes[static_cast<size_t>(c.quant)].outputs[0], LayerType::kDEQUANTIZE, conv)
         : -1;
+    Candidate residual;
+    if (midDq >= 0)
+    {
+        residual = residualForm(g, c, midDq);
+    }
     if (midDq >= 0)
     {
         PlanNode const& dq = plan.nodes[static_cast<size_t>(midDq)];
@@ -270,12 +372,22 @@ bool fuseAt(FusionGraph& g, int32_t n, int32_t& erasedBefore)
             c.yScale = s2[0];
         }
     }
-    // The whole candidate first, then without the Q, then the convolution alone.
-    std::vector<std::pair<bool, bool>> const tries{{true, true}, {true, false}, {false, false}};
-    for (auto const& [withAct, withQ] : tries)
+    // The residual form, then the whole candidate, then without the Q, then the convolution alone.
+    struct Try
+    {
+        Candidate const* candidate;
+        bool withAct;
+        bool withQ;
+    };
+    std::vector<Try> tries{{&c, true, true}, {&c, true, false}, {&c, false, false}};
+    if (residual.sum >= 0)
+    {
+        tries.insert(tries.begin(), Try{&residual, true, true});
+    }
+    for (Try const& t : tries)
     {
         std::vector<int32_t> fused;
-        PlanNode node = fusedNode(g, c, withAct, withQ, fused);
+        PlanNode node = fusedNode(g, *t.candidate, t.withAct, t.withQ, fused);
         std::string const refusal = g.probe().refusal(node, makeKernelSetup(plan, node));
         if (!refusal.empty())
         {
