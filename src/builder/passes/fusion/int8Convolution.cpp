@@ -1,10 +1,14 @@
-// INT8 convolution fusion (explicit quantization, TensorRT's Q/DQ fusion): a convolution whose data input is the
+// INT8 convolution fusion (explicit quantization): a convolution whose data input is the
 // dequantization DQ(xq, per-tensor scale) of an INT8 activation and whose kernel (input 1) is DQ(wq, per-tensor or
 // per-output-channel scales) of constant INT8 weights, with an optional FP32 bias in its weights slot, and then,
 // each the sole reader of the previous result, an optional activation and an optional per-tensor quantization
 // Q(., y scale) becomes one kCONVOLUTION node that reads xq and the INT8 weights (its weights slot 0) and writes the
 // Q's INT8 output (or the float result without a Q). The scales travel as attributes: "int8.xScale", "int8.wScales"
 // (one per output channel, or one), "int8.yScale" when the Q is fused; the activation as "fuse.act" (fusedEpilogue.h).
+// Two longer forms that ONNX Runtime's quantizer writes are taken whole: Q -> DQ -> activation -> Q after the
+// convolution ("int8.midScale": the first pair becomes an intermediate rounding), and the ResNet block's
+// Q -> DQ -> Add(DQ(INT8 residual)) -> Q [-> DQ -> activation -> Q] (the residual becomes input 1, with
+// "int8.residualScale" and "int8.sumScale").
 // Zero points must be absent. The backend's kernel is asked at every profile shape (KernelProbe); a candidate it
 // refuses is tried without its Q and activation, then left as it is. A DQ whose output other layers read too stays
 // for them. Afterwards every weight DQ left (constant INT8 weights and scale) that only convolutions read as their
