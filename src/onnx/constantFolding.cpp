@@ -60,9 +60,10 @@ bool isNeverFolded(::onnx::NodeProto const& node)
     return findOpImporter(node.op_type(), node.domain()) == nullptr;
 }
 
-//! True for a DequantizeLinear of an INT8 initializer whose every reader is a Conv taking it as its kernel (input
-//! 1): the dequantization stays a layer, so that the builder's INT8 convolution fusion finds the INT8 weights
-//! (builder/passes/fusion/int8Convolution.cpp, which folds the ones it does not fuse into FP32 kernel weights).
+//! True for a DequantizeLinear of an INT8 initializer of rank 4 or 5 (2-D and 3-D kernels; a 1-D Conv's kernel is
+//! reshaped on the way) whose every reader is a Conv taking it as its kernel (input 1): the dequantization stays a
+//! layer, so that the builder's INT8 convolution fusion finds the INT8 weights (builder/passes/fusion/
+//! int8Convolution.cpp, which folds the ones it does not fuse into FP32 kernel weights).
 bool isConvWeightDequantize(::onnx::GraphProto const& graph, ::onnx::NodeProto const& node)
 {
     if (node.op_type() != "DequantizeLinear" || (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -74,7 +75,7 @@ bool isConvWeightDequantize(::onnx::GraphProto const& graph, ::onnx::NodeProto c
     for (auto const& init : graph.initializer())
     {
         int8Initializer = int8Initializer
-            || (init.name() == node.input(0) && init.data_type() == ::onnx::TensorProto::INT8);
+            || (init.name() == node.input(0) && init.data_type() == ::onnx::TensorProto::INT8 && init.dims_size() >= 4);
     }
     if (!int8Initializer)
     {
