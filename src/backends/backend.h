@@ -37,6 +37,7 @@ enum class Fusion : uint32_t
     kATTENTION = 1U << 2,         //!< matmul, scale, mask add, softmax, matmul as one attention node
     kGELU = 1U << 3,              //!< the erf GELU written as pointwise layers as one kGELU_ERF activation
     kRESIDUAL_NORM = 1U << 4,     //!< elementwise sum + layer norm as one normalization node (sum kept as an output)
+    kINT8_CONVOLUTION = 1U << 5,  //!< DQ(x) and DQ(INT8 weights) into a convolution [+ activation] [+ Q] as one node
 };
 
 //! A tensor format that a backend's kernels of some layer kinds read and write directly, so that the builder keeps

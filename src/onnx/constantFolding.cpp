@@ -60,6 +60,49 @@ bool isNeverFolded(::onnx::NodeProto const& node)
     return findOpImporter(node.op_type(), node.domain()) == nullptr;
 }
 
+//! True for a DequantizeLinear of an INT8 initializer of rank 4 or 5 (2-D and 3-D kernels; a 1-D Conv's kernel is
+//! reshaped on the way) whose every reader is a Conv taking it as its kernel (input 1): the dequantization stays a
+//! layer, so that the builder's INT8 convolution fusion finds the INT8 weights (builder/passes/fusion/
+//! int8Convolution.cpp, which folds the ones it does not fuse into FP32 kernel weights).
+bool isConvWeightDequantize(::onnx::GraphProto const& graph, ::onnx::NodeProto const& node)
+{
+    if (node.op_type() != "DequantizeLinear" || (!node.domain().empty() && node.domain() != "ai.onnx")
+        || node.input_size() < 2 || node.output_size() != 1)
+    {
+        return false;
+    }
+    bool int8Initializer = false;
+    for (auto const& init : graph.initializer())
+    {
+        int8Initializer = int8Initializer
+            || (init.name() == node.input(0) && init.data_type() == ::onnx::TensorProto::INT8 && init.dims_size() >= 4);
+    }
+    if (!int8Initializer)
+    {
+        return false;
+    }
+    bool read = false;
+    for (auto const& other : graph.node())
+    {
+        for (int i = 0; i < other.input_size(); ++i)
+        {
+            if (other.input(i) == node.output(0))
+            {
+                if (other.op_type() != "Conv" || i != 1)
+                {
+                    return false;
+                }
+                read = true;
+            }
+        }
+    }
+    for (auto const& o : graph.output())
+    {
+        read = read && o.name() != node.output(0);
+    }
+    return read;
+}
+
 void note(nvinfer1::ILogger* logger, std::string const& message)
 {
     if (logger != nullptr)
@@ -174,7 +217,7 @@ FoldedConstants foldConstants(OnnxModel const& model, GraphImportOptions const& 
     for (int i = 0; i < nbNodes; ++i)
     {
         auto const& node = graph.node(i);
-        if (isNeverFolded(node) || base.fallbackFirst)
+        if (isNeverFolded(node) || base.fallbackFirst || isConvWeightDequantize(graph, node))
         {
             continue;
         }

@@ -1,7 +1,8 @@
 // Tests of the ONNX QuantizeLinear / DequantizeLinear mapping: INT8 with a constant scale and a zero (or absent) zero
 // point becomes IQuantizeLayer / IDequantizeLayer (per-tensor and per-axis, negative axes), with results equal to
 // the ONNX formula; UINT8, non-zero zero points and run-time scales keep the composite float path. (A DQ whose
-// inputs are all initializers is folded into a float constant by the parser, constantFolding.h.)
+// inputs are all initializers is folded into a float constant by the parser, constantFolding.h, unless only Conv
+// kernels read it: a QDQ convolution keeps its weight DQ and runs as one INT8 convolution on the CPU.)
 #include "onnxTestModels.h"
 
 #include <gtest/gtest.h>
@@ -96,6 +97,73 @@ TEST(QuantizationImporterTest, PerTensorDequantize)
         want.set(i, static_cast<float>(x.at(i)) + static_cast<float>(w.at(i)) * 0.0625F);
     }
     EXPECT_TRUE(allClose(out["y"], want, 1e-6, 1e-6));
+}
+
+TEST(QuantizationImporterTest, QdqConvolutionRunsAsOneInt8Convolution)
+{
+    std::mt19937 rng(829);
+    int64_t const c = 6;
+    int64_t const k = 8;
+    int64_t const h = 7;
+    int64_t const w = 9;
+    float const xs = 0.03F;
+    float const ys = 0.04F;
+    HostTensor const wq = HostTensor::random(DataType::kINT8, makeDims({k, c, 3, 3}), rng, -127, 127);
+    std::vector<float> ws(static_cast<size_t>(k));
+    std::vector<float> bias(static_cast<size_t>(k));
+    for (int64_t o = 0; o < k; ++o)
+    {
+        ws[static_cast<size_t>(o)] = std::uniform_real_distribution<float>(0.002F, 0.01F)(rng);
+        bias[static_cast<size_t>(o)] = std::uniform_real_distribution<float>(-0.5F, 0.5F)(rng);
+    }
+    OnnxModelBuilder model(13);
+    model.addInput("x", DataType::kFLOAT, {1, c, h, w});
+    model.addInitializer("xs", OnnxConstant::fromFloat({xs}, {}));
+    model.addInitializer("ys", OnnxConstant::fromFloat({ys}, {}));
+    model.addInitializer("zp", toConstant(HostTensor::fromValues(DataType::kINT8, makeDims({}), {0.0})));
+    model.addInitializer("wq", toConstant(wq));
+    model.addInitializer("ws", OnnxConstant::fromFloat(ws, {k}));
+    model.addInitializer("b", OnnxConstant::fromFloat(bias, {k}));
+    model.addNode("QuantizeLinear", {"x", "xs", "zp"}, {"xq"});
+    model.addNode("DequantizeLinear", {"xq", "xs", "zp"}, {"xf"});
+    model.addNode("DequantizeLinear", {"wq", "ws"}, {"wf"}, {intAttr("axis", 0)});
+    model.addNode("Conv", {"xf", "wf", "b"}, {"conv"}, {intsAttr("pads", {1, 1, 1, 1})});
+    model.addNode("Relu", {"conv"}, {"relu"});
+    model.addNode("QuantizeLinear", {"relu", "ys", "zp"}, {"yq"});
+    model.addNode("DequantizeLinear", {"yq", "ys", "zp"}, {"y"});
+    model.addOutput("y", DataType::kFLOAT);
+    OnnxRunner r;
+    ASSERT_TRUE(r.parse(model));
+    EXPECT_EQ(countLayers(r.network(), LayerType::kDEQUANTIZE), 3); // the weights' DQ is kept for the fusion
+    ASSERT_TRUE(r.build());
+    // Q, the INT8 convolution (DQ, DQ, Conv, Relu, Q), DQ.
+    EXPECT_EQ(r.runner().engine().getNbLayers(), 3);
+    HostTensor const x = HostTensor::random(DataType::kFLOAT, makeDims({1, c, h, w}), rng, -3.0, 3.0);
+    auto out = r.run({{"x", x}});
+    HostTensor want(DataType::kFLOAT, makeDims({1, k, h, w}));
+    for (int64_t o = 0; o < k; ++o)
+    {
+        for (int64_t i = 0; i < h * w; ++i)
+        {
+            double acc = 0.0;
+            for (int64_t ci = 0; ci < c; ++ci)
+            {
+                for (int64_t t = 0; t < 9; ++t)
+                {
+                    int64_t const yy = i / w + t / 3 - 1;
+                    int64_t const xx = i % w + t % 3 - 1;
+                    if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+                    {
+                        acc += quantizeInt8(x.at((ci * h + yy) * w + xx), xs) * wq.at((o * c + ci) * 9 + t);
+                    }
+                }
+            }
+            double const v = std::max(acc * xs * ws[static_cast<size_t>(o)] + bias[static_cast<size_t>(o)], 0.0);
+            want.set(o * h * w + i, quantizeInt8(v, ys) * ys);
+        }
+    }
+    // Within one quantization step of the output (rounding of values near a tie).
+    EXPECT_TRUE(allClose(out["y"], want, ys * 1.001, 0.0));
 }
 
 TEST(QuantizationImporterTest, OtherFormsKeepTheCompositePath)

@@ -2,6 +2,7 @@
 // synchronous copies.
 #include "backends/backend.h"
 #include "backends/cpu/cpuKernel.h"
+#include "backends/cpu/kernels/convolutionCommon.h"
 #include "backends/cpu/kernels/oneDnnFormats.h"
 
 #include "network/inferContext.h"
@@ -81,6 +82,11 @@ public:
             // (docs/fusion.md). Exported erf GELUs become one activation, which the epilogue then takes into the
             // matrix multiply before it (oneDNN's gelu_erf post-op).
             c.fusions = static_cast<uint32_t>(Fusion::kEPILOGUE) | static_cast<uint32_t>(Fusion::kGELU);
+            // Q/DQ convolutions run as oneDNN INT8 convolutions (convolutionInt8.cpp) where oneDNN is built in.
+            if (oneDnnBuilt())
+            {
+                c.fusions |= static_cast<uint32_t>(Fusion::kINT8_CONVOLUTION);
+            }
             // A residual convolution writes into its residual's memory when the residual dies there: oneDNN's sum
             // post-op then finds it in the destination instead of copying it there first (convolution.cpp).
             c.addsInPlace = true;

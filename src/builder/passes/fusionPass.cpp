@@ -5,6 +5,8 @@
 //   0. fusion/attention.cpp: matrix multiply + scale + mask add + softmax + matrix multiply -> one attention node
 //      (kATTENTION_OUTPUT), where the backend has an attention kernel;
 //   0b. fusion/gelu.cpp: the erf GELU written as pointwise layers -> one kGELU_ERF activation layer;
+//   0c. fusion/int8Convolution.cpp: DQ(INT8 x) + DQ(INT8 weights) + convolution [+ activation] [+ Q] -> one INT8
+//      convolution node, where the backend's kernel takes it; then the weight DQs left fold into FP32 weights;
 //   1. fusion/convEpilogue.cpp: convolution / deconvolution / matrix multiply + elementwise kSUM with a tensor (bias or
 //      residual) and/or an activation -> one node with the "fuse.*" attributes (backends/common/fusedEpilogue.h);
 //   1b. fusion/residualNorm.cpp: elementwise kSUM + layer norm -> one normalization node ("fuse.residualNorm") that
@@ -287,6 +289,11 @@ Status fusionPass(BuildContext& ctx)
     bool const attentionKernel = ctx.backend != nullptr && ctx.backend->implements(nvinfer1::LayerType::kATTENTION_OUTPUT);
     int32_t const attentions
         = (fusions & static_cast<uint32_t>(Fusion::kATTENTION)) != 0 && attentionKernel ? fusion::fuseAttention(g) : 0;
+    // INT8 convolutions before epilogues, which would take their activations into FP32 convolutions. Weight
+    // dequantizations left are folded into FP32 kernel weights wherever the pass runs.
+    int32_t const int8Convolutions
+        = (fusions & static_cast<uint32_t>(Fusion::kINT8_CONVOLUTION)) != 0 ? fusion::fuseInt8Convolutions(g) : 0;
+    int32_t const weightFolds = fusion::foldWeightDequantizations(g);
     // GELUs before epilogues, so that a matrix multiply's epilogue takes the activation.
     int32_t const gelus = (fusions & static_cast<uint32_t>(Fusion::kGELU)) != 0 ? fusion::fuseGelu(g) : 0;
     int32_t const epilogues = (fusions & static_cast<uint32_t>(Fusion::kEPILOGUE)) != 0 ? fusion::fuseEpilogues(g) : 0;
@@ -294,9 +301,11 @@ Status fusionPass(BuildContext& ctx)
         = (fusions & static_cast<uint32_t>(Fusion::kRESIDUAL_NORM)) != 0 ? fusion::fuseResidualNorms(g) : 0;
     int32_t const chains
         = (fusions & static_cast<uint32_t>(Fusion::kPOINTWISE_PROGRAM)) != 0 ? fusion::fusePointwiseChains(g) : 0;
-    if (attentions + gelus + epilogues + norms + chains > 0)
+    if (attentions + int8Convolutions + weightFolds + gelus + epilogues + norms + chains > 0)
     {
-        ctx.logger.verbose("fusion: " + std::to_string(attentions) + " attention(s), " + std::to_string(gelus)
+        ctx.logger.verbose("fusion: " + std::to_string(attentions) + " attention(s), "
+            + std::to_string(int8Convolutions) + " INT8 convolution(s), " + std::to_string(weightFolds)
+            + " weight dequantization(s) folded, " + std::to_string(gelus)
             + " GELU(s), " + std::to_string(epilogues)
             + " epilogue fusion(s), " + std::to_string(norms) + " residual norm(s), " + std::to_string(chains)
             + " pointwise program(s); " + std::to_string(before) + " -> " + std::to_string(ctx.plan.nodes.size())

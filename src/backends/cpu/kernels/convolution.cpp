@@ -693,11 +693,19 @@ std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool d
 
 StatusOr<std::unique_ptr<Kernel>> createConvolutionKernel(KernelSetup const& setup)
 {
+    if (setup.node != nullptr && isInt8ConvolutionNode(*setup.node))
+    {
+        return createInt8ConvolutionKernel(setup);
+    }
     return createConvolutionLikeKernel(setup, false);
 }
 
 std::vector<std::string> convolutionTactics(KernelSetup const& setup)
 {
+    if (setup.node != nullptr && isInt8ConvolutionNode(*setup.node))
+    {
+        return int8ConvolutionTactics(setup);
+    }
     return convolutionLikeTactics(setup, false);
 }
 

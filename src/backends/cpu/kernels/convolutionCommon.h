@@ -81,6 +81,11 @@ Geometry3 toGeometry3(WindowParams const& p, std::vector<WindowExtent> const& ex
 StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeKernel(KernelSetup const& setup, bool deconvolution);
 std::vector<std::string> convolutionLikeTactics(KernelSetup const& setup, bool deconvolution);
 
+// The INT8 convolution node (builder/passes/fusion/int8Convolution.cpp) has its own kernel (convolutionInt8.cpp).
+bool isInt8ConvolutionNode(PlanNode const& node);
+StatusOr<std::unique_ptr<Kernel>> createInt8ConvolutionKernel(KernelSetup const& setup);
+std::vector<std::string> int8ConvolutionTactics(KernelSetup const& setup);
+
 //! Reference deconvolution (deconvolution.cpp): x [N, C, in...], w [C, K/G, k...], bias [K] or empty,
 //! y [N, K, out...]; all in double.
 void referenceDeconvolution(Geometry3 const& g, int64_t n, int64_t c, int64_t k, int64_t groups, double const* x,

@@ -11,8 +11,11 @@ using dnnl::memory;
 using Tag = dnnl::memory::format_tag;
 
 OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::vector<int64_t> const& inDims,
-    std::vector<WindowExtent> const& ext, bool withBias, dnnl::primitive_attr const& attr, ConvFormats formats)
+    std::vector<WindowExtent> const& ext, bool withBias, dnnl::primitive_attr const& attr, ConvFormats formats,
+    memory::data_type weightsDt, memory::data_type dstDt)
 {
+    weightsDt = weightsDt == memory::data_type::undef ? dt : weightsDt;
+    dstDt = dstDt == memory::data_type::undef ? dt : dstDt;
     WindowParams const& p = cfg.params;
     int32_t const nb = p.nbSpatial;
     int64_t const n = inDims[0];
@@ -58,7 +61,7 @@ OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::
     {
         d.userSrc = d.userSrc.submemory_desc(toDnnlDims(srcDims), memory::dims(inDims.size(), 0));
     }
-    d.userDst = oneDnnFormatDesc(dstDims, dt, formats.dst);
+    d.userDst = oneDnnFormatDesc(dstDims, dstDt, formats.dst);
     int64_t const cg = c / cfg.groups;
     int64_t const kg = cfg.k / cfg.groups;
     std::vector<int64_t> weiDims;
@@ -74,11 +77,11 @@ OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, memory::data_type dt, std::
         weiTag = cfg.deconvolution ? (nb == 2 ? Tag::giohw : Tag::giodhw) : (nb == 2 ? Tag::goihw : Tag::goidhw);
     }
     weiDims.insert(weiDims.end(), p.kernel.begin(), p.kernel.end());
-    d.userWeights = memory::desc(toDnnlDims(weiDims), dt, weiTag);
+    d.userWeights = memory::desc(toDnnlDims(weiDims), weightsDt, weiTag);
     d.bias = withBias ? memory::desc({cfg.k}, memory::data_type::f32, Tag::a) : memory::desc();
     memory::desc const srcAny(toDnnlDims(srcDims), dt, Tag::any);
-    memory::desc const dstAny(toDnnlDims(dstDims), dt, Tag::any);
-    memory::desc const weiAny(toDnnlDims(weiDims), dt, Tag::any);
+    memory::desc const dstAny(toDnnlDims(dstDims), dstDt, Tag::any);
+    memory::desc const weiAny(toDnnlDims(weiDims), weightsDt, Tag::any);
     memory::dims const strides = toDnnlDims(p.stride);
     dnnl::engine& eng = oneDnnEngine();
     if (cfg.deconvolution)

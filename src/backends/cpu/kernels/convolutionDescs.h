@@ -28,10 +28,13 @@ struct ConvFormats
 };
 
 //! Build descriptors for input dims `inDims` [N, C, in...] and output spatial geometry `ext`. Trailing input that no
-//! window reads is left out of the source description only where oneDNN's output-size formula needs it.
+//! window reads is left out of the source description only where oneDNN's output-size formula needs it. The weights
+//! and the output have type `dt` too unless `weightsDt` / `dstDt` say otherwise (the INT8 convolution: s8 weights,
+//! s8 or f32 output).
 OneDnnConvDescs makeConvDescs(ConvConfig const& cfg, dnnl::memory::data_type dt, std::vector<int64_t> const& inDims,
     std::vector<WindowExtent> const& ext, bool withBias, dnnl::primitive_attr const& attr = dnnl::primitive_attr(),
-    ConvFormats formats = ConvFormats());
+    ConvFormats formats = ConvFormats(), dnnl::memory::data_type weightsDt = dnnl::memory::data_type::undef,
+    dnnl::memory::data_type dstDt = dnnl::memory::data_type::undef);
 
 } // namespace kiln
 #endif

@@ -87,6 +87,12 @@ int32_t fuseEpilogues(FusionGraph& g);
 //! An elementwise kSUM feeding a layer norm into one normalization node that also writes the sum where it has other
 //! readers (fusion/residualNorm.cpp). Returns the number of fusions made.
 int32_t fuseResidualNorms(FusionGraph& g);
+//! DQ(INT8 activation) and DQ(constant INT8 weights) into a convolution, with its activation and Q, as one INT8
+//! convolution node (fusion/int8Convolution.cpp). Returns the number of fusions made.
+int32_t fuseInt8Convolutions(FusionGraph& g);
+//! The weight dequantizations left (constant INT8 weights read only as convolution kernels) folded into FP32 kernel
+//! weights (fusion/int8Convolution.cpp). Returns the number of folds made.
+int32_t foldWeightDequantizations(FusionGraph& g);
 //! Chains of pointwise layers into programs (fusion/pointwiseChains.cpp). Returns the number of fused nodes made.
 int32_t fusePointwiseChains(FusionGraph& g);
 
