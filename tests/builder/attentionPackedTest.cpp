@@ -6,7 +6,7 @@
 // profile, with a padding mask [b, 1, 1, s], a causal one [1, 1, s, s], and the head reshapes' shape computed from
 // Shape(x) as torch.onnx's dynamo exporter writes it, and the projection as GPT-2's Conv1D exports (Reshape to [b·s,
 // e], Gemm, Reshape back), and as transformers' eager attention exports through dynamo (opset 18's Split(num_outputs),
-// the key transposed twice); a slice with a second reader stays a layer, its part read through the reshape as before.
+// the key transposed twice), and with the head count inferred (-1, as GPT-2's view writes it); a slice with a second reader stays a layer, its part read through the reshape as before.
 #include "common/builtPlan.h"
 #include "common/scopedEnv.h"
 #include "onnx/onnxTestModels.h"
@@ -40,6 +40,9 @@ struct GptCase
     bool gemm{false};
     bool eager{false}; //!< as transformers' eager attention exports through dynamo (opset 18): Split by num_outputs,
                        //!< the key transposed to heads first, then its last two axes swapped (a second Transpose)
+    //! The computed head shape asks for [b, s, -1, d] (transformers' GPT-2 writes view(*shape[:-1], -1, head_dim)):
+    //! the head count is then inferred, an expression of the dynamic batch rather than a constant.
+    bool inferredHeads{false};
 };
 
 //! The exported GPT-2 attention block as an ONNX model: inputs x [b, s, 16] and mask, output y [b, s, 16].
@@ -70,7 +73,7 @@ OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
     }
     if (c.computedShape)
     {
-        m.addInitializer("hd", OnnxConstant::fromInt64({kHEADS, kDIM}, {2}));
+        m.addInitializer("hd", OnnxConstant::fromInt64({c.inferredHeads ? -1 : kHEADS, kDIM}, {2}));
         m.addNode("Shape", {c.gemm ? "qkv" : "x"}, {"bs"}, {intAttr("start", 0), intAttr("end", 2)});
         m.addNode("Concat", {"bs", "hd"}, {"heads"}, {intAttr("axis", 0)});
     }
@@ -233,14 +236,15 @@ std::optional<Plan> fusedPlanMatchingUnfused(GptCase const& c, uint32_t seed)
 
 TEST(AttentionPackedFusion, Gpt2SplitIsReadInPlace)
 {
-    for (int32_t variant = 0; variant < 5; ++variant)
+    for (int32_t variant = 0; variant < 7; ++variant)
     {
         SCOPED_TRACE("variant " + std::to_string(variant));
         GptCase c;
-        c.causalMask = variant == 1 || variant == 4;
+        c.causalMask = variant == 1 || variant == 4 || variant == 6;
         c.computedShape = variant >= 2;
         c.gemm = variant >= 3;
-        c.eager = variant == 4;
+        c.eager = variant == 4 || variant == 6;
+        c.inferredHeads = variant >= 5;
         std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, 41 + static_cast<uint32_t>(variant));
         ASSERT_TRUE(plan.has_value());
         EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 0);

@@ -282,7 +282,15 @@ std::optional<PackedView> packedView(FusionGraph& g, int32_t t)
     }
     v.heads = constantExtent(shapes, td[2]);
     v.dim = constantExtent(shapes, td[3]);
-    if (v.heads < 1 || v.dim < 1 || constantExtent(shapes, ud[2]) != v.heads * v.dim)
+    int64_t const width = constantExtent(shapes, ud[2]);
+    if (v.heads < 1 && v.dim >= 1 && width >= v.dim && width % v.dim == 0)
+    {
+        // A head count the reshape inferred (-1, as transformers' GPT-2 writes view(b, s, -1, d)): its extent is the
+        // volume over the other extents, which no constant expresses while b is dynamic. A pure reshape keeps the
+        // volume and the first two extents are the slice's, so the heads are the slice's width over the head size.
+        v.heads = width / v.dim;
+    }
+    if (v.heads < 1 || v.dim < 1 || width != v.heads * v.dim)
     {
         return std::nullopt;
     }
