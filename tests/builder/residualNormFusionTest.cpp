@@ -31,6 +31,9 @@ struct Case
     std::vector<int64_t> residualDims{2, 5, kC}; //!< {1, 1, C}: a constant bias row instead of the input "r"
     bool residualConstant{false};
     bool residualFromX{false}; //!< r = tanh(x) (layer "pre"): dynamic dims the builder can prove equal to x's
+    //! With residualFromX: tanh(x) flattened to [-1, C] and reshaped back to a shape computed from Shape(x), as GPT-2's
+    //! exported projections are: the same extents as x's, not the same expressions.
+    bool residualReshaped{false};
     bool sumReadLater{true};  //!< z = sum * y (layer "mix") reads the sum after the norm
     bool sumIsOutput{false};  //!< the sum is also network output "s"
     bool readerBeforeNorm{false}; //!< a layer reading the sum is added before the norm
@@ -117,6 +120,17 @@ private:
             auto* pre = n.addActivation(*x, ActivationType::kTANH);
             pre->setName("pre");
             res = pre->getOutput(0);
+            if (c.residualReshaped)
+            {
+                auto* flat = n.addShuffle(*res);
+                flat->setReshapeDimensions(makeDims({-1, c.channels}));
+                auto* shape = n.addShape(*x);
+                shape->setName("xShape");
+                auto* back = n.addShuffle(*flat->getOutput(0));
+                back->setInput(1, *shape->getOutput(0));
+                back->setName("unflatten");
+                res = back->getOutput(0);
+            }
         }
         else
         {
@@ -315,6 +329,22 @@ TEST(ResidualNormFusion, DynamicShapes)
             EXPECT_TRUE(hasLayer(fused[0], "add + ln")) << layerList(fused[0]);
         }
     }
+}
+
+//! The residual comes back from a [-1, C] view through a shape computed from Shape(x) (GPT-2's exported projections):
+//! its extents are other expressions than the sum's, of the same symbols, equal at every profile shape; fused, and
+//! the same results at shapes between the profile's points.
+TEST(ResidualNormFusion, ResidualReshapedThroughAComputedShape)
+{
+    Case c;
+    c.type = DataType::kHALF;
+    c.dynamic = true;
+    c.residualDims = {1, 1, kC};
+    c.residualFromX = true;
+    c.residualReshaped = true;
+    std::vector<Built> const fused = compare(c, {{2, 5}, {3, 7}, {1, 1}, {4, 9}}, 77);
+    ASSERT_EQ(fused.size(), 4U);
+    EXPECT_TRUE(hasLayer(fused[0], "add + ln")) << layerList(fused[0]);
 }
 
 //! Two dynamic inputs have independent extents, so their sum's shape is a broadcast the builder cannot prove equal to

@@ -144,6 +144,80 @@ bool FusionGraph::sameDims(int32_t t, int32_t u) const
     return true;
 }
 
+namespace
+{
+
+//! The symbols (indices) that the extents `dims` depend on, sorted.
+std::vector<int64_t> symbolsOf(ShapeGraph const& shapes, std::vector<ExprId> const& dims)
+{
+    std::vector<int64_t> symbols;
+    std::vector<ExprId> stack(dims.begin(), dims.end());
+    std::vector<bool> seen(shapes.nodes().size(), false);
+    while (!stack.empty())
+    {
+        ExprId const id = stack.back();
+        stack.pop_back();
+        if (!shapes.isValid(id) || seen[static_cast<size_t>(id)])
+        {
+            continue;
+        }
+        seen[static_cast<size_t>(id)] = true;
+        ExprNode const& n = shapes.node(id);
+        if (n.op == ExprOp::kSYMBOL)
+        {
+            symbols.push_back(n.value);
+            continue;
+        }
+        for (ExprId operand : {n.a, n.b, n.c})
+        {
+            stack.push_back(operand);
+        }
+    }
+    std::sort(symbols.begin(), symbols.end());
+    return symbols;
+}
+
+} // namespace
+
+bool FusionGraph::sameDimsAtProfiles(int32_t t, int32_t u)
+{
+    if (sameDims(t, u))
+    {
+        return true;
+    }
+    Plan const& plan = mCtx.plan;
+    PlanTensor const& a = plan.tensors[static_cast<size_t>(t)];
+    PlanTensor const& b = plan.tensors[static_cast<size_t>(u)];
+    // Extents of independent inputs (two dynamic inputs that may broadcast at run time) are never taken as equal:
+    // both tensors' extents must depend on the same symbols.
+    if (a.dims.size() != b.dims.size() || symbolsOf(plan.shapes, a.dims) != symbolsOf(plan.shapes, b.dims))
+    {
+        return false;
+    }
+    auto const& sets = mProbe.shapeSets();
+    if (sets.empty())
+    {
+        return false;
+    }
+    for (auto const& values : sets)
+    {
+        nvinfer1::Dims const da = KernelProbe::extents(a, values);
+        nvinfer1::Dims const db = KernelProbe::extents(b, values);
+        if (da.nbDims != db.nbDims || da.nbDims != static_cast<int32_t>(a.dims.size()))
+        {
+            return false;
+        }
+        for (int32_t i = 0; i < da.nbDims; ++i)
+        {
+            if (da.d[i] != db.d[i] || da.d[i] < 0)
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 bool FusionGraph::broadcastsTo(int32_t t, int32_t out) const
 {
     Plan const& plan = mCtx.plan;

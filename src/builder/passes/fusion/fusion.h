@@ -37,6 +37,11 @@ public:
 
     //! Dims of tensor `t` equal those of `u` (same rank, the same expressions).
     bool sameDims(int32_t t, int32_t u) const;
+    //! sameDims, or, where the expressions differ but depend on the same symbols, the same extents at every profile's
+    //! kMIN, kOPT and kMAX (a reshape to a shape computed from Shape(x) keeps the placeholder rules in its extents, so
+    //! equal extents need not be the same expression). Only for fused nodes whose kernels check the extents again at
+    //! every reshape.
+    bool sameDimsAtProfiles(int32_t t, int32_t u);
     //! `t` broadcasts to `out` without growing it: same rank, each extent the same expression or the constant 1.
     bool broadcastsTo(int32_t t, int32_t out) const;
     //! Two extents are the same expression or equal constants.

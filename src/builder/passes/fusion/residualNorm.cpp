@@ -3,7 +3,10 @@
 // becomes one normalization node carrying "fuse.residualNorm" (backends/common/normalizationParams.h): inputs
 // (x, scale, bias, r), outputs (y) when the norm is the sum's only reader, else (y, s), so that later readers of the
 // residual stream (GPT-2's, a pre-norm transformer's) still find s. x is the operand with the sum's shape; r has it
-// too, or is a row broadcast over the leading axes (a bias vector [1, .., 1, C]). Conditions: FLOAT, HALF or BF16, a, b
+// too, or is a row broadcast over the leading axes (a bias vector [1, .., 1, C]). The same shape is the same extent
+// expressions, or extents of the same symbols that agree at every profile's kMIN, kOPT and kMAX: an exported reshape to a shape computed
+// from Shape(x) (GPT-2's) carries the placeholder rules in its extents, so they are not the sum's expressions; the
+// fused kernel checks the extents again at every reshape, so a run where they differ fails with the reason. Conditions: FLOAT, HALF or BF16, a, b
 // and s of one type, the layers of one precision, s not network I/O, a debug tensor or a shape tensor, every other
 // reader of s after the norm in the plan's order (the fused node takes the norm's place), and the backend's kernel
 // accepts the node at every profile shape (KernelProbe). RMSNorm has no layer of its own in TensorRT's network API
@@ -31,8 +34,12 @@ bool isLayerNorm(Plan const& plan, PlanNode const& norm)
 }
 
 //! `r` has `x`'s extents, or constant 1s followed by `x`'s trailing extents (a row broadcast over leading axes).
-bool isResidualOperand(FusionGraph const& g, Plan const& plan, int32_t r, int32_t x)
+bool isResidualOperand(FusionGraph& g, Plan const& plan, int32_t r, int32_t x)
 {
+    if (g.sameDimsAtProfiles(r, x))
+    {
+        return true;
+    }
     auto const& rd = plan.tensors[static_cast<size_t>(r)].dims;
     auto const& xd = plan.tensors[static_cast<size_t>(x)].dims;
     if (rd.size() != xd.size())
@@ -93,7 +100,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
     {
         int32_t const first = a.inputs[static_cast<size_t>(side)];
         int32_t const second = a.inputs[static_cast<size_t>(1 - side)];
-        if (first >= 0 && second >= 0 && g.sameDims(first, s) && isResidualOperand(g, plan, second, s))
+        if (first >= 0 && second >= 0 && g.sameDimsAtProfiles(first, s) && isResidualOperand(g, plan, second, s))
         {
             x = first;
             r = second;
