@@ -101,6 +101,21 @@ TEST_F(ShapeImportersTest, ConstantOfShapeWithOverflowingCountIsRejected)
     EXPECT_TRUE(outcome.hasError("more elements than int64 counts")) << outcome.allErrors();
 }
 
+// Expand whose shape input is a computed 1-D tensor of 2^31 values (onnxStructureFuzz: the length did not fit ShapeVec's
+// int32 and the rank arithmetic overflowed): a clear error naming the node, not a wrapped length.
+TEST_F(ShapeImportersTest, ExpandWithAHugeShapeVectorIsRejected)
+{
+    OnnxModelBuilder model(13);
+    model.addInput("x", DataType::kFLOAT, {2});
+    model.addInput("shape", DataType::kINT64, {int64_t{1} << 31});
+    model.addNode("Expand", {"x", "shape"}, {"y"}).set_name("huge_expand");
+    model.addOutput("y", DataType::kFLOAT);
+    ParseOutcome const outcome = parseOnly(model);
+    EXPECT_FALSE(outcome.ok);
+    EXPECT_TRUE(outcome.hasError("huge_expand")) << outcome.allErrors();
+    EXPECT_TRUE(outcome.hasError("shape vectors of more than")) << outcome.allErrors();
+}
+
 // An empty constant with a huge extent split into one piece ([2^31, 0]: onnxStructureFuzz's edit, folded at parse
 // time by the CPU backend's slice kernel) stays empty and allocates nothing per element of the huge extent (the
 // kernel built a 2^31-entry coordinate table: 16 GiB, out of memory).

@@ -95,6 +95,14 @@ StatusOr<ShapeVec> ShapeMath::fromTensor(ITensor* t, std::string const& what)
         return unsupported(describeNode(mNode) + ": " + what
             + " must be a 0-D or 1-D tensor whose length is known when the network is built");
     }
+    // Shape vectors hold shapes, per-axis parameters and split sizes: a few values. A longer one (an edited model's
+    // [2^31] tensor) would not fit ShapeVec's int32 length, and nothing can use it.
+    constexpr int64_t kMAX_SHAPE_VECTOR = 65536;
+    if (d.nbDims == 1 && d.d[0] > kMAX_SHAPE_VECTOR)
+    {
+        return unsupported(describeNode(mNode) + ": " + what + " has " + std::to_string(d.d[0])
+            + " values; shape vectors of more than " + std::to_string(kMAX_SHAPE_VECTOR) + " values are not supported");
+    }
     KILN_ASSIGN_OR_RETURN(ITensor * c, castTo(mCtx, mNode, t, DataType::kINT64, "cast_" + what));
     int32_t const length = d.nbDims == 0 ? 1 : static_cast<int32_t>(d.d[0]);
     if (d.nbDims == 0)
