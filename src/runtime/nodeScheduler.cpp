@@ -243,6 +243,29 @@ Status NodeScheduler::launch(char const* api, cudaStream_t stream, bool mayUseGr
     return Status::ok();
 }
 
+namespace
+{
+
+//! Opens a held timer gate when a run fails before its end (the stream would otherwise wait out the gate).
+struct GateGuard
+{
+    NodeTimer* timer;
+    cudaStream_t stream;
+    bool held{false};
+    GateGuard(NodeTimer* t, cudaStream_t s) : timer(t), stream(s) {}
+    GateGuard(GateGuard const&) = delete;
+    GateGuard& operator=(GateGuard const&) = delete;
+    ~GateGuard()
+    {
+        if (held)
+        {
+            (void) timer->release(stream);
+        }
+    }
+};
+
+} // namespace
+
 NodeTimer* NodeScheduler::deviceTimerFor(cudaStream_t stream)
 {
     // Device-side timing needs the whole run enqueued behind the gate: nothing in it may wait for the stream (plugins

@@ -77,23 +77,6 @@ private:
     //! The device-side layer timer for this run on `stream`, or nullptr when the layers are timed on the host (no
     //! profiler, the CPU backend, or a run in which something may wait for the stream).
     NodeTimer* deviceTimerFor(cudaStream_t stream);
-    //! Opens a held timer gate when a run fails before its end (the stream would otherwise wait out the gate).
-    struct GateGuard
-    {
-        NodeTimer* timer;
-        cudaStream_t stream;
-        bool held{false};
-        GateGuard(NodeTimer* t, cudaStream_t s) : timer(t), stream(s) {}
-        GateGuard(GateGuard const&) = delete;
-        GateGuard& operator=(GateGuard const&) = delete;
-        ~GateGuard()
-        {
-            if (held)
-            {
-                (void) timer->release(stream);
-            }
-        }
-    };
     //! After node `n` ran: read the size tensors it wrote, bind their symbols and re-evaluate the shapes.
     Status bindSizeTensors(size_t n, cudaStream_t stream);
 
