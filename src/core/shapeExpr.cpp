@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 namespace kiln
@@ -106,6 +107,32 @@ char const* opSymbol(ExprOp op)
     case ExprOp::kTRUNC_MOD: return "%";
     default: return "?";
     }
+}
+
+//! A product of an expression and a constant factor (the one form the simplifications below rewrite).
+struct ScaledTerm
+{
+    ExprId term{kNO_EXPR};
+    int64_t factor{1};
+};
+
+//! `e` as term · factor when it is a product with a constant operand; nullopt otherwise.
+std::optional<ScaledTerm> scaledTerm(ShapeGraph const& graph, ExprId e)
+{
+    ExprNode const& n = graph.node(e);
+    if (n.op != ExprOp::kPROD)
+    {
+        return std::nullopt;
+    }
+    if (graph.isConstant(n.a))
+    {
+        return ScaledTerm{n.b, graph.constantValue(n.a)};
+    }
+    if (graph.isConstant(n.b))
+    {
+        return ScaledTerm{n.a, graph.constantValue(n.b)};
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -237,6 +264,19 @@ ExprId ShapeGraph::op(ExprOp op, ExprId a, ExprId b)
     case ExprOp::kPROD:
         if (ca && constantValue(a) == 1) return b;
         if (cb && constantValue(b) == 1) return a;
+        if (ca || cb)
+        {
+            // (x·c1)·c2 -> x·(c1·c2): a volume's constant factors gather into one, so that a reshape's inferred
+            // extent (below) can divide them out.
+            ExprId const x = ca ? b : a;
+            int64_t const c = constantValue(ca ? a : b);
+            std::optional<ScaledTerm> const inner = scaledTerm(*this, x);
+            int64_t folded = 0;
+            if (inner.has_value() && applyBinary(ExprOp::kPROD, inner->factor, c, folded))
+            {
+                return ShapeGraph::op(ExprOp::kPROD, inner->term, constant(folded));
+            }
+        }
         break;
     case ExprOp::kMAX:
     case ExprOp::kMIN:
@@ -252,6 +292,17 @@ ExprId ShapeGraph::op(ExprOp op, ExprId a, ExprId b)
     case ExprOp::kCEIL_DIV:
     case ExprOp::kTRUNC_DIV:
         if (cb && constantValue(b) == 1) return a;
+        if (cb && constantValue(b) > 0)
+        {
+            // (x·c1) / c2 with c2 dividing c1 is exactly x·(c1 / c2) under every rounding: a reshape's inferred
+            // extent, volume / (the other extents), becomes the extent it came from ([b·s, r] -> [-1, s, r] is b).
+            std::optional<ScaledTerm> const inner = scaledTerm(*this, a);
+            int64_t const divisor = constantValue(b);
+            if (inner.has_value() && inner->factor % divisor == 0)
+            {
+                return ShapeGraph::op(ExprOp::kPROD, inner->term, constant(inner->factor / divisor));
+            }
+        }
         break;
     default: break;
     }

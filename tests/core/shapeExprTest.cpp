@@ -42,6 +42,27 @@ TEST(ShapeExprTest, IdentitiesKeepSymbols)
     EXPECT_EQ(n.known(), -1);
 }
 
+TEST(ShapeExprTest, ConstantFactorsGatherAndDivideOut)
+{
+    ShapeGraph g;
+    DimExpr b(&g, g.symbol(SymbolKind::kINPUT_DIM, "batch"));
+    // A reshape [b, 512, 768] -> [-1, 768] -> [-1, 512, 768]: the inferred extents are volume / (the other extents).
+    DimExpr const rows = (b * 512 * 768).floorDiv(768);
+    EXPECT_EQ(rows.id(), (b * 512).id());
+    EXPECT_EQ((rows * 768).floorDiv(512 * 768).id(), b.id()) << "the reshape back gives the batch extent itself";
+    EXPECT_EQ((b * 3 * 4).id(), (b * 12).id());
+    EXPECT_EQ((b * 12).ceilDiv(4).id(), (b * 3).id());
+    // Not exact: kept as a division, which evaluates with its rounding.
+    DimExpr const notExact = (b * 6).floorDiv(4);
+    EXPECT_NE(notExact.id(), (b * 3).id());
+    DimExpr const negative = (b * 7).floorDiv(-7);
+    EXPECT_NE(negative.id(), (b * -1).id()) << "negative divisors are left alone";
+    std::vector<int64_t> values;
+    ASSERT_TRUE(g.evaluate({5}, values).isOk());
+    EXPECT_EQ(values[static_cast<size_t>(notExact.id())], 7);
+    EXPECT_EQ(values[static_cast<size_t>(negative.id())], -5);
+}
+
 TEST(ShapeExprTest, EvaluationMatchesIntegerArithmetic)
 {
     std::mt19937 rng(7);
