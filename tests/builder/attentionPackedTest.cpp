@@ -170,28 +170,6 @@ std::vector<std::map<std::string, HostTensor>> gptInputs(GptCase const& c, std::
     return sets;
 }
 
-int32_t countKind(Plan const& plan, LayerType kind)
-{
-    int32_t n = 0;
-    for (PlanNode const& node : plan.nodes)
-    {
-        n += node.kind == kind ? 1 : 0;
-    }
-    return n;
-}
-
-PlanNode const* attentionNode(Plan const& plan)
-{
-    for (PlanNode const& node : plan.nodes)
-    {
-        if (node.kind == LayerType::kATTENTION_OUTPUT)
-        {
-            return &node;
-        }
-    }
-    return nullptr;
-}
-
 //! Expects the attention node's layout.q, layout.k, layout.v and layout.out to be `layouts`.
 void expectLayouts(PlanNode const& node, std::vector<int64_t> const& layouts)
 {
@@ -249,7 +227,7 @@ TEST(AttentionPackedFusion, Gpt2SplitIsReadInPlace)
         ASSERT_TRUE(plan.has_value());
         EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 0);
         EXPECT_EQ(countKind(*plan, LayerType::kSOFTMAX), 0);
-        PlanNode const* node = attentionNode(*plan);
+        PlanNode const* node = firstNodeOfKind(*plan, LayerType::kATTENTION_OUTPUT);
         ASSERT_NE(node, nullptr);
         expectLayouts(*node, {2, 2, 2, 1});
         EXPECT_EQ(node->attrs.getInts("packed.q"), (std::vector<int64_t>{0, kHEADS, kDIM}));
@@ -269,7 +247,7 @@ TEST(AttentionPackedFusion, SliceWithASecondReaderStays)
     std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, 43);
     ASSERT_TRUE(plan.has_value());
     EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 1);
-    PlanNode const* node = attentionNode(*plan);
+    PlanNode const* node = firstNodeOfKind(*plan, LayerType::kATTENTION_OUTPUT);
     ASSERT_NE(node, nullptr);
     expectLayouts(*node, {2, 1, 2, 1});
     EXPECT_FALSE(node->attrs.has("packed.k"));

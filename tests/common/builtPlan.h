@@ -1,5 +1,5 @@
 // Test helpers that look inside a built engine: its plan (decoded from the engine bytes with the engine reader) and
-// nodes by name.
+// nodes by name or by kind.
 #pragma once
 
 #include "common/networkRunner.h"
@@ -40,6 +40,30 @@ inline PlanNode const* findNode(Plan const& plan, std::string const& name)
         }
     }
     return nullptr;
+}
+
+//! The first node of `kind`, or nullptr.
+inline PlanNode const* firstNodeOfKind(Plan const& plan, nvinfer1::LayerType kind)
+{
+    for (PlanNode const& n : plan.nodes)
+    {
+        if (n.kind == kind)
+        {
+            return &n;
+        }
+    }
+    return nullptr;
+}
+
+//! How many nodes of `kind` the plan has.
+inline int32_t countKind(Plan const& plan, nvinfer1::LayerType kind)
+{
+    int32_t count = 0;
+    for (PlanNode const& n : plan.nodes)
+    {
+        count += n.kind == kind ? 1 : 0;
+    }
+    return count;
 }
 
 } // namespace kiln::test

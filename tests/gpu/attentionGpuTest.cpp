@@ -6,7 +6,9 @@
 // transposes around the attention ([b, s, h, d] inputs and output), fuses with those transposes absorbed. GPT-2's
 // form, one QKV projection sliced in three along the last axis and each part reshaped to [b, s, h, d], fuses with the
 // slices and reshapes absorbed too (cuDNN reads the projection in place); with the projection's parts at offsets cuDNN
-// cannot read aligned, the slices stay and the rest still fuses.
+// cannot read aligned, the slices stay and the rest still fuses. With GPT-2's causal mask as a constant [1, 1, s, s]
+// bias (0 on and below the diagonal, FP16's lowest above) expanded to [b, 1, s, s], the fused node runs cuDNN's causal
+// mode without the bias (builder/passes/fusion/causalMask.cpp) and still matches the CPU backend's unfused layers.
 #include "gpuTestUtils.h"
 
 #include <cmath>
@@ -137,20 +139,48 @@ void checkAgainstCpu(DataType type, bool exported, char const* expectedFusion)
 
 constexpr int64_t kEMBED = 64;
 
+//! The causal band as an FP16 bias [1, 1, s, s] (0 where j <= i, FP16's lowest elsewhere) expanded to x's batch
+//! [b, 1, s, s] by a stride-0 slice whose size comes from Shape(x), as an exported GPT-2's Expand imports.
+ITensor* expandedCausalBias(INetworkDefinition& net, ITensor& x)
+{
+    static std::vector<uint16_t> const bias = [] {
+        std::vector<uint16_t> v;
+        for (int64_t i = 0; i < kSEQ; ++i)
+        {
+            for (int64_t j = 0; j < kSEQ; ++j)
+            {
+                v.push_back(j <= i ? uint16_t{0} : uint16_t{0xFBFF}); // 0 and -65504
+            }
+        }
+        return v;
+    }();
+    static int64_t const tail[3]{1, kSEQ, kSEQ};
+    ITensor* constant
+        = net.addConstant(makeDims({1, 1, kSEQ, kSEQ}), Weights{DataType::kHALF, bias.data(), kSEQ * kSEQ})->getOutput(0);
+    ITensor* shape = net.addShape(x)->getOutput(0);
+    ITensor* parts[2]{net.addSlice(*shape, makeDims({0}), makeDims({1}), makeDims({1}))->getOutput(0),
+        net.addConstant(makeDims({3}), Weights{DataType::kINT64, tail, 3})->getOutput(0)};
+    ITensor* size = net.addConcatenation(parts, 2)->getOutput(0);
+    auto* expand = net.addSlice(*constant, makeDims({0, 0, 0, 0}), makeDims({1, 1, kSEQ, kSEQ}), makeDims({0, 1, 1, 1}));
+    expand->setInput(2, *size);
+    return expand->getOutput(0);
+}
+
 //! x [b, kSEQ, kEMBED] · W [1, kEMBED, pad + 3·h·d] (FP16 constant), then Q, K and V sliced from the last axis at
 //! pad, pad + h·d and pad + 2·h·d, reshaped to [b, s, h, d], transposed to heads first, the attention with an additive
-//! [1, 1, s, s] mask, the output transposed back and reshaped to [b, s, h·d].
-std::function<void(NetworkRunner&)> packedBody(int64_t pad)
+//! [1, 1, s, s] mask (an input, or with `causalBias` the expanded constant causal bias), the output transposed back
+//! and reshaped to [b, s, h·d].
+std::function<void(NetworkRunner&)> packedBody(int64_t pad, bool causalBias = false)
 {
     int64_t const width = kHEADS * kDIM;
     int64_t const row = pad + 3 * width;
     std::mt19937 rng(29);
     auto weights = std::make_shared<HostTensor>(
         HostTensor::random(DataType::kHALF, makeDims({1, kEMBED, row}), rng, -0.2, 0.2));
-    return [weights, pad, width, row](NetworkRunner& r) {
+    return [weights, pad, width, row, causalBias](NetworkRunner& r) {
         INetworkDefinition& net = r.network();
         ITensor* x = r.addInput("x", DataType::kHALF, {-1, kSEQ, kEMBED});
-        ITensor* mask = r.addInput("mask", DataType::kHALF, {1, 1, kSEQ, kSEQ});
+        ITensor* mask = causalBias ? expandedCausalBias(net, *x) : r.addInput("mask", DataType::kHALF, {1, 1, kSEQ, kSEQ});
         ITensor* w = net.addConstant(makeDims({1, kEMBED, row}), Weights{DataType::kHALF, weights->data(), kEMBED * row})
                          ->getOutput(0);
         ITensor* qkv = net.addMatrixMultiply(*x, MatrixOperation::kNONE, *w, MatrixOperation::kNONE)->getOutput(0);
@@ -175,24 +205,30 @@ std::function<void(NetworkRunner&)> packedBody(int64_t pad)
 }
 
 //! Builds GPT-2's packed form for both backends, checks what the CUDA fusion absorbed, and compares at two batches.
-void checkPackedAgainstCpu(int64_t pad, bool expectPacked)
+void checkPackedAgainstCpu(int64_t pad, bool expectPacked, bool causalBias = false)
 {
     KILN_REQUIRE_CUDA_BACKEND();
     uint32_t const flags = 1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kSTRONGLY_TYPED);
-    auto cpu = buildFor(kiln::BackendKind::kCPU, packedBody(pad), flags);
-    auto gpu = buildFor(kiln::BackendKind::kCUDA, packedBody(pad), flags);
+    auto cpu = buildFor(kiln::BackendKind::kCPU, packedBody(pad, causalBias), flags);
+    auto gpu = buildFor(kiln::BackendKind::kCUDA, packedBody(pad, causalBias), flags);
     ASSERT_NE(cpu, nullptr);
     ASSERT_NE(gpu, nullptr);
     std::string const fusions = gpu->logger().messagesContaining("fusion: attention");
     EXPECT_EQ(fusions.find("packed QKV slices and head transposes absorbed") != std::string::npos, expectPacked)
         << fusions;
     EXPECT_NE(fusions.find("absorbed)"), std::string::npos) << fusions;
+    // The expanded constant causal bias becomes cuDNN's causal mode: no mask input, and its layers are gone.
+    EXPECT_EQ(fusions.find(", causal") != std::string::npos, causalBias) << fusions;
+    EXPECT_EQ(fusions.find("with a mask") != std::string::npos, !causalBias) << fusions;
     for (int64_t batch : {1, 4})
     {
         std::mt19937 rng(61 + static_cast<uint32_t>(batch));
         std::map<std::string, HostTensor> inputs;
         inputs["x"] = HostTensor::random(DataType::kHALF, makeDims({batch, kSEQ, kEMBED}), rng, -1.0, 1.0);
-        inputs["mask"] = HostTensor::random(DataType::kHALF, makeDims({1, 1, kSEQ, kSEQ}), rng, -4.0, 0.0);
+        if (!causalBias)
+        {
+            inputs["mask"] = HostTensor::random(DataType::kHALF, makeDims({1, 1, kSEQ, kSEQ}), rng, -4.0, 0.0);
+        }
         std::map<std::string, HostTensor> expected;
         std::map<std::string, HostTensor> actual;
         std::string error;
@@ -205,6 +241,11 @@ void checkPackedAgainstCpu(int64_t pad, bool expectPacked)
 TEST(AttentionGpu, Gpt2PackedQkvIsReadInPlace)
 {
     checkPackedAgainstCpu(0, true);
+}
+
+TEST(AttentionGpu, Gpt2ExpandedCausalBiasRunsCausal)
+{
+    checkPackedAgainstCpu(0, true, true);
 }
 
 TEST(AttentionGpu, MisalignedPackedQkvKeepsTheSlices)

@@ -9,8 +9,12 @@
 // [b, s, h, d] tensors (layout.* = 1), and so are the Slice + Reshape pairs that cut Q, K and V out of one packed
 // projection [b, s, r] (an exported Split; layout.* = 2, packed.*) where each slice and reshape has that single
 // reader. The fused node is kept only when the backend's attention kernel accepts it at every profile shape
-// (KernelProbe); the variants are tried from the most absorbed to the plain one.
+// (KernelProbe); the variants are tried from the most absorbed to the plain one. A mask that is the causal band known
+// at build time (an additive bias, or a Where before the softmax; causalMask.h) becomes "causal" = 1 without a mask.
 #include "builder/passes/fusion/fusion.h"
+
+#include "builder/passes/fusion/buildTimeValues.h"
+#include "builder/passes/fusion/causalMask.h"
 
 #include "backends/common/attentionParams.h"
 #include "backends/common/sliceParams.h"
@@ -191,32 +195,6 @@ bool sameReshapedExtent(FusionGraph& g, ExprId e, ExprId other)
     return infers && g.sameExtent(select.c, other);
 }
 
-//! A slice parameter (`slot`, attribute `name`): its input's values where connected (a shape tensor whose every value
-//! is a build-time constant, as the ONNX importer's computed starts are), else the attribute (empty when absent);
-//! nullopt for a value known only at run time.
-std::optional<std::vector<int64_t>> staticSliceParameter(Plan const& plan, PlanNode const& slice, size_t slot, char const* name)
-{
-    if (slot >= slice.inputs.size() || slice.inputs[slot] < 0)
-    {
-        return slice.attrs.getInts(name);
-    }
-    PlanTensor const& t = plan.tensors[static_cast<size_t>(slice.inputs[slot])];
-    if (!t.hasValues)
-    {
-        return std::nullopt;
-    }
-    std::vector<int64_t> values;
-    for (ExprId e : t.values)
-    {
-        if (!plan.shapes.isValid(e) || !plan.shapes.isConstant(e))
-        {
-            return std::nullopt;
-        }
-        values.push_back(plan.shapes.constantValue(e));
-    }
-    return values;
-}
-
 //! The start along the last axis of a slice of a 3-D tensor that keeps the other axes whole, unit stride, strict
 //! bounds, parameters known at build time; -1 when the slice is anything else.
 int64_t lastAxisSliceStart(Plan const& plan, PlanNode const& slice)
@@ -354,7 +332,29 @@ bool fuseAt(FusionGraph& g, int32_t n)
             step = g.soleReader(cur, LayerType::kELEMENTWISE, bmm1);
         }
     }
-    // Optional mask addition.
+    // Optional Where(causal band, scores, masked value) (or Where(outside the band, masked value, scores)), as older
+    // transformers export GPT-2's bias buffer: taken in only when the build can prove the band causal.
+    bool causal = false;
+    int32_t const select = g.soleReader(cur, LayerType::kSELECT, bmm1);
+    if (select >= 0)
+    {
+        PlanNode const& w = plan.nodes[static_cast<size_t>(select)];
+        if (w.inputs.size() != 3 || w.inputs[0] == cur || (w.inputs[1] == cur) == (w.inputs[2] == cur)
+            || !g.sameDims(w.outputs[0], cur))
+        {
+            return false;
+        }
+        bool const keepWhere = w.inputs[1] == cur;
+        if (!isMaskedFill(g, keepWhere ? w.inputs[2] : w.inputs[1]) || !isCausalCondition(g, w.inputs[0], cur, keepWhere))
+        {
+            return false;
+        }
+        causal = true;
+        fused.push_back(select);
+        cur = w.outputs[0];
+        step = g.soleReader(cur, LayerType::kELEMENTWISE, bmm1);
+    }
+    // Optional mask addition; a mask that is the causal band known at build time becomes "causal" = 1.
     int32_t mask = -1;
     if (step >= 0)
     {
@@ -369,7 +369,18 @@ bool fuseAt(FusionGraph& g, int32_t n)
         {
             return false;
         }
-        mask = other;
+        if (isCausalBias(g, other, cur))
+        {
+            causal = true;
+        }
+        else if (causal)
+        {
+            return false; // the causal node takes no mask besides
+        }
+        else
+        {
+            mask = other;
+        }
         fused.push_back(step);
         cur = e.outputs[0];
     }
@@ -426,7 +437,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
     node.inputs = {query, key, value, mask};
     node.outputs = {out};
     node.attrs.setInt("normOp", 1);
-    node.attrs.setInt("causal", 0);
+    node.attrs.setInt("causal", causal ? 1 : 0);
     node.attrs.setFloat("scale", scale);
     node.attrs.setInt("keyTransposed", keyTransposed ? 1 : 0);
 
@@ -517,7 +528,7 @@ bool fuseAt(FusionGraph& g, int32_t n)
         if (refusal.empty())
         {
             g.ctx().logger.verbose("fusion: attention '" + name + "' (scale " + std::to_string(scale)
-                + (mask >= 0 ? ", with a mask" : "") + variant.note + ")");
+                + (mask >= 0 ? ", with a mask" : "") + (causal ? ", causal" : "") + variant.note + ")");
             spliceNodes(plan, *variant.nodes, std::move(candidate));
             g.refresh();
             return true;
@@ -531,7 +542,23 @@ bool fuseAt(FusionGraph& g, int32_t n)
 
 int32_t fuseAttention(FusionGraph& g)
 {
-    return fuseAtEveryNode(g, fuseAt);
+    int32_t const fusions = fuseAtEveryNode(g, fuseAt);
+    bool anyCausal = false;
+    for (PlanNode const& node : g.plan().nodes)
+    {
+        anyCausal = anyCausal || (node.kind == LayerType::kATTENTION_OUTPUT && node.attrs.getInt("causal", 0) != 0);
+    }
+    if (anyCausal)
+    {
+        // The causal nodes no longer read their masks: the layers that computed them (Range, comparisons, Where,
+        // Expand) would still run for nothing.
+        int32_t const erased = eraseUnreadMaskLayers(g);
+        if (erased > 0)
+        {
+            g.ctx().logger.verbose("fusion: " + std::to_string(erased) + " mask layer(s) without readers removed");
+        }
+    }
+    return fusions;
 }
 
 } // namespace kiln::fusion
