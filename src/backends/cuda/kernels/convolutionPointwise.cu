@@ -82,9 +82,15 @@ public:
         KILN_CUDA_CHECK(cudaDeviceGetAttribute(&mSmCount, cudaDevAttrMultiProcessorCount, device));
         int major = 0;
         KILN_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        if (mMma && major < 8)
+        if (mMma)
         {
-            return unsupported(label() + ": the pointwise tactic's mma.sync needs a GPU of compute capability 8.0+");
+            // mma.sync needs the device and the kernel's compiled architecture (its PTX) to be sm_80 or later.
+            cudaFuncAttributes attr{};
+            KILN_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<void const*>(pointwiseMma<__half>)));
+            if (major < 8 || attr.ptxVersion < 80)
+            {
+                return unsupported(label() + ": the pointwise tactic's mma.sync needs compute capability 8.0+");
+            }
         }
         WeightsView const& w = mSetup.weights[0];
         int64_t const k = mCfg.k;
