@@ -211,7 +211,8 @@ TEST(CudaKernelTable, PointwiseConvTactics)
     EXPECT_EQ(std::count(withInputs.begin(), withInputs.end(), "pointwise"), 0);
     // Forcing the tactic where it does not apply fails with the reason (before any device work).
     auto const forced = [&](ConvSpec const& s, bool cl, DataType t, char const* tactic) {
-        return ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setupOf(nodeOf(s, cl, tactic), t, weightCount(s)));
+        PlanNode const node = nodeOf(s, cl, tactic);
+        return ::kiln::cuda::cudaKernelFactory(LayerType::kCONVOLUTION)(setupOf(node, t, weightCount(s)));
     };
     ConvSpec many = base;
     many.in[1] = 72;

@@ -131,7 +131,8 @@ public:
             {
                 for (int64_t ci = 0; ci < mCp; ++ci)
                 {
-                    host[static_cast<size_t>((ko / kVEC * mCp + ci) * kVEC + ko % kVEC)] = static_cast<float>(weight(ko, ci));
+                    auto const at = static_cast<size_t>((ko / kVEC * mCp + ci) * kVEC + ko % kVEC);
+                    host[at] = static_cast<float>(weight(ko, ci));
                 }
             }
             KILN_RETURN_IF_ERROR(mWeights.upload(host.data(), static_cast<int64_t>(host.size() * sizeof(float))));
@@ -249,7 +250,8 @@ public:
         {
             return invalidArgument(label() + ": the data input, the fused addition or the output has no buffer");
         }
-        if (((reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y) | reinterpret_cast<uintptr_t>(a.add)) % 16) != 0)
+        auto const bits = [](void const* q) { return reinterpret_cast<uintptr_t>(q); };
+        if (((bits(a.x) | bits(a.y) | bits(a.add)) % 16) != 0)
         {
             return invalidArgument(label() + ": kHWC8 buffers must be 16-byte aligned");
         }
@@ -312,7 +314,8 @@ std::string pointwiseProblem(KernelSetup const& setup, ConvConfig const& cfg, Fu
     {
         return "the pointwise tactic runs ungrouped 2-D forward convolutions";
     }
-    bool const explicitPad = p.mode != nvinfer1::PaddingMode::kSAME_UPPER && p.mode != nvinfer1::PaddingMode::kSAME_LOWER;
+    bool const explicitPad
+        = p.mode != nvinfer1::PaddingMode::kSAME_UPPER && p.mode != nvinfer1::PaddingMode::kSAME_LOWER;
     for (int32_t i = 0; i < p.nbSpatial; ++i)
     {
         auto const s = static_cast<size_t>(i);
@@ -344,7 +347,8 @@ std::string pointwiseProblem(KernelSetup const& setup, ConvConfig const& cfg, Fu
 
 } // namespace
 
-std::vector<std::string> pointwiseTactics(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue)
+std::vector<std::string> pointwiseTactics(
+    KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue)
 {
     if (!pointwiseProblem(setup, cfg, epilogue).empty())
     {

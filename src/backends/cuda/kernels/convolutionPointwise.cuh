@@ -175,8 +175,10 @@ __global__ void __launch_bounds__(kMMA_WARPS * 32) pointwiseMma(PwArgs a, int32_
         bool const insideLo = p0 + g < a.pixels;
         bool const insideHi = p0 + g + 8 < a.pixels;
         auto const* x = static_cast<uint16_t const*>(a.x);
-        auto const* rowLo = reinterpret_cast<uint32_t const*>(x + static_cast<int64_t>(insideLo ? p0 + g : 0) * a.cp);
-        auto const* rowHi = reinterpret_cast<uint32_t const*>(x + static_cast<int64_t>(insideHi ? p0 + g + 8 : 0) * a.cp);
+        int64_t const pixelLo = insideLo ? p0 + g : 0;
+        int64_t const pixelHi = insideHi ? p0 + g + 8 : 0;
+        auto const* rowLo = reinterpret_cast<uint32_t const*>(x + pixelLo * a.cp);
+        auto const* rowHi = reinterpret_cast<uint32_t const*>(x + pixelHi * a.cp);
         uint32_t frag[kMAX_KSTEPS][4];
 #pragma unroll
         for (int32_t s = 0; s < kMAX_KSTEPS; ++s)
