@@ -2,8 +2,7 @@
 // class for both, as on the CPU), the plain direct kernels of the "kiln" tactic and the pointwise epilogue
 // (convolutionDirect.cu), the depthwise tactic (convolutionDepthwise.cu), the gemm tactic of 1x1 convolutions
 // (convolutionGemm.cu) and the pointwise tactics of small-C 1x1 convolutions (convolutionPointwise.cu). Geometry is
-// normalised to 5-D
-// [N, C, D, H, W] (2-D layers have D = 1).
+// normalised to 5-D [N, C, D, H, W] (2-D layers have D = 1).
 #pragma once
 
 #include "backends/common/convolutionParams.h"
