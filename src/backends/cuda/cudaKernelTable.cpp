@@ -2,7 +2,8 @@
 // backends/cpu/kernelTable.cpp), one `switch` over every nvinfer1::LayerType without `default`, so that a kind added
 // to core/layerKinds.h without a decision here does not compile (-Werror=switch). Kinds without a CUDA kernel map to
 // nullptr, per kind: the builder then keeps them off the GPU or reports them unsupported there (docs/gpu.md lists
-// them). Tactic names: "kiln" (Kiln's own CUDA kernels), "cublaslt", "cudnn", "depthwise" and "gemm" (convolutions).
+// them). Tactic names: "kiln" (Kiln's own CUDA kernels), "cublaslt", "cudnn", "depthwise", "gemm" and "pointwise"
+// (convolutions).
 #include "backends/cuda/kernels/cudaKernelFactories.h"
 
 namespace kiln::cuda

@@ -6,8 +6,9 @@
 // asymmetric padding zero-padded into the workspace (or the full deconvolution output cropped from it), and bias,
 // fused add / activation ("fuse.*") and another output type as one pointwise pass after. Tactic "kiln": the direct
 // kernels of convolutionDirect.cu (one pass), also the fallback of a "cudnn" plan for a shape cuDNN refuses or a
-// workspace smaller than the plan needs. Tactics "depthwise" (groups == channels == maps; convolutionDepthwise.cu) and
-// "gemm" (1x1; convolutionGemm.cu): their own kernel objects, created here. Nodes the builder made channel-last
+// workspace smaller than the plan needs. Tactics "depthwise" (groups == channels == maps; convolutionDepthwise.cu),
+// "gemm" (1x1; convolutionGemm.cu) and "pointwise" / "pointwise.fma" (channel-last 1x1 of at most 64 input channels;
+// convolutionPointwise.cu): their own kernel objects, created here. Nodes the builder made channel-last
 // (kCHANNEL_LAST_ATTRIBUTE: data input, fused addition and output in kHWC8; 2-D FP16/BF16 forward convolutions with
 // constant weights) run on the graph API only otherwise, with NHWC strides and the kernel stored KRSC on the device.
 #include "backends/cuda/kernels/convolution.h"
@@ -688,8 +689,9 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup co
     std::string const label = nodeLabel(setup, deconvolution ? "Deconvolution" : "Convolution");
     KILN_ASSIGN_OR_RETURN(ConvConfig cfg, readConvConfig(*setup.node, deconvolution));
     std::string const& tactic = setup.node->tactic;
-    // Gated activations (SiLU, hard-swish) in the depthwise and gemm tactics only.
-    bool const ownKernel = (isDepthwiseTactic(tactic) || tactic == kTACTIC_GEMM) && !deconvolution;
+    // Gated activations (SiLU, hard-swish) in the depthwise, gemm and pointwise tactics only.
+    bool const ownKernel
+        = (isDepthwiseTactic(tactic) || tactic == kTACTIC_GEMM || isPointwiseTactic(tactic)) && !deconvolution;
     KILN_ASSIGN_OR_RETURN(FusedEpilogue epilogue, readConvolutionEpilogue(*setup.node, ownKernel));
     std::string const problem = convolutionTypeProblem(setup, convolutionOwnInputs(*setup.node), epilogue.hasAdd);
     if (!problem.empty())
@@ -698,6 +700,10 @@ StatusOr<std::unique_ptr<Kernel>> createConvolutionLikeCudaKernel(KernelSetup co
     }
     if (ownKernel)
     {
+        if (isPointwiseTactic(tactic))
+        {
+            return createPointwiseConvolutionKernel(setup, cfg, epilogue);
+        }
         return tactic == kTACTIC_GEMM ? createGemmConvolutionKernel(setup, cfg, epilogue)
                                       : createDepthwiseConvolutionKernel(setup, cfg, epilogue);
     }
@@ -734,7 +740,7 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     {
         return {};
     }
-    bool const gated = epilogue.value().gated; // applied by the depthwise and gemm tactics only
+    bool const gated = epilogue.value().gated; // applied by the depthwise, gemm and pointwise tactics only
     // The depthwise tactic first where it applies (timing decides; it is also what the channel-last pass probes).
     bool const channelLast = setup.node->attrs.getInt(kCHANNEL_LAST_ATTRIBUTE, 0) != 0;
     std::vector<std::string> tactics;
@@ -749,6 +755,14 @@ std::vector<std::string> convolutionLikeCudaTactics(KernelSetup const& setup, bo
     if (!deconvolution && gemmApplies(setup, readConvConfig(*setup.node, false).value(), epilogue.value()))
     {
         tactics.push_back(kTACTIC_GEMM); // after cudnn: the channel-last pass probes the first tactic
+    }
+    if (!deconvolution)
+    {
+        // Channel-last 1x1 convolutions of at most 64 input channels: after cudnn and gemm, so the channel-last pass
+        // keeps probing the same first tactic as before; timing decides.
+        std::vector<std::string> const pointwise
+            = pointwiseTactics(setup, readConvConfig(*setup.node, false).value(), epilogue.value());
+        tactics.insert(tactics.end(), pointwise.begin(), pointwise.end());
     }
     if (gated)
     {

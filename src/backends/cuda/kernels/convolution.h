@@ -1,8 +1,8 @@
 // Shared declarations of the CUDA convolution and deconvolution kernels: the kernel object (convolution.cu, one
 // class for both, as on the CPU), the plain direct kernels of the "kiln" tactic and the pointwise epilogue
-// (convolutionDirect.cu), the depthwise tactic (convolutionDepthwise.cu) and the gemm tactic of 1x1 convolutions
-// (convolutionGemm.cu). Geometry is normalised to 5-D
-// [N, C, D, H, W] (2-D layers have D = 1).
+// (convolutionDirect.cu), the depthwise tactic (convolutionDepthwise.cu), the gemm tactic of 1x1 convolutions
+// (convolutionGemm.cu) and the pointwise tactics of small-C 1x1 convolutions (convolutionPointwise.cu). Geometry is
+// normalised to 5-D [N, C, D, H, W] (2-D layers have D = 1).
 #pragma once
 
 #include "backends/common/convolutionParams.h"
@@ -30,6 +30,11 @@ constexpr char const* kTACTIC_DEPTHWISE_STRIP = "depthwise.strip";
 //! 1x1 convolutions without padding, groups 1, FP16/BF16 (kHWC8 with stride 1, or linear with spatial extents 1) as
 //! one cuBLASLt product with its epilogue: convolutionGemm.cu.
 constexpr char const* kTACTIC_GEMM = "gemm";
+//! 1x1 convolutions with stride 1, no padding, groups 1 on kHWC8 FP16/BF16 tensors of at most 64 (padded) input
+//! channels, the whole epilogue in one kernel: tensor-core mma.sync ("pointwise") or CUDA-core FMAs
+//! ("pointwise.fma"), timed against each other and the other tactics: convolutionPointwise.cu.
+constexpr char const* kTACTIC_POINTWISE = "pointwise";
+constexpr char const* kTACTIC_POINTWISE_FMA = "pointwise.fma";
 //! cuDNN's legacy convolution calls alone (no graph API): never offered for timing; tests force it.
 constexpr char const* kTACTIC_CUDNN_LEGACY = "cudnn-legacy";
 
@@ -115,6 +120,18 @@ bool gemmApplies(KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue 
 
 //! The gemm tactic's kernel (fails with the reason when gemmApplies is false).
 StatusOr<std::unique_ptr<Kernel>> createGemmConvolutionKernel(
+    KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
+
+//! The pointwise tactics that apply to `setup` (its node channel-last, types, 1x1 geometry, constant weights of at
+//! most 64 padded input channels), or none.
+std::vector<std::string> pointwiseTactics(
+    KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
+
+//! True for the names of the pointwise tactics.
+bool isPointwiseTactic(std::string const& tactic);
+
+//! The pointwise tactic's kernel (fails with the reason when the tactics do not apply).
+StatusOr<std::unique_ptr<Kernel>> createPointwiseConvolutionKernel(
     KernelSetup const& setup, ConvConfig const& cfg, FusedEpilogue const& epilogue);
 
 // Entry points shared by convolution.cu and deconvolution.cu.
