@@ -71,9 +71,9 @@ std::optional<std::vector<DimExpr>> broadcastValues(TensorInfo const& info, Shap
         {
             return std::nullopt;
         }
-        outVolume *= outExtent[i];
-        inVolume *= inExtent[i];
-        if (outVolume > kMAX_SHAPE_VALUES)
+        // Checked: an empty output (an extent of 0) keeps outVolume small while the other extents may be huge.
+        if (__builtin_mul_overflow(outVolume, outExtent[i], &outVolume)
+            || __builtin_mul_overflow(inVolume, inExtent[i], &inVolume) || outVolume > kMAX_SHAPE_VALUES)
         {
             return std::nullopt;
         }
@@ -89,7 +89,10 @@ std::optional<std::vector<DimExpr>> broadcastValues(TensorInfo const& info, Shap
     for (size_t i = rank; i-- > 0;)
     {
         inStride[i] = inExtent[i] == 1 ? 0 : s;
-        s *= inExtent[i];
+        if (__builtin_mul_overflow(s, inExtent[i], &s))
+        {
+            return std::nullopt; // only an empty input gets here (its volume did not overflow): nothing to propagate
+        }
     }
     std::vector<DimExpr> out;
     out.reserve(static_cast<size_t>(outVolume));
