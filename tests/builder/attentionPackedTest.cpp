@@ -6,7 +6,9 @@
 // profile, with a padding mask [b, 1, 1, s], a causal one [1, 1, s, s], and the head reshapes' shape computed from
 // Shape(x) as torch.onnx's dynamo exporter writes it, and the projection as GPT-2's Conv1D exports (Reshape to [b·s,
 // e], Gemm, Reshape back), and as transformers' eager attention exports through dynamo (opset 18's Split(num_outputs),
-// the key transposed twice), and with the head count inferred (-1, as GPT-2's view writes it); a slice with a second reader stays a layer, its part read through the reshape as before.
+// the key transposed twice), and with the head count inferred (-1, as GPT-2's view writes it), and with a static
+// sequence whose reshapes are constants that infer the batch (-1, the dynamo export of the bench's GPT-2); a slice
+// with a second reader stays a layer, its part read through the reshape as before.
 #include "common/builtPlan.h"
 #include "common/scopedEnv.h"
 #include "onnx/onnxTestModels.h"
@@ -30,6 +32,7 @@ constexpr int64_t kEMBED = 16;
 constexpr int64_t kHEADS = 2;
 constexpr int64_t kDIM = 8;
 constexpr int64_t kWIDTH = kHEADS * kDIM;
+constexpr int64_t kSTATIC_SEQ = 5; //!< the sequence of GptCase::staticSequence
 
 struct GptCase
 {
@@ -43,14 +46,18 @@ struct GptCase
     //! The computed head shape asks for [b, s, -1, d] (transformers' GPT-2 writes view(*shape[:-1], -1, head_dim)):
     //! the head count is then inferred, an expression of the dynamic batch rather than a constant.
     bool inferredHeads{false};
+    //! x [-1, 5, e] and every reshape shape a constant whose batch is inferred (-1), as torch.onnx's dynamo exporter
+    //! writes GPT-2 for a fixed sequence: the batch extent is then volume / (the other extents), never the input's.
+    bool staticSequence{false};
 };
 
 //! The exported GPT-2 attention block as an ONNX model: inputs x [b, s, 16] and mask, output y [b, s, 16].
 OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
 {
     OnnxModelBuilder m(c.eager ? 18 : 17);
-    m.addInput("x", DataType::kFLOAT, {-1, -1, kEMBED});
-    m.addInput("mask", DataType::kFLOAT, c.causalMask ? std::vector<int64_t>{1, 1, -1, -1} : std::vector<int64_t>{-1, 1, 1, -1});
+    int64_t const seq = c.staticSequence ? kSTATIC_SEQ : -1;
+    m.addInput("x", DataType::kFLOAT, {-1, seq, kEMBED});
+    m.addInput("mask", DataType::kFLOAT, c.causalMask ? std::vector<int64_t>{1, 1, seq, seq} : std::vector<int64_t>{-1, 1, 1, seq});
     m.addInitializer("w", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({kEMBED, 3 * kWIDTH}), rng, -0.5, 0.5)));
     m.addInitializer("bias", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({3 * kWIDTH}), rng, -0.5, 0.5)));
     m.addInitializer("split", OnnxConstant::fromInt64({kWIDTH, kWIDTH, kWIDTH}, {3}));
@@ -62,8 +69,15 @@ OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
         m.addInitializer("width3", OnnxConstant::fromInt64({3 * kWIDTH}, {1}));
         m.addNode("Reshape", {"x", "rows"}, {"x2"});
         m.addNode("Gemm", {"x2", "w", "bias"}, {"xw2"});
-        m.addNode("Shape", {"x"}, {"xbs"}, {intAttr("start", 0), intAttr("end", 2)});
-        m.addNode("Concat", {"xbs", "width3"}, {"qkvShape"}, {intAttr("axis", 0)});
+        if (c.staticSequence)
+        {
+            m.addInitializer("qkvShape", OnnxConstant::fromInt64({-1, kSTATIC_SEQ, 3 * kWIDTH}, {3}));
+        }
+        else
+        {
+            m.addNode("Shape", {"x"}, {"xbs"}, {intAttr("start", 0), intAttr("end", 2)});
+            m.addNode("Concat", {"xbs", "width3"}, {"qkvShape"}, {intAttr("axis", 0)});
+        }
         m.addNode("Reshape", {"xw2", "qkvShape"}, {"qkv"});
     }
     else
@@ -71,7 +85,11 @@ OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
         m.addNode("MatMul", {"x", "w"}, {"xw"});
         m.addNode("Add", {"xw", "bias"}, {"qkv"});
     }
-    if (c.computedShape)
+    if (c.staticSequence)
+    {
+        m.addInitializer("heads", OnnxConstant::fromInt64({-1, kSTATIC_SEQ, kHEADS, kDIM}, {4}));
+    }
+    else if (c.computedShape)
     {
         m.addInitializer("hd", OnnxConstant::fromInt64({c.inferredHeads ? -1 : kHEADS, kDIM}, {2}));
         m.addNode("Shape", {c.gemm ? "qkv" : "x"}, {"bs"}, {intAttr("start", 0), intAttr("end", 2)});
@@ -135,13 +153,19 @@ GptRun buildAndRun(GptCase const& c, OnnxModelBuilder const& model, char const* 
     {
         return run;
     }
-    r.runner().setProfileDims("x", {1, 1, kEMBED}, {2, 5, kEMBED}, {3, 9, kEMBED});
-    if (c.causalMask)
+    if (c.staticSequence)
     {
+        r.runner().setProfileDims("x", {1, kSTATIC_SEQ, kEMBED}, {2, kSTATIC_SEQ, kEMBED}, {3, kSTATIC_SEQ, kEMBED});
+        r.runner().setProfileDims("mask", {1, 1, 1, kSTATIC_SEQ}, {2, 1, 1, kSTATIC_SEQ}, {3, 1, 1, kSTATIC_SEQ});
+    }
+    else if (c.causalMask)
+    {
+        r.runner().setProfileDims("x", {1, 1, kEMBED}, {2, 5, kEMBED}, {3, 9, kEMBED});
         r.runner().setProfileDims("mask", {1, 1, 1, 1}, {1, 1, 5, 5}, {1, 1, 9, 9});
     }
     else
     {
+        r.runner().setProfileDims("x", {1, 1, kEMBED}, {2, 5, kEMBED}, {3, 9, kEMBED});
         r.runner().setProfileDims("mask", {1, 1, 1, 1}, {2, 1, 1, 5}, {3, 1, 1, 9});
     }
     if (!r.build())
@@ -161,6 +185,7 @@ std::vector<std::map<std::string, HostTensor>> gptInputs(GptCase const& c, std::
     std::vector<std::map<std::string, HostTensor>> sets;
     for (auto [batch, seq] : {std::pair<int64_t, int64_t>{2, 5}, {3, 9}})
     {
+        seq = c.staticSequence ? kSTATIC_SEQ : seq;
         std::map<std::string, HostTensor> in;
         in["x"] = HostTensor::random(DataType::kFLOAT, makeDims({batch, seq, kEMBED}), rng, -1.0, 1.0);
         in["mask"] = HostTensor::random(DataType::kFLOAT,
@@ -238,6 +263,22 @@ TEST(AttentionPackedFusion, Gpt2SplitIsReadInPlace)
         EXPECT_EQ(node->inputs[0], node->inputs[1]);
         EXPECT_EQ(node->inputs[0], node->inputs[2]);
     }
+}
+
+TEST(AttentionPackedFusion, Gpt2DynamoExportWithAStaticSequenceIsReadInPlace)
+{
+    GptCase c;
+    c.gemm = true;
+    c.staticSequence = true;
+    std::optional<Plan> const plan = fusedPlanMatchingUnfused(c, 47);
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_EQ(countKind(*plan, LayerType::kSLICE), 0);
+    PlanNode const* node = firstNodeOfKind(*plan, LayerType::kATTENTION_OUTPUT);
+    ASSERT_NE(node, nullptr);
+    expectLayouts(*node, {2, 2, 2, 1});
+    ASSERT_GE(node->inputs.size(), 3U);
+    EXPECT_EQ(node->inputs[0], node->inputs[1]);
+    EXPECT_EQ(node->inputs[0], node->inputs[2]);
 }
 
 TEST(AttentionPackedFusion, SliceWithASecondReaderStays)
