@@ -58,7 +58,11 @@ sanitizeOne() { # tool suite test gpu logdir
         --error-exitcode 99 --print-limit 10 "$build/bin/$2" --gtest_brief=1 "--gtest_filter=$3" >"$log" 2>&1
     rc=$?
     grep -q "terminated before first instrumented API call" "$log" && grep -q "PASSED" "$log" && rc=0
-    if [[ $rc -eq 0 ]]; then rm -f "$log"; else echo "$1 $3: exit $rc, $(grep -m1 -o 'Internal Sanitizer Error.*\|[0-9]* hazards\? displayed.*\|ERROR SUMMARY.*' "$log")"; fi
+    if [[ $rc -eq 0 ]]; then
+        rm -f "$log"
+    else
+        echo "$1 $3: exit $rc, $(grep -m1 -o 'Internal Sanitizer Error.*\|[0-9]* hazards\? displayed.*\|ERROR SUMMARY.*' "$log")"
+    fi
 }
 if [[ -n "$tools" && "${PER_TEST:-0}" == "1" ]]; then
     export -f sanitizeOne; export sanitizer build PER_TEST_TIMEOUT
@@ -72,7 +76,8 @@ if [[ -n "$tools" && "${PER_TEST:-0}" == "1" ]]; then
         done
     done > "$logs/jobs"
     failures="$(xargs -P "${SANITIZE_JOBS:-$((4 * gpus))}" -L 1 bash -c 'sanitizeOne "$@"' _ < "$logs/jobs")"
-    echo "=== per-test sanitizers ($tools): $(wc -l < "$logs/jobs") runs, $(grep -c . <<<"$failures") not clean (logs in $logs)"
+    echo "=== per-test sanitizers ($tools): $(wc -l < "$logs/jobs") runs," \
+        "$(grep -c . <<<"$failures") not clean (logs in $logs)"
     [[ -n "$failures" ]] && { echo "$failures"; rc=1; }
 elif [[ -n "$tools" ]]; then
     for tool in $tools; do

@@ -57,7 +57,8 @@ OnnxModelBuilder gptModel(GptCase const& c, std::mt19937& rng)
     OnnxModelBuilder m(c.eager ? 18 : 17);
     int64_t const seq = c.staticSequence ? kSTATIC_SEQ : -1;
     m.addInput("x", DataType::kFLOAT, {-1, seq, kEMBED});
-    m.addInput("mask", DataType::kFLOAT, c.causalMask ? std::vector<int64_t>{1, 1, seq, seq} : std::vector<int64_t>{-1, 1, 1, seq});
+    m.addInput("mask", DataType::kFLOAT,
+        c.causalMask ? std::vector<int64_t>{1, 1, seq, seq} : std::vector<int64_t>{-1, 1, 1, seq});
     m.addInitializer("w", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({kEMBED, 3 * kWIDTH}), rng, -0.5, 0.5)));
     m.addInitializer("bias", toConstant(HostTensor::random(DataType::kFLOAT, makeDims({3 * kWIDTH}), rng, -0.5, 0.5)));
     m.addInitializer("split", OnnxConstant::fromInt64({kWIDTH, kWIDTH, kWIDTH}, {3}));
